@@ -1,0 +1,249 @@
+#include "analyzer/input/fs.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <deque>
+
+#include <fmt/format.h>
+
+namespace depscan {
+namespace {
+
+constexpr int kMaxSymlinks = 40;  // the kernel's own limit (MAXSYMLINKS)
+
+FileKind kind_of(mode_t mode) {
+  if (S_ISREG(mode)) return FileKind::Regular;
+  if (S_ISDIR(mode)) return FileKind::Directory;
+  if (S_ISFIFO(mode)) return FileKind::Fifo;
+  if (S_ISCHR(mode)) return FileKind::CharDevice;
+  if (S_ISBLK(mode)) return FileKind::BlockDevice;
+  if (S_ISSOCK(mode)) return FileKind::Socket;
+  return FileKind::Other;
+}
+
+FileInfo info_of(const struct stat& st) {
+  return FileInfo{kind_of(st.st_mode), static_cast<uint64_t>(st.st_size),
+                  static_cast<uint64_t>(st.st_dev), static_cast<uint64_t>(st.st_ino),
+                  static_cast<uint32_t>(st.st_mode)};
+}
+
+Error errno_error(int err) { return Error{std::strerror(err)}; }
+
+std::vector<std::string> split_components(std::string_view path) {
+  std::vector<std::string> parts;
+  size_t i = 0;
+  while (i < path.size()) {
+    size_t j = path.find('/', i);
+    if (j == std::string_view::npos) j = path.size();
+    if (j > i) parts.emplace_back(path.substr(i, j - i));
+    i = j + 1;
+  }
+  return parts;
+}
+
+std::vector<std::string> list_host_dir(const std::string& host) {
+  std::vector<std::string> names;
+  DIR* dir = ::opendir(host.c_str());
+  if (!dir) return names;
+  while (struct dirent* entry = ::readdir(dir)) {
+    std::string_view name = entry->d_name;
+    if (name != "." && name != "..") names.emplace_back(name);
+  }
+  ::closedir(dir);
+  return names;
+}
+
+class RealFs final : public FileSystem {
+ public:
+  Expected<std::string> canonical(std::string_view logical) const override {
+    char buf[PATH_MAX];
+    std::string path(logical);
+    if (!::realpath(path.c_str(), buf)) return errno_error(errno);
+    return std::string(buf);
+  }
+  Expected<FileInfo> stat(std::string_view logical) const override {
+    struct stat st;
+    if (::stat(std::string(logical).c_str(), &st) != 0) return errno_error(errno);
+    return info_of(st);
+  }
+  Expected<std::string> host_path(std::string_view logical) const override {
+    return std::string(logical);
+  }
+  std::vector<std::string> list(std::string_view dir) const override {
+    return list_host_dir(std::string(dir));
+  }
+  const std::string& root() const override { return root_; }
+
+ private:
+  std::string root_ = "/";
+};
+
+// Resolves every component itself with lstat/readlink on host paths under root_, so that
+// ".." stops at the root and absolute symlink targets are re-rooted.
+class RootedFs final : public FileSystem {
+ public:
+  explicit RootedFs(std::string root) : root_(std::move(root)) {
+    while (root_.size() > 1 && root_.back() == '/') root_.pop_back();
+  }
+
+  Expected<std::string> canonical(std::string_view logical) const override {
+    std::vector<std::string> resolved;
+    std::deque<std::string> pending;
+    for (auto& part : split_components(logical)) pending.push_back(std::move(part));
+    int links = 0;
+    while (!pending.empty()) {
+      std::string part = std::move(pending.front());
+      pending.pop_front();
+      if (part == ".") continue;
+      if (part == "..") {
+        if (!resolved.empty()) resolved.pop_back();
+        continue;
+      }
+      resolved.push_back(part);
+      std::string host = to_host(resolved);
+      struct stat st;
+      if (::lstat(host.c_str(), &st) != 0) return errno_error(errno);
+      if (!S_ISLNK(st.st_mode)) {
+        if (!pending.empty() && !S_ISDIR(st.st_mode)) return errno_error(ENOTDIR);
+        continue;
+      }
+      if (++links > kMaxSymlinks) return errno_error(ELOOP);
+      auto target = read_link(host);
+      if (!target) return Error{target.error()};
+      resolved.pop_back();
+      if (!target->empty() && (*target)[0] == '/') resolved.clear();
+      auto target_parts = split_components(*target);
+      pending.insert(pending.begin(), target_parts.begin(), target_parts.end());
+    }
+    std::string out;
+    for (const auto& part : resolved) out += "/" + part;
+    return out.empty() ? std::string("/") : out;
+  }
+
+  Expected<FileInfo> stat(std::string_view logical) const override {
+    auto host = host_path(logical);
+    if (!host) return Error{host.error()};
+    struct stat st;
+    if (::lstat(host->c_str(), &st) != 0) return errno_error(errno);
+    return info_of(st);
+  }
+
+  Expected<std::string> host_path(std::string_view logical) const override {
+    auto canon = canonical(logical);
+    if (!canon) return Error{canon.error()};
+    return root_ == "/" ? *canon : root_ + (*canon == "/" ? "" : *canon);
+  }
+
+  std::vector<std::string> list(std::string_view dir) const override {
+    auto host = host_path(dir);
+    if (!host) return {};
+    return list_host_dir(*host);
+  }
+
+  const std::string& root() const override { return root_; }
+
+ private:
+  std::string to_host(const std::vector<std::string>& parts) const {
+    std::string out = root_ == "/" ? "" : root_;
+    for (const auto& part : parts) out += "/" + part;
+    return out.empty() ? "/" : out;
+  }
+
+  static Expected<std::string> read_link(const std::string& host) {
+    char buf[PATH_MAX];
+    ssize_t n = ::readlink(host.c_str(), buf, sizeof buf);
+    if (n < 0) return errno_error(errno);
+    if (static_cast<size_t>(n) >= sizeof buf) return errno_error(ENAMETOOLONG);
+    return std::string(buf, static_cast<size_t>(n));
+  }
+
+  std::string root_;
+};
+
+}  // namespace
+
+Expected<std::string> FileSystem::read_text(std::string_view logical, size_t max_bytes) const {
+  auto host = host_path(logical);
+  if (!host) return Error{host.error()};
+  int fd = ::open(host->c_str(), O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+  if (fd < 0) return errno_error(errno);
+  struct stat st;
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return Error{"not a regular file"};
+  }
+  std::string out;
+  char buf[65536];
+  while (out.size() < max_bytes) {
+    ssize_t n = ::read(fd, buf, std::min(sizeof buf, max_bytes - out.size()));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    out.append(buf, static_cast<size_t>(n));
+  }
+  ::close(fd);
+  return out;
+}
+
+bool FileSystem::is_regular(std::string_view logical) const {
+  auto info = stat(logical);
+  return info && info->kind == FileKind::Regular;
+}
+
+bool FileSystem::is_directory(std::string_view logical) const {
+  auto info = stat(logical);
+  return info && info->kind == FileKind::Directory;
+}
+
+std::unique_ptr<FileSystem> make_real_fs() { return std::make_unique<RealFs>(); }
+
+std::unique_ptr<FileSystem> make_rooted_fs(std::string host_root) {
+  return std::make_unique<RootedFs>(std::move(host_root));
+}
+
+std::string join_path(std::string_view dir, std::string_view name) {
+  if (dir.empty()) return std::string(name);
+  if (dir.back() == '/') return std::string(dir) + std::string(name);
+  return std::string(dir) + "/" + std::string(name);
+}
+
+std::string dirname_of(std::string_view path) {
+  size_t slash = path.rfind('/');
+  if (slash == std::string_view::npos) return ".";
+  if (slash == 0) return "/";
+  return std::string(path.substr(0, slash));
+}
+
+std::string basename_of(std::string_view path) {
+  size_t slash = path.rfind('/');
+  return std::string(slash == std::string_view::npos ? path : path.substr(slash + 1));
+}
+
+std::string normalize_path(std::string_view path) {
+  std::vector<std::string> out;
+  for (auto& part : split_components(path)) {
+    if (part == ".") continue;
+    if (part == "..") {
+      if (!out.empty()) out.pop_back();
+      continue;
+    }
+    out.push_back(std::move(part));
+  }
+  std::string result;
+  for (const auto& part : out) result += "/" + part;
+  return result.empty() ? "/" : result;
+}
+
+std::string absolute_path(std::string_view path) {
+  if (!path.empty() && path[0] == '/') return normalize_path(path);
+  char buf[PATH_MAX];
+  std::string cwd = ::getcwd(buf, sizeof buf) ? buf : "/";
+  return normalize_path(join_path(cwd, path));
+}
+
+}  // namespace depscan

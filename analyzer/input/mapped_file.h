@@ -1,0 +1,33 @@
+// A read-only memory map of one regular file. Opening refuses anything that is not a regular
+// file (FIFOs and devices are never read), so callers cannot hang on a pipe.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "analyzer/input/fs.h"
+#include "analyzer/util/bytes.h"
+#include "analyzer/util/expected.h"
+
+namespace depscan {
+
+class MappedFile {
+ public:
+  MappedFile(const MappedFile&) = delete;
+  MappedFile& operator=(const MappedFile&) = delete;
+  ~MappedFile();
+
+  static Expected<std::unique_ptr<MappedFile>> open(const std::string& host_path);
+
+  ByteView bytes() const { return ByteView(data_, size_); }
+  const FileInfo& info() const { return info_; }
+
+ private:
+  MappedFile() = default;
+  const uint8_t* data_ = nullptr;
+  size_t size_ = 0;
+  FileInfo info_;
+};
+
+}  // namespace depscan

@@ -1,0 +1,53 @@
+#include "analyzer/input/sniff.h"
+
+#include <cstring>
+
+namespace depscan {
+
+FileFormat sniff_bytes(ByteView head) {
+  auto starts = [&](const char* magic, size_t n) {
+    return head.size() >= n && std::memcmp(head.data(), magic, n) == 0;
+  };
+  if (starts("\x7f" "ELF", 4)) return FileFormat::Elf;
+  if (starts("MZ", 2) && head.size() >= 64) return FileFormat::Pe;
+  if (starts("PK\x03\x04", 4) || starts("PK\x05\x06", 4)) return FileFormat::Zip;
+  if (starts("!<arch>\n", 8)) return FileFormat::Ar;
+  if (starts("\x50\xed\x55\xba", 4)) return FileFormat::Fatbin;
+  if (head.size() >= 262 && std::memcmp(head.data() + 257, "ustar", 5) == 0) return FileFormat::Tar;
+  return FileFormat::Unknown;
+}
+
+Expected<Sniffed> sniff(const FileSystem& fs, std::string_view logical) {
+  auto info = fs.stat(logical);
+  if (!info) return Error{info.error()};
+  Sniffed out{FileFormat::Unknown, *info};
+  switch (info->kind) {
+    case FileKind::Directory: out.format = FileFormat::Directory; return out;
+    case FileKind::Regular: break;
+    case FileKind::Fifo: return Error{"is a FIFO, not a regular file (not opened)"};
+    case FileKind::CharDevice:
+    case FileKind::BlockDevice: return Error{"is a device, not a regular file (not opened)"};
+    case FileKind::Socket: return Error{"is a socket, not a regular file (not opened)"};
+    case FileKind::Other: return Error{"is not a regular file (not opened)"};
+  }
+  auto head = fs.read_text(logical, 512);
+  if (!head) return Error{head.error()};
+  out.format = sniff_bytes(ByteView(reinterpret_cast<const uint8_t*>(head->data()), head->size()));
+  return out;
+}
+
+const char* to_string(FileFormat format) {
+  switch (format) {
+    case FileFormat::Elf: return "ELF";
+    case FileFormat::Pe: return "PE";
+    case FileFormat::Zip: return "zip";
+    case FileFormat::Tar: return "tar";
+    case FileFormat::Ar: return "ar archive";
+    case FileFormat::Fatbin: return "fatbin";
+    case FileFormat::Directory: return "directory";
+    case FileFormat::Unknown: return "unknown";
+  }
+  return "?";
+}
+
+}  // namespace depscan

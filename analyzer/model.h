@@ -1,0 +1,161 @@
+// The plain value types every stage shares. No reader's types (LIEF or other) appear here:
+// readers fill these structs, the resolver builds a Graph of them, checks add Findings.
+// Format-neutral: an ELF NEEDED and a PE import are both a `needed` name; PE delay imports
+// are `delay_needed`.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace depscan {
+
+enum class Format { Elf, Pe, Unknown };
+
+// ---------------------------------------------------------------- one binary file
+
+struct VersionNeed {           // one DT_VERNEED aux entry: "file needs version"
+  std::string file;            // vn_file, e.g. "libc.so.6"
+  std::string version;         // vna_name, e.g. "GLIBC_2.34"
+  uint16_t index = 0;          // vna_other: the versym index symbols refer to
+  bool weak = false;           // VER_FLG_WEAK
+  bool operator==(const VersionNeed&) const = default;
+};
+
+struct VersionDef {            // one DT_VERDEF entry
+  std::string name;            // first verdaux name
+  uint16_t index = 0;          // vd_ndx
+  bool base = false;           // VER_FLG_BASE: the entry naming the file itself
+  std::vector<std::string> parents;  // further verdaux names
+  bool operator==(const VersionDef&) const = default;
+};
+
+enum class SymbolBinding : uint8_t { Local = 0, Global = 1, Weak = 2, Unique = 10, Other = 255 };
+enum class SymbolType : uint8_t { NoType = 0, Object = 1, Func = 2, Section = 3, File = 4,
+                                  Common = 5, Tls = 6, GnuIfunc = 10, Other = 255 };
+
+struct Symbol {                // one dynamic symbol (entry 0, the null symbol, is not stored)
+  std::string name;
+  bool defined = false;        // st_shndx != SHN_UNDEF
+  SymbolBinding binding = SymbolBinding::Global;
+  SymbolType type = SymbolType::NoType;
+  uint8_t visibility = 0;      // st_other & 3
+  std::string version;         // version name from verneed (undefined) or verdef (defined); empty if none
+  std::string version_file;    // undefined + versioned: the vn_file that should provide it
+  bool hidden = false;         // versym bit 0x8000: not the default version (foo@V, not foo@@V)
+  uint16_t version_index = 0;  // raw versym & 0x7fff (0 local, 1 global, >=2 named); 0xffff if no versym
+  bool operator==(const Symbol&) const = default;
+};
+
+struct Section {
+  std::string name;
+  uint32_t type = 0;
+  uint64_t flags = 0;
+  uint64_t addr = 0;
+  uint64_t offset = 0;
+  uint64_t size = 0;
+  bool operator==(const Section&) const = default;
+};
+
+struct Binary {
+  std::string path;            // logical path as opened (inside the analysed root)
+  Format format = Format::Unknown;
+  int bits = 0;                // 32 or 64
+  bool little_endian = true;
+  uint16_t machine = 0;        // e_machine, or the PE machine field
+  uint16_t file_type = 0;      // e_type (ET_EXEC=2, ET_DYN=3), or PE characteristics
+  uint8_t os_abi = 0;
+  std::string interpreter;     // PT_INTERP, empty if none
+  std::optional<std::string> soname;
+  std::vector<std::string> needed;        // DT_NEEDED / PE imports, in order
+  std::vector<std::string> delay_needed;  // PE delay-load imports
+  std::optional<std::string> rpath;       // raw DT_RPATH string, absent if no entry
+  std::optional<std::string> runpath;     // raw DT_RUNPATH string
+  uint64_t dt_flags = 0;                  // DT_FLAGS
+  uint64_t dt_flags_1 = 0;                // DT_FLAGS_1
+  bool has_dt_bind_now = false;           // DT_BIND_NOW tag present
+  bool has_dynamic = false;               // PT_DYNAMIC present
+  std::vector<VersionNeed> version_needs;
+  std::vector<VersionDef> version_defs;
+  std::vector<Symbol> symbols;            // dynamic symbols (ELF) / imports+exports (PE)
+  std::vector<Section> sections;
+  uint64_t file_size = 0;
+
+  bool bind_now() const;       // DF_BIND_NOW, DF_1_NOW or DT_BIND_NOW
+  bool nodeflib() const;       // DF_1_NODEFLIB
+  bool is_executable() const;  // ET_EXEC, or ET_DYN with an interpreter (PIE)
+};
+
+// ELF constants the rest of the code names (kept here so no stage includes <elf.h> for them).
+inline constexpr uint64_t kDfOrigin = 0x1, kDfBindNow = 0x8;
+inline constexpr uint64_t kDf1Now = 0x1, kDf1Origin = 0x80, kDf1Nodeflib = 0x800;
+
+// ---------------------------------------------------------------- the graph
+
+enum class EdgeKind { Needed, Preload, Dlopen, Delay };
+
+enum class How {
+  Rpath, LdLibraryPath, Runpath, LdSoCache, DefaultPath, DirectPath, AlreadyLoaded,
+  Preload, SearchOrder /* PE DLL search order */, NotFound
+};
+
+struct Attempt {               // one candidate the search looked at, in order
+  std::string path;
+  std::string outcome;         // "not found", "wrong ELF class: ELFCLASS32", "taken", ...
+};
+
+struct Edge {
+  size_t from = 0;             // index into Graph::objects
+  std::string name;            // NEEDED / import / dlopen name as written
+  std::optional<size_t> to;    // resolved object, or nullopt
+  EdgeKind kind = EdgeKind::Needed;
+  How how = How::NotFound;
+  std::string how_detail;      // e.g. "rpath of libfoo.so.1", "LD_LIBRARY_PATH"
+  std::vector<Attempt> tried;  // every path tried, in order
+  bool inferred = false;       // dlopen edge guessed from strings, not known from the matrix
+  std::string source;          // dlopen edges: why the edge exists (matrix row, string found)
+  size_t root = 0;             // index into Graph::roots: the scan this edge belongs to
+};
+
+struct Object {
+  std::string path;            // logical path it was opened by ($ORIGIN comes from here)
+  std::string realpath;        // logical path with symlinks resolved
+  std::shared_ptr<const Binary> binary;  // null if it could not be read
+  std::string read_error;      // why binary is null
+  uint64_t device = 0, inode = 0;
+  std::string owner;           // distribution / package owning the file, if known
+};
+
+struct Graph {
+  std::vector<Object> objects;
+  std::vector<Edge> edges;
+  std::vector<size_t> roots;                   // objects scanned as roots, in order
+  std::vector<std::vector<size_t>> load_order; // per root: breadth-first load order = lookup scope
+};
+
+// ---------------------------------------------------------------- findings and results
+
+enum class Severity { Info = 0, Warning = 1, Error = 2 };
+
+struct Finding {
+  std::string code;            // stable id: library-not-found, undefined-symbol, ...
+  Severity severity = Severity::Error;
+  std::optional<size_t> object;  // index into Graph::objects
+  std::string message;         // one line a user understands
+  std::string fix;             // what to do about it, may be empty
+  std::string path;            // file the finding is about, when there is no object
+};
+
+struct ScanResult {
+  Graph graph;
+  std::vector<Finding> findings;
+};
+
+const char* to_string(EdgeKind kind);
+const char* to_string(How how);
+const char* to_string(Severity severity);
+const char* to_string(Format format);
+
+}  // namespace depscan

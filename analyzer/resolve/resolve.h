@@ -1,0 +1,66 @@
+// Rebuilds the graph of objects glibc's ld.so would load for each root, and records why each
+// file was chosen (see ../shared/reference/ldso-rules.md for the rules).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "analyzer/input/fs.h"
+#include "analyzer/model.h"
+#include "analyzer/read/read.h"
+
+namespace depscan {
+
+// What the process would run with. Defaults are filled from the caller's environment and this
+// CPU by default_environment(); options override single fields.
+struct LoaderEnvironment {
+  std::vector<std::string> ld_library_path;   // already split on ':' and ';'
+  std::vector<std::string> preload;           // LD_PRELOAD, split on ' ' and ':'
+  bool use_etc_preload = true;                // read /etc/ld.so.preload of the analysed root
+  bool secure = false;                        // setuid: LD_LIBRARY_PATH ignored, $ORIGIN restricted
+  std::string platform = "x86_64";            // $PLATFORM
+  std::string lib;                            // $LIB; empty = decide from the root's layout
+  std::vector<std::string> hwcaps;            // glibc-hwcaps levels searched, best first
+  std::vector<std::string> legacy_hwcaps;     // legacy hwcap subdirectories searched
+  std::string cwd = "/";                      // relative NEEDED paths resolve against this
+};
+
+LoaderEnvironment default_environment();
+
+struct ResolveOptions {
+  LoaderEnvironment env;
+};
+
+// The resolver is incremental: roots are added one by one, and dlopen edges (issue 4) are added
+// after the NEEDED graph is complete, each resolving with dlopen's rules from a given object.
+class Resolver {
+ public:
+  Resolver(BinaryCache& cache, ResolveOptions options);
+  ~Resolver();
+  Resolver(const Resolver&) = delete;
+  Resolver& operator=(const Resolver&) = delete;
+
+  // Loads a root (executable or library) with its preloads and NEEDED closure, breadth-first.
+  // Returns the root's index in graph().roots.
+  size_t add_root(const std::string& logical_path);
+
+  // Models dlopen(name) called by object `from` within root `root_index`: the caller's RPATH
+  // chain and RUNPATH apply; the new object's NEEDED closure is loaded too. Returns the edge.
+  size_t add_dlopen(size_t root_index, size_t from, const std::string& name, bool inferred,
+                    const std::string& source);
+
+  // Step-by-step account of how `name` requested by `from` would be searched now.
+  std::vector<Attempt> explain(size_t root_index, size_t from, const std::string& name) const;
+
+  const Graph& graph() const;
+  Graph take_graph();
+  // Problems met while loading (unreadable files, parse errors, bad ld.so.cache).
+  const std::vector<Finding>& diagnostics() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace depscan

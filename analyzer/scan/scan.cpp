@@ -1,0 +1,88 @@
+#include "analyzer/scan/scan.h"
+
+#include <cstdlib>
+
+#include <fmt/format.h>
+
+#include "analyzer/input/sniff.h"
+#include "matrix/matrix.h"
+
+namespace depscan {
+namespace {
+
+std::vector<std::string> split_list(std::string_view text, std::string_view separators) {
+  std::vector<std::string> out;
+  size_t i = 0;
+  while (i <= text.size()) {
+    size_t j = text.find_first_of(separators, i);
+    if (j == std::string_view::npos) j = text.size();
+    if (j > i) out.emplace_back(text.substr(i, j - i));
+    i = j + 1;
+  }
+  return out;
+}
+
+std::unique_ptr<FileSystem> file_system_for(const ScanOptions& options) {
+  return options.root ? make_rooted_fs(absolute_path(*options.root)) : make_real_fs();
+}
+
+Matrix matrix_for(const ScanOptions& options, std::vector<Finding>& findings) {
+  auto loaded = options.matrix_path ? load_matrix_file(*options.matrix_path) : load_embedded_matrix();
+  if (loaded) return std::move(*loaded);
+  findings.push_back({"matrix-error", Severity::Error, std::nullopt, loaded.error(), "", ""});
+  return Matrix();
+}
+
+// Inputs as logical paths: with --root they are inside the root, otherwise made absolute.
+std::vector<std::string> collect_roots(const FileSystem& fs, const ScanOptions& options,
+                                       ScanReport& report) {
+  std::vector<std::string> roots;
+  for (const std::string& input : options.inputs) {
+    std::string logical = options.root ? normalize_path(input) : absolute_path(input);
+    auto sniffed = sniff(fs, logical);
+    if (!sniffed) {
+      report.unreadable_inputs.push_back(input);
+      report.result.findings.push_back({"input-error", Severity::Error, std::nullopt,
+                                        fmt::format("{}: {}", input, sniffed.error()), "", input});
+      continue;
+    }
+    if (sniffed->format != FileFormat::Elf && sniffed->format != FileFormat::Pe) {
+      report.unreadable_inputs.push_back(input);
+      report.result.findings.push_back(
+          {"input-error", Severity::Error, std::nullopt,
+           fmt::format("{}: not an ELF or PE file ({})", input, to_string(sniffed->format)), "",
+           input});
+      continue;
+    }
+    roots.push_back(logical);
+  }
+  return roots;
+}
+
+}  // namespace
+
+LoaderEnvironment environment_for(const ScanOptions& options) {
+  LoaderEnvironment env = default_environment();
+  if (options.ld_library_path) env.ld_library_path = split_list(*options.ld_library_path, ":;");
+  if (options.preload) env.preload = split_list(*options.preload, " :");
+  if (options.no_etc_preload) env.use_etc_preload = false;
+  if (options.root) env.cwd = "/";
+  return env;
+}
+
+ScanReport run_scan(const ScanOptions& options) {
+  ScanReport report;
+  auto fs = file_system_for(options);
+  Matrix matrix = matrix_for(options, report.result.findings);              // knowledge
+  std::vector<std::string> roots = collect_roots(*fs, options, report);     // inputs -> roots
+  BinaryCache cache(*fs);                                                   // read, once per inode
+  Resolver resolver(cache, ResolveOptions{environment_for(options)});       // ld.so rules
+  for (const std::string& root : roots) resolver.add_root(root);
+  for (const Finding& f : resolver.diagnostics()) report.result.findings.push_back(f);
+  report.result.graph = resolver.take_graph();
+  CheckContext ctx{report.result.graph, matrix, options.target, *fs};       // checks
+  for (auto& f : check_missing_libraries(ctx)) report.result.findings.push_back(std::move(f));
+  return report;
+}
+
+}  // namespace depscan

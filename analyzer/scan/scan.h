@@ -1,0 +1,36 @@
+// run_scan(): the whole static pipeline, one stage per line. The CLI, the tests and the fuzzers
+// all call this same function.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "analyzer/check/check.h"
+#include "analyzer/model.h"
+#include "analyzer/resolve/resolve.h"
+
+namespace depscan {
+
+struct ScanOptions {
+  std::vector<std::string> inputs;            // files, directories, wheels, images
+  std::optional<std::string> root;            // --root DIR: analyse a root file system as "/"
+  std::optional<std::string> ld_library_path; // --ld-library-path (overrides the environment)
+  std::optional<std::string> preload;         // --preload (overrides LD_PRELOAD)
+  bool no_etc_preload = false;                // ignore /etc/ld.so.preload
+  Target target;
+  std::optional<std::string> matrix_path;     // --matrix FILE
+  bool dlopen_edges = true;                   // add known and inferred dlopen edges
+};
+
+struct ScanReport {
+  ScanResult result;
+  std::vector<std::string> unreadable_inputs;  // inputs that could not be read at all (exit 2)
+};
+
+ScanReport run_scan(const ScanOptions& options);
+
+// The loader environment the options describe (environment defaults, then overrides).
+LoaderEnvironment environment_for(const ScanOptions& options);
+
+}  // namespace depscan

@@ -1,0 +1,60 @@
+#include "analyzer/model.h"
+
+namespace depscan {
+
+bool Binary::bind_now() const {
+  return has_dt_bind_now || (dt_flags & kDfBindNow) || (dt_flags_1 & kDf1Now);
+}
+
+bool Binary::nodeflib() const { return dt_flags_1 & kDf1Nodeflib; }
+
+bool Binary::is_executable() const {
+  constexpr uint16_t kEtExec = 2, kEtDyn = 3;
+  return file_type == kEtExec || (file_type == kEtDyn && !interpreter.empty());
+}
+
+const char* to_string(EdgeKind kind) {
+  switch (kind) {
+    case EdgeKind::Needed: return "needed";
+    case EdgeKind::Preload: return "preload";
+    case EdgeKind::Dlopen: return "dlopen";
+    case EdgeKind::Delay: return "delay";
+  }
+  return "?";
+}
+
+const char* to_string(How how) {
+  switch (how) {
+    case How::Rpath: return "rpath";
+    case How::LdLibraryPath: return "ld_library_path";
+    case How::Runpath: return "runpath";
+    case How::LdSoCache: return "ld_so_cache";
+    case How::DefaultPath: return "default_path";
+    case How::DirectPath: return "direct_path";
+    case How::AlreadyLoaded: return "already_loaded";
+    case How::Preload: return "preload";
+    case How::SearchOrder: return "search_order";
+    case How::NotFound: return "not_found";
+  }
+  return "?";
+}
+
+const char* to_string(Severity severity) {
+  switch (severity) {
+    case Severity::Info: return "info";
+    case Severity::Warning: return "warning";
+    case Severity::Error: return "error";
+  }
+  return "?";
+}
+
+const char* to_string(Format format) {
+  switch (format) {
+    case Format::Elf: return "elf";
+    case Format::Pe: return "pe";
+    case Format::Unknown: return "unknown";
+  }
+  return "?";
+}
+
+}  // namespace depscan

@@ -1,0 +1,14 @@
+// Each subcommand registers itself on the CLI11 app and sets the exit code when it runs.
+// Exit codes (DESIGN.md): 0 clean, 1 findings at or above --fail-on, 2 usage or unreadable
+// input, 3 runtime verification contradicted the prediction or failed.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+namespace depscan::cli {
+
+inline constexpr int kExitClean = 0, kExitFindings = 1, kExitUsage = 2, kExitVerify = 3;
+
+void add_scan_command(CLI::App& app, int& exit_code);
+
+}  // namespace depscan::cli

@@ -1,0 +1,66 @@
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+
+#include <fmt/format.h>
+
+#include "cli/commands.h"
+#include "report/report.h"
+
+namespace depscan::cli {
+namespace {
+
+struct ScanArgs {
+  ScanOptions scan;
+  std::string format = "text";
+  std::string fail_on = "error";
+  bool verbose = false;
+  bool no_color = false;
+};
+
+Severity threshold_of(const std::string& name) {
+  if (name == "warning") return Severity::Warning;
+  if (name == "info") return Severity::Info;
+  return Severity::Error;
+}
+
+bool use_color(const ScanArgs& args) {
+  return !args.no_color && std::getenv("NO_COLOR") == nullptr && ::isatty(STDOUT_FILENO);
+}
+
+int run(const ScanArgs& args) {
+  ScanReport report = run_scan(args.scan);
+  std::string out = args.format == "json"
+                        ? render_json(report)
+                        : render_text(report, TextOptions{use_color(args), args.verbose});
+  std::fwrite(out.data(), 1, out.size(), stdout);
+  for (const std::string& input : report.unreadable_inputs)
+    fmt::print(stderr, "depscan: error: {}: cannot be analysed\n", input);
+  if (!report.unreadable_inputs.empty()) return kExitUsage;
+  Severity threshold = threshold_of(args.fail_on);
+  for (const Finding& f : report.result.findings)
+    if (f.severity >= threshold) return kExitFindings;
+  return kExitClean;
+}
+
+}  // namespace
+
+void add_scan_command(CLI::App& app, int& exit_code) {
+  auto args = std::make_shared<ScanArgs>();
+  app.add_option("inputs", args->scan.inputs, "ELF/PE files, directories, wheels or images");
+  app.add_option("--root", args->scan.root, "analyse a container root file system as if it were /");
+  app.add_option("--ld-library-path", args->scan.ld_library_path,
+                 "LD_LIBRARY_PATH of the target process (default: this environment's)");
+  app.add_option("--preload", args->scan.preload, "LD_PRELOAD of the target process");
+  app.add_flag("--no-etc-preload", args->scan.no_etc_preload, "ignore /etc/ld.so.preload");
+  app.add_option("--format", args->format, "output format")->check(CLI::IsMember({"text", "json"}));
+  app.add_option("--fail-on", args->fail_on, "lowest severity that fails (exit 1)")
+      ->check(CLI::IsMember({"error", "warning", "info"}));
+  app.add_flag("-v,--verbose", args->verbose, "show libc-family libraries and every tried path");
+  app.add_flag("--no-color", args->no_color, "never colour the output");
+  app.callback([args, &exit_code] { exit_code = run(*args); });
+}
+
+}  // namespace depscan::cli

@@ -1,0 +1,1 @@
+#include "loader/verify.h"

@@ -1,0 +1,128 @@
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "report/report.h"
+
+namespace depscan {
+namespace {
+
+struct Style {
+  bool color;
+  std::string paint(std::string_view text, const char* code) const {
+    return color ? fmt::format("\033[{}m{}\033[0m", code, text) : std::string(text);
+  }
+};
+
+// libc-family libraries are folded unless -v: every program needs them and they rarely matter.
+bool is_libc_family(std::string_view name) {
+  static const std::set<std::string_view> names = {
+      "libc.so.6", "libm.so.6", "libdl.so.2", "libpthread.so.0", "librt.so.1",
+      "ld-linux-x86-64.so.2", "libutil.so.1", "libresolv.so.2", "libgcc_s.so.1",
+      "libstdc++.so.6", "libmvec.so.1", "libanl.so.1"};
+  return names.count(name) > 0;
+}
+
+std::string how_label(const Edge& e) {
+  switch (e.how) {
+    case How::Rpath: return e.how_detail.empty() ? "rpath" : e.how_detail;
+    case How::LdLibraryPath: return "LD_LIBRARY_PATH";
+    case How::Runpath: return "runpath";
+    case How::LdSoCache: return "ld.so.cache";
+    case How::DefaultPath: return "default path";
+    case How::DirectPath: return "direct path";
+    case How::AlreadyLoaded: return "already loaded";
+    case How::Preload: return e.how_detail.empty() ? "preload" : e.how_detail;
+    case How::SearchOrder: return e.how_detail.empty() ? "search order" : e.how_detail;
+    case How::NotFound: return "not found";
+  }
+  return "?";
+}
+
+class TreePrinter {
+ public:
+  TreePrinter(const ScanReport& report, const TextOptions& options)
+      : graph_(report.result.graph), options_(options), style_{options.color} {
+    for (size_t i = 0; i < graph_.edges.size(); ++i) by_from_[{graph_.edges[i].root, graph_.edges[i].from}].push_back(i);
+  }
+
+  std::string print_root(size_t root_index) {
+    out_.clear();
+    expanded_.clear();
+    size_t root = graph_.roots[root_index];
+    out_ += style_.paint(graph_.objects[root].path, "1") + "\n";
+    expanded_.insert(root);
+    print_children(root_index, root, "");
+    return out_;
+  }
+
+ private:
+  void print_children(size_t root_index, size_t object, const std::string& prefix) {
+    auto it = by_from_.find({root_index, object});
+    if (it == by_from_.end()) return;
+    std::vector<size_t> shown;
+    for (size_t e : it->second) {
+      const Edge& edge = graph_.edges[e];
+      if (!options_.verbose && edge.to && is_libc_family(edge.name)) continue;
+      shown.push_back(e);
+    }
+    for (size_t k = 0; k < shown.size(); ++k) {
+      const Edge& edge = graph_.edges[shown[k]];
+      bool last = k + 1 == shown.size();
+      print_edge(root_index, edge, prefix, last);
+    }
+  }
+
+  void print_edge(size_t root_index, const Edge& edge, const std::string& prefix, bool last) {
+    std::string branch = prefix + (last ? "└── " : "├── ");
+    std::string kind = edge.kind == EdgeKind::Needed ? "" : fmt::format(" ({}{})", to_string(edge.kind),
+                                                                      edge.inferred ? ", inferred" : "");
+    if (!edge.to) {
+      out_ += branch + style_.paint(edge.name + " not found", "1;31") + kind + "\n";
+      std::string pad = prefix + (last ? "    " : "│   ");
+      for (const Attempt& a : edge.tried)
+        out_ += pad + style_.paint(fmt::format("  tried {} ({})", a.path, a.outcome), "31") + "\n";
+      return;
+    }
+    const Object& target = graph_.objects[*edge.to];
+    bool again = expanded_.count(*edge.to) > 0;
+    std::string where = options_.verbose || edge.name != target.path ? " => " + target.path : "";
+    out_ += branch + (again ? edge.name : style_.paint(edge.name, "36")) +
+            style_.paint(fmt::format(" [{}]", how_label(edge)), "33") + kind + where + "\n";
+    if (again) return;
+    expanded_.insert(*edge.to);
+    print_children(root_index, *edge.to, prefix + (last ? "    " : "│   "));
+  }
+
+  const Graph& graph_;
+  TextOptions options_;
+  Style style_;
+  std::map<std::pair<size_t, size_t>, std::vector<size_t>> by_from_;
+  std::set<size_t> expanded_;
+  std::string out_;
+};
+
+std::string render_findings(const ScanReport& report, const Style& style) {
+  std::string out;
+  for (const Finding& f : report.result.findings) {
+    const char* code = f.severity == Severity::Error ? "1;31" : f.severity == Severity::Warning ? "1;33" : "1";
+    out += style.paint(fmt::format("{}[{}]", to_string(f.severity), f.code), code) + ": " + f.message + "\n";
+    if (!f.fix.empty()) out += "  fix: " + f.fix + "\n";
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string render_text(const ScanReport& report, const TextOptions& options) {
+  TreePrinter printer(report, options);
+  std::string out;
+  for (size_t r = 0; r < report.result.graph.roots.size(); ++r) out += printer.print_root(r);
+  std::string findings = render_findings(report, Style{options.color});
+  if (!findings.empty()) out += (out.empty() ? "" : "\n") + findings;
+  return out;
+}
+
+}  // namespace depscan

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Installs every package depscan needs to build, test and benchmark, from Debian.
+# Idempotent: packages already present are skipped by apt.
+set -euo pipefail
+packages=(
+  build-essential cmake pkg-config
+  liblief-dev libcli11-dev libfmt-dev doctest-dev nlohmann-json3-dev
+  libarchive-dev libzstd-dev libtbb-dev zstd zip unzip
+  gcc-mingw-w64-x86-64 binutils-mingw-w64-x86-64
+  patchelf libtree pax-utils hyperfine time
+  clang libclang-rt-14-dev
+)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" </dev/null
+fi

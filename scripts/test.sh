@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# Installs the dependencies, builds depscan with its tests (warnings are errors), and runs the
+# whole suite: unit tests, loader-rule fixtures against the real loader, hostile inputs.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/install-deps.sh
+cmake -S . -B build-test -DCMAKE_BUILD_TYPE=RelWithDebInfo -DDEPSCAN_WERROR=ON >/dev/null
+cmake --build build-test -j"$(nproc)"
+ctest --test-dir build-test --output-on-failure -j"$(nproc)"

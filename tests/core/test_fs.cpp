@@ -1,0 +1,70 @@
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include <doctest/doctest.h>
+
+#include "analyzer/input/fs.h"
+#include "analyzer/input/sniff.h"
+#include "analyzer/util/bytes.h"
+#include "support.h"
+
+using namespace depscan;
+namespace fs = std::filesystem;
+
+TEST_CASE("rooted file system keeps .. and absolute symlinks inside the root") {
+  test::TempDir tmp("rootedfs");
+  fs::create_directories(tmp.path() / "usr/lib");
+  std::ofstream(tmp.path() / "usr/lib/libx.so") << "x";
+  fs::create_symlink("/usr/lib", tmp.path() / "lib");                 // absolute, re-rooted
+  fs::create_symlink("../../../../../etc", tmp.path() / "usr/escape"); // clamped at the root
+  auto rooted = make_rooted_fs(tmp.str());
+  CHECK(rooted->canonical("/lib/libx.so").value() == "/usr/lib/libx.so");
+  CHECK(rooted->host_path("/lib/libx.so").value() == tmp.str() + "/usr/lib/libx.so");
+  CHECK(rooted->canonical("/usr/../../../usr/lib").value() == "/usr/lib");
+  auto escaped = rooted->canonical("/usr/escape");
+  // "/etc" inside the root does not exist; the host's /etc must never be reached.
+  CHECK_FALSE(escaped.ok());
+  CHECK(rooted->is_regular("/lib/libx.so"));
+}
+
+TEST_CASE("symlink loops end with an error, not a hang") {
+  test::TempDir tmp("loop");
+  fs::create_symlink("b", tmp.path() / "a");
+  fs::create_symlink("a", tmp.path() / "b");
+  auto rooted = make_rooted_fs(tmp.str());
+  auto r = rooted->canonical("/a");
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.error().find("symbolic links") != std::string::npos);
+  auto real = make_real_fs();
+  CHECK_FALSE(real->stat(tmp.str() + "/a").ok());
+}
+
+TEST_CASE("sniff refuses a FIFO without opening it and classifies magic bytes") {
+  test::TempDir tmp("sniff");
+  std::string fifo = tmp.str() + "/pipe";
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  auto real = make_real_fs();
+  auto r = sniff(*real, fifo);
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.error().find("FIFO") != std::string::npos);
+  const uint8_t elf[] = {0x7f, 'E', 'L', 'F', 2, 1, 1, 0};
+  CHECK(sniff_bytes(ByteView(elf, sizeof elf)) == FileFormat::Elf);
+  const uint8_t zip[] = {'P', 'K', 3, 4};
+  CHECK(sniff_bytes(ByteView(zip, sizeof zip)) == FileFormat::Zip);
+  CHECK(sniff_bytes(ByteView(elf, 2)) == FileFormat::Unknown);
+}
+
+TEST_CASE("ByteView never reads past the end") {
+  const uint8_t data[] = {1, 2, 3, 4, 'a', 'b', 0, 'c'};
+  ByteView v(data, sizeof data);
+  CHECK(v.read<uint32_t>(0).value() == 0x04030201u);
+  CHECK_FALSE(v.read<uint32_t>(5).has_value());
+  CHECK_FALSE(v.read<uint8_t>(UINT64_MAX).has_value());
+  CHECK_FALSE(v.sub(4, UINT64_MAX).has_value());
+  CHECK(v.cstring(4).value() == "ab");
+  CHECK_FALSE(v.cstring(7).has_value());  // no terminator before the end
+  CHECK(v.read<uint32_t>(0, false).value() == 0x01020304u);
+}
