@@ -32,9 +32,7 @@ bool use_color(const ScanArgs& args) {
 
 int run(const ScanArgs& args) {
   ScanReport report = run_scan(args.scan);
-  std::string out = args.format == "json"
-                        ? render_json(report)
-                        : render_text(report, TextOptions{use_color(args), args.verbose});
+  std::string out = render(args.format, report, TextOptions{use_color(args), args.verbose});
   std::fwrite(out.data(), 1, out.size(), stdout);
   for (const std::string& input : report.unreadable_inputs)
     fmt::print(stderr, "depscan: error: {}: cannot be analysed\n", input);
@@ -55,7 +53,7 @@ void add_scan_command(CLI::App& app, int& exit_code) {
                  "LD_LIBRARY_PATH of the target process (default: this environment's)");
   app.add_option("--preload", args->scan.preload, "LD_PRELOAD of the target process");
   app.add_flag("--no-etc-preload", args->scan.no_etc_preload, "ignore /etc/ld.so.preload");
-  app.add_option("--format", args->format, "output format")->check(CLI::IsMember({"text", "json"}));
+  app.add_option("--format", args->format, "output format")->check(CLI::IsMember({"text", "json", "sarif", "junit", "github"}));
   app.add_option("--fail-on", args->fail_on, "lowest severity that fails (exit 1)")
       ->check(CLI::IsMember({"error", "warning", "info"}));
   app.add_flag("-v,--verbose", args->verbose, "show libc-family libraries and every tried path");

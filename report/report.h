@@ -14,5 +14,11 @@ struct TextOptions {
 
 std::string render_text(const ScanReport& report, const TextOptions& options);
 std::string render_json(const ScanReport& report);
+std::string render_sarif(const ScanReport& report);   // SARIF 2.1.0
+std::string render_junit(const ScanReport& report);   // JUnit XML, one case per root
+std::string render_github(const ScanReport& report);  // GitHub Actions annotations
+
+// The renderer named by --format: text, json, sarif, junit or github.
+std::string render(std::string_view format, const ScanReport& report, const TextOptions& options);
 
 }  // namespace depscan

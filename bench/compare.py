@@ -1,0 +1,87 @@
+#!/usr/bin/env python3
+"""Runs depscan and its peers (libtree, lddtree, ldd) on the same file sets in one run and prints
+median wall time and peak RSS side by side, with ratios against depscan.
+
+usage: bench/compare.py [--runs N] [--depscan PATH] [--set NAME=DIR ...]
+Peers that are not installed are skipped (scripts/install-deps.sh installs libtree and pax-utils).
+"""
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+
+ELF_MAGIC = b"\x7fELF"
+
+
+def elf_files(directory, recursive):
+    """Every regular ELF file (symlinks to the same file counted once) under directory."""
+    seen, out = set(), []
+    walker = os.walk(directory) if recursive else [(directory, [], os.listdir(directory))]
+    for root, _dirs, names in walker:
+        for name in sorted(names):
+            path = os.path.join(root, name)
+            try:
+                st = os.stat(path)
+                if not os.path.isfile(path) or (st.st_dev, st.st_ino) in seen:
+                    continue
+                with open(path, "rb") as f:
+                    if f.read(4) != ELF_MAGIC:
+                        continue
+            except OSError:
+                continue
+            seen.add((st.st_dev, st.st_ino))
+            out.append(path)
+    return out
+
+
+def measure(argv, env):
+    """Wall seconds and peak RSS (KiB) of one run, through GNU time."""
+    with tempfile.NamedTemporaryFile("r") as stats:
+        cmd = ["/usr/bin/time", "-o", stats.name, "-f", "%e %M"] + argv
+        subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+        wall, rss = stats.read().split()[-2:]
+        return float(wall), int(rss)
+
+
+def tools(depscan, files, extra):
+    """Command lines of every available tool over the same files."""
+    candidates = {
+        "depscan": [depscan, "--format", "json"] + extra + files,
+        "libtree": ["libtree"] + files,
+        "lddtree": ["lddtree"] + files,
+        "ldd": ["ldd"] + files,
+    }
+    return {name: argv for name, argv in candidates.items() if shutil.which(argv[0]) or os.path.exists(argv[0])}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--depscan", default=os.path.join(os.path.dirname(__file__), "..", "build", "cli", "depscan"))
+    ap.add_argument("--set", action="append", default=[], help="NAME=DIR[:recursive]")
+    ap.add_argument("--depscan-args", default="", help="extra depscan arguments, e.g. --no-symbols")
+    a = ap.parse_args()
+    sets = a.set or ["cuda=/usr/local/cuda/lib64", "system=/usr/lib/x86_64-linux-gnu:recursive"]
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C"}
+    print(f"{'set':8} {'tool':8} {'files':>6} {'median s':>9} {'peak MiB':>9} {'time/depscan':>13} {'rss/depscan':>12}")
+    for spec in sets:
+        name, _, rest = spec.partition("=")
+        directory, _, mode = rest.partition(":")
+        files = elf_files(directory, mode == "recursive")
+        rows = {}
+        for tool, argv in tools(os.path.abspath(a.depscan), files, a.depscan_args.split()).items():
+            runs = [measure(argv, env) for _ in range(a.runs)]
+            rows[tool] = (statistics.median(r[0] for r in runs), statistics.median(r[1] for r in runs))
+        base_t, base_m = rows.get("depscan", (None, None))
+        for tool, (t, m) in rows.items():
+            rt = f"{t / base_t:.2f}x" if base_t else "-"
+            rm = f"{m / base_m:.2f}x" if base_m else "-"
+            print(f"{name:8} {tool:8} {len(files):6d} {t:9.3f} {m / 1024:9.1f} {rt:>13} {rm:>12}")
+        sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,71 @@
+// JUnit XML: one test case per scanned root, failed when it has error findings; read by
+// Jenkins, GitLab and most CI test-report widgets.
+#include <fmt/format.h>
+
+#include "report/report.h"
+
+namespace depscan {
+namespace {
+
+std::string xml_escape(std::string_view text) {
+  std::string out;
+  for (char c : text) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20 && c != '\n' && c != '\t') out += ' ';
+        else out += c;
+    }
+  }
+  return out;
+}
+
+// Findings that belong to a root: on the root itself or on an object only it loads first.
+bool belongs_to(const Graph& g, size_t root_index, const Finding& f) {
+  if (!f.object) return false;
+  for (size_t o : g.load_order[root_index])
+    if (o == *f.object) return true;
+  return false;
+}
+
+std::string testcase(const ScanReport& report, size_t root_index) {
+  const Graph& g = report.result.graph;
+  std::string failures;
+  for (const Finding& f : report.result.findings) {
+    if (f.severity != Severity::Error || !belongs_to(g, root_index, f)) continue;
+    failures += fmt::format("    <failure type=\"{}\" message=\"{}\">{}</failure>\n", xml_escape(f.code),
+                            xml_escape(f.message), xml_escape(f.fix));
+  }
+  return fmt::format("  <testcase classname=\"depscan\" name=\"{}\">\n{}  </testcase>\n",
+                     xml_escape(g.objects[g.roots[root_index]].path), failures);
+}
+
+}  // namespace
+
+std::string render_junit(const ScanReport& report) {
+  const Graph& g = report.result.graph;
+  std::string cases;
+  size_t failed = 0;
+  for (size_t r = 0; r < g.roots.size(); ++r) {
+    std::string one = testcase(report, r);
+    if (one.find("<failure") != std::string::npos) ++failed;
+    cases += one;
+  }
+  for (const Finding& f : report.result.findings) {
+    if (f.object || f.severity != Severity::Error) continue;  // inputs that could not be read
+    ++failed;
+    cases += fmt::format("  <testcase classname=\"depscan\" name=\"{}\">\n    <failure type=\"{}\" "
+                         "message=\"{}\"/>\n  </testcase>\n",
+                         xml_escape(f.path), xml_escape(f.code), xml_escape(f.message));
+  }
+  size_t total = g.roots.size();
+  for (const Finding& f : report.result.findings)
+    if (!f.object && f.severity == Severity::Error) ++total;
+  return fmt::format("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuite name=\"depscan\" tests=\"{}\" "
+                     "failures=\"{}\">\n{}</testsuite>\n", total, failed, cases);
+}
+
+}  // namespace depscan

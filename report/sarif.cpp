@@ -1,0 +1,52 @@
+// SARIF 2.1.0, the format GitHub code scanning and most CI dashboards import.
+#include <map>
+
+#include <nlohmann/json.hpp>
+
+#include "report/report.h"
+
+namespace depscan {
+namespace {
+
+using nlohmann::json;
+
+const char* sarif_level(Severity severity) {
+  switch (severity) {
+    case Severity::Error: return "error";
+    case Severity::Warning: return "warning";
+    case Severity::Info: return "note";
+  }
+  return "none";
+}
+
+std::string location_of(const ScanReport& report, const Finding& f) {
+  if (f.object && *f.object < report.result.graph.objects.size())
+    return report.result.graph.objects[*f.object].path;
+  return f.path;
+}
+
+}  // namespace
+
+std::string render_sarif(const ScanReport& report) {
+  json rules = json::array(), results = json::array();
+  std::map<std::string, size_t> rule_index;
+  for (const Finding& f : report.result.findings) {
+    auto [it, added] = rule_index.emplace(f.code, rule_index.size());
+    if (added) rules.push_back({{"id", f.code}, {"name", f.code}});
+    json result = {{"ruleId", f.code}, {"ruleIndex", it->second}, {"level", sarif_level(f.severity)},
+                   {"message", {{"text", f.fix.empty() ? f.message : f.message + " Fix: " + f.fix}}}};
+    std::string where = location_of(report, f);
+    if (!where.empty())
+      result["locations"] = json::array({{{"physicalLocation", {{"artifactLocation", {{"uri", where}}}}}}});
+    results.push_back(std::move(result));
+  }
+  json doc = {{"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
+              {"version", "2.1.0"},
+              {"runs", json::array({{{"tool", {{"driver", {{"name", "depscan"},
+                                                            {"informationUri", "https://example.invalid/depscan"},
+                                                            {"rules", rules}}}}},
+                                     {"results", results}}})}};
+  return doc.dump(2) + "\n";
+}
+
+}  // namespace depscan
