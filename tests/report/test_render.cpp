@@ -1,0 +1,95 @@
+#include <doctest/doctest.h>
+#include <nlohmann/json.hpp>
+
+#include "report/report.h"
+
+using namespace depscan;
+using nlohmann::json;
+
+namespace {
+
+// app -> libfoo.so.1 (runpath) -> libc.so.6 (ld.so.cache); app -> libmissing.so (not found)
+ScanReport sample_report() {
+  ScanReport r;
+  Graph& g = r.result.graph;
+  auto bin = [](const char* soname) {
+    auto b = std::make_shared<Binary>();
+    b->format = Format::Elf;
+    b->bits = 64;
+    if (soname) b->soname = soname;
+    return b;
+  };
+  g.objects.push_back({"/opt/app/bin/app", "/opt/app/bin/app", bin(nullptr), "", 1, 1, ""});
+  g.objects.push_back({"/opt/app/lib/libfoo.so.1", "/opt/app/lib/libfoo.so.1.2", bin("libfoo.so.1"), "", 1, 2, ""});
+  g.objects.push_back({"/lib/x86_64-linux-gnu/libc.so.6", "/usr/lib/x86_64-linux-gnu/libc.so.6", bin("libc.so.6"), "", 1, 3, ""});
+  g.roots = {0};
+  g.load_order = {{0, 1, 2}};
+  g.edges.push_back({0, "libfoo.so.1", 1, EdgeKind::Needed, How::Runpath, "", {{"/opt/app/lib/libfoo.so.1", "taken"}}, false, "", 0});
+  g.edges.push_back({0, "libmissing.so", std::nullopt, EdgeKind::Needed, How::NotFound, "",
+                     {{"/opt/app/lib/libmissing.so", "not found"}, {"/usr/lib/libmissing.so", "not found"}}, false, "", 0});
+  g.edges.push_back({1, "libc.so.6", 2, EdgeKind::Needed, How::LdSoCache, "", {}, false, "", 0});
+  r.result.findings.push_back({"library-not-found", Severity::Error, 0, "libmissing.so: cannot open shared object file",
+                               "install it", ""});
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("JSON follows the depscan/1 contract") {
+  json doc = json::parse(render_json(sample_report()));
+  CHECK(doc["schema"] == "depscan/1");
+  REQUIRE(doc["objects"].size() == 3);
+  CHECK(doc["objects"][0]["soname"].is_null());
+  CHECK(doc["objects"][1]["soname"] == "libfoo.so.1");
+  CHECK(doc["objects"][1]["realpath"] == "/opt/app/lib/libfoo.so.1.2");
+  CHECK(doc["objects"][1]["format"] == "elf");
+  REQUIRE(doc["edges"].size() == 3);
+  CHECK(doc["edges"][0]["from"] == 0);
+  CHECK(doc["edges"][0]["to"] == 1);
+  CHECK(doc["edges"][0]["kind"] == "needed");
+  CHECK(doc["edges"][0]["how"] == "runpath");
+  CHECK(doc["edges"][1]["to"].is_null());
+  CHECK(doc["edges"][1]["how"] == "not_found");
+  CHECK(doc["edges"][1]["tried"] == json::array({"/opt/app/lib/libmissing.so", "/usr/lib/libmissing.so"}));
+  CHECK(doc["edges"][2]["how"] == "ld_so_cache");
+  REQUIRE(doc["findings"].size() == 1);
+  CHECK(doc["findings"][0]["code"] == "library-not-found");
+  CHECK(doc["findings"][0]["severity"] == "error");
+  CHECK(doc["findings"][0]["object"] == 0);
+}
+
+TEST_CASE("text tree says how each edge was found and folds libc unless verbose") {
+  ScanReport r = sample_report();
+  std::string plain = render_text(r, TextOptions{false, false});
+  CHECK(plain.find("/opt/app/bin/app\n") == 0);
+  CHECK(plain.find("libfoo.so.1 [runpath]") != std::string::npos);
+  CHECK(plain.find("libmissing.so not found") != std::string::npos);
+  CHECK(plain.find("tried /opt/app/lib/libmissing.so (not found)") != std::string::npos);
+  CHECK(plain.find("libc.so.6") == std::string::npos);
+  CHECK(plain.find("\033[") == std::string::npos);
+  std::string verbose = render_text(r, TextOptions{false, true});
+  CHECK(verbose.find("libc.so.6 [ld.so.cache]") != std::string::npos);
+  std::string colored = render_text(r, TextOptions{true, false});
+  CHECK(colored.find("\033[1;31mlibmissing.so not found") != std::string::npos);
+  CHECK(plain.find("error[library-not-found]") != std::string::npos);
+}
+
+TEST_CASE("SARIF, JUnit and GitHub renderings carry every finding") {
+  ScanReport r = sample_report();
+  json sarif = json::parse(render_sarif(r));
+  CHECK(sarif["version"] == "2.1.0");
+  auto& results = sarif["runs"][0]["results"];
+  REQUIRE(results.size() == 1);
+  CHECK(results[0]["ruleId"] == "library-not-found");
+  CHECK(results[0]["level"] == "error");
+  CHECK(results[0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "/opt/app/bin/app");
+
+  std::string junit = render_junit(r);
+  CHECK(junit.find("tests=\"1\" failures=\"1\"") != std::string::npos);
+  CHECK(junit.find("<failure type=\"library-not-found\"") != std::string::npos);
+
+  r.result.findings[0].message = "line1\nline2 100%";
+  std::string gh = render_github(r);
+  CHECK(gh.rfind("::error file=/opt/app/bin/app,title=depscan library-not-found::", 0) == 0);
+  CHECK(gh.find("line1%0Aline2 100%25") != std::string::npos);
+}
