@@ -1,0 +1,48 @@
+#include "fuzz/fuzz_entries.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+
+#include "analyzer/read/elf_reader.h"
+#include "analyzer/scan/scan.h"
+
+namespace depscan::fuzz {
+namespace {
+
+void elf_reader(const uint8_t* data, size_t size) {
+  (void)read_elf(ByteView(data, size), "fuzz.so");
+}
+
+// The whole static pipeline on one input file, with no environment influence.
+void pipeline(const uint8_t* data, size_t size) {
+  char path[] = "/tmp/depscan-fuzz-XXXXXX";
+  int fd = ::mkstemp(path);
+  if (fd < 0) return;
+  size_t written = 0;
+  while (written < size) {
+    ssize_t n = ::write(fd, data + written, size - written);
+    if (n <= 0) break;
+    written += static_cast<size_t>(n);
+  }
+  ::close(fd);
+  ScanOptions options;
+  options.inputs = {path};
+  options.ld_library_path = "";
+  options.preload = "";
+  options.no_etc_preload = true;
+  (void)run_scan(options);
+  ::unlink(path);
+}
+
+}  // namespace
+
+const std::vector<Target>& targets() {
+  static const std::vector<Target> all = {
+      {"elf", elf_reader},
+      {"pipeline", pipeline},
+  };
+  return all;
+}
+
+}  // namespace depscan::fuzz
