@@ -59,6 +59,50 @@ struct Section {
   bool operator==(const Section&) const = default;
 };
 
+// ---------------------------------------------------------------- CUDA device code (fatbin)
+
+enum class CudaImageKind { Ptx, Sass, Other };
+enum class CudaCompression { None, Lz4, Zstd, Other };
+
+// One fatbin entry, from its header only (the payload is never decompressed).
+struct CudaImage {
+  std::string section;         // ".nv_fatbin", "__nv_relfatbin", or "scan" (found without sections)
+  uint32_t container = 0;      // index of its container in the file, counted across sections
+  CudaImageKind kind = CudaImageKind::Other;
+  uint16_t raw_kind = 0;       // 1 PTX, 2 ELF cubin, anything else opaque
+  uint32_t arch = 0;           // SM number: 75, 90, 100, 121 ...
+  char variant = 0;            // 'a' (arch-specific), 'f' (family-specific) or 0
+  uint16_t version_major = 0;  // PTX: PTX ISA version; SASS: cubin format version
+  uint16_t version_minor = 0;
+  CudaCompression compression = CudaCompression::None;
+  bool debug = false;          // -G image
+  uint64_t flags = 0;          // raw entry flags
+  bool operator==(const CudaImage&) const = default;
+};
+
+struct CudaContainer {
+  std::string section;
+  uint64_t offset = 0;         // file offset of the container header
+  bool device_link = false;    // nvcc's kernel-less "dlink" container (not a kernel module)
+  bool operator==(const CudaContainer&) const = default;
+};
+
+// All the device code embedded in one file. Empty images and errors: no device code.
+struct CudaCode {
+  std::vector<CudaImage> images;
+  std::vector<CudaContainer> containers;  // indexed by CudaImage::container
+  bool found_by_scan = false;             // no section table: containers found by magic
+  std::vector<std::string> errors;        // malformed containers, one line each
+  bool empty() const { return images.empty() && errors.empty(); }
+  std::vector<std::string> sass_targets() const;   // sorted, unique: "sm_80", "sm_90a"
+  std::vector<std::string> ptx_targets() const;    // "compute_90"
+  std::vector<std::string> ptx_isas() const;       // "9.0"
+  bool ptx_only_relocatable() const;      // PTX exists, but only in __nv_relfatbin (-rdc)
+  bool operator==(const CudaCode&) const = default;
+};
+
+std::string cuda_target_name(const CudaImage& image);  // sm_90a / compute_120f
+
 struct Binary {
   std::string path;            // logical path as opened (inside the analysed root)
   Format format = Format::Unknown;
@@ -82,6 +126,7 @@ struct Binary {
   std::vector<Symbol> symbols;            // dynamic symbols (ELF) / imports+exports (PE)
   std::vector<Section> sections;
   uint64_t file_size = 0;
+  std::shared_ptr<const CudaCode> cuda_code;  // fatbin listing (run_scan's fatbin stage); null: none
 
   bool bind_now() const;       // DF_BIND_NOW, DF_1_NOW or DT_BIND_NOW
   bool nodeflib() const;       // DF_1_NODEFLIB

@@ -1,0 +1,366 @@
+#include "analyzer/read/fatbin_reader.h"
+
+#include <algorithm>
+#include <cstring>
+#include <optional>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "analyzer/input/mapped_file.h"
+
+namespace depscan {
+namespace {
+
+constexpr uint32_t kShtNobits = 8;
+constexpr uint16_t kEmCuda = 190;
+constexpr uint64_t kContainerHeaderSize = 16;
+constexpr uint64_t kEntryHeaderMin = 64;
+
+// Entry flag bits (fatbin.md 3.1).
+constexpr uint64_t kFlagDebug = 0x2;
+constexpr uint64_t kFlagLz4 = 0x2000;
+constexpr uint64_t kFlagZstd = 0x8000;
+constexpr uint64_t kFlagCompressedOld = 0x1000;
+constexpr uint64_t kFlagArchSpecific = 0x100000;
+constexpr uint64_t kFlagFamilySpecific = 0x200000;
+
+struct SectionHeader {
+  std::string_view name;
+  uint32_t type = 0;
+  uint64_t addr = 0, offset = 0, size = 0;
+};
+
+// ---------------------------------------------------------------- the host ELF section table
+
+struct ElfLayout {
+  bool is64 = true;
+  uint64_t shoff = 0;
+  uint64_t shnum = 0;
+  uint64_t shentsize = 0;
+  uint64_t shstrndx = 0;
+};
+
+std::optional<ElfLayout> elf_layout(ByteView file) {
+  auto magic = file.read<uint32_t>(0);
+  auto ident_class = file.read<uint8_t>(4), ident_data = file.read<uint8_t>(5);
+  if (!magic || *magic != 0x464c457f || !ident_class || !ident_data || *ident_data != 1) return std::nullopt;
+  ElfLayout elf;
+  elf.is64 = *ident_class == 2;
+  if (!elf.is64 && *ident_class != 1) return std::nullopt;
+  std::optional<uint64_t> shoff = file.read<uint64_t>(0x28);
+  if (!elf.is64) {
+    auto shoff32 = file.read<uint32_t>(0x20);
+    shoff = shoff32 ? std::optional<uint64_t>(*shoff32) : std::nullopt;
+  }
+  uint64_t base = elf.is64 ? 0x3a : 0x2e;
+  auto entsize = file.read<uint16_t>(base), num = file.read<uint16_t>(base + 2), strndx = file.read<uint16_t>(base + 4);
+  if (!shoff || !entsize || !num || !strndx) return std::nullopt;
+  elf.shoff = *shoff;
+  elf.shentsize = *entsize;
+  elf.shnum = *num;
+  elf.shstrndx = *strndx;
+  return elf;
+}
+
+std::optional<SectionHeader> raw_section(ByteView file, const ElfLayout& elf, uint64_t index, uint32_t* name_offset,
+                                         uint32_t* link) {
+  auto offset_in_table = checked_mul(index, elf.shentsize);
+  auto at = offset_in_table ? checked_add(elf.shoff, *offset_in_table) : std::nullopt;
+  if (!at || elf.shentsize < (elf.is64 ? 64u : 40u) || !file.contains(*at, elf.shentsize)) return std::nullopt;
+  SectionHeader s;
+  *name_offset = file.read<uint32_t>(*at).value_or(0);
+  s.type = file.read<uint32_t>(*at + 4).value_or(0);
+  if (elf.is64) {
+    s.addr = file.read<uint64_t>(*at + 16).value_or(0);
+    s.offset = file.read<uint64_t>(*at + 24).value_or(0);
+    s.size = file.read<uint64_t>(*at + 32).value_or(0);
+    *link = file.read<uint32_t>(*at + 40).value_or(0);
+  } else {
+    s.addr = file.read<uint32_t>(*at + 12).value_or(0);
+    s.offset = file.read<uint32_t>(*at + 16).value_or(0);
+    s.size = file.read<uint32_t>(*at + 20).value_or(0);
+    *link = file.read<uint32_t>(*at + 24).value_or(0);
+  }
+  return s;
+}
+
+// The section table with names, or nullopt when the file has none that can be read (stripped
+// with e_shoff = 0, truncated, or nonsense): then the caller scans the whole file.
+std::optional<std::vector<SectionHeader>> section_table(ByteView file, const ElfLayout& layout) {
+  ElfLayout elf = layout;
+  if (elf.shoff == 0) return std::nullopt;
+  uint32_t name0 = 0, link0 = 0;
+  auto first = raw_section(file, elf, 0, &name0, &link0);
+  if (!first) return std::nullopt;
+  if (elf.shnum == 0) elf.shnum = first->size;      // extended numbering: count in section 0
+  if (elf.shstrndx == 0xffff) elf.shstrndx = link0;  // SHN_XINDEX
+  auto table_size = checked_mul(elf.shnum, elf.shentsize);
+  if (elf.shnum == 0 || !table_size || !file.contains(elf.shoff, *table_size)) return std::nullopt;
+  std::vector<uint32_t> name_offsets(elf.shnum);
+  std::vector<SectionHeader> sections(elf.shnum);
+  for (uint64_t i = 0; i < elf.shnum; ++i) {
+    uint32_t link = 0;
+    auto s = raw_section(file, elf, i, &name_offsets[i], &link);
+    if (!s) return std::nullopt;
+    sections[i] = *s;
+  }
+  if (elf.shstrndx >= elf.shnum) return std::nullopt;
+  const SectionHeader& strtab = sections[elf.shstrndx];
+  ByteView names = file.sub(strtab.offset, strtab.size).value_or(ByteView());
+  for (uint64_t i = 0; i < elf.shnum; ++i) sections[i].name = names.cstring(name_offsets[i]).value_or("");
+  return sections;
+}
+
+// ---------------------------------------------------------------- containers and entries
+
+class FatbinWalker {
+ public:
+  explicit FatbinWalker(ByteView file) : file_(file) {}
+
+  // Walks every container in [start, end) of a fatbin section.
+  void walk_section(const SectionHeader& section) {
+    if (!file_.contains(section.offset, section.size)) {
+      error("{}: section at {:#x} size {:#x} extends past the end of the file", section.name, section.offset,
+            section.size);
+      return;
+    }
+    uint64_t p = section.offset, end = section.offset + section.size;
+    while (p + kContainerHeaderSize <= end) {
+      if (file_.read<uint32_t>(p) != kFatbinMagic) {
+        if (file_.read<uint64_t>(p) == 0) {  // alignment padding between containers
+          p += 8;
+          continue;
+        }
+        error("{}: no fatbin container at {:#x} (bad magic)", section.name, p);
+        return;
+      }
+      auto container_end = parse_container(p, end, std::string(section.name), true);
+      if (!container_end) return;  // error recorded; go on with the next section
+      p = *container_end;
+    }
+  }
+
+  // No section table: every magic that starts a well-formed container, anywhere in the file.
+  void scan_file() {
+    code_.found_by_scan = true;
+    const uint8_t needle[4] = {0x50, 0xed, 0x55, 0xba};
+    uint64_t pos = 0, size = file_.size();
+    while (pos + kContainerHeaderSize <= size) {
+      const void* hit = ::memmem(file_.data() + pos, size - pos, needle, sizeof needle);
+      if (!hit) break;
+      pos = static_cast<const uint8_t*>(hit) - file_.data();
+      size_t images_before = code_.images.size();
+      auto container_end = parse_container(pos, size, "scan", false);
+      bool valid = container_end && code_.images.size() > images_before;
+      pos = valid ? *container_end : pos + 1;
+    }
+  }
+
+  CudaCode take() { return std::move(code_); }
+  CudaCode& code() { return code_; }
+
+ private:
+  template <class... Args>
+  void error(fmt::format_string<Args...> format, Args&&... args) {
+    code_.errors.push_back(fmt::format(format, std::forward<Args>(args)...));
+  }
+
+  // Parses the container at p (within [p, limit)); returns where it ends, or nullopt when its
+  // header is not a container's (recorded as an error when report_errors). A container whose
+  // entries go wrong keeps the entries before the bad one.
+  std::optional<uint64_t> parse_container(uint64_t p, uint64_t limit, const std::string& section,
+                                          bool report_errors) {
+    auto version = file_.read<uint16_t>(p + 4);
+    auto header_size = file_.read<uint16_t>(p + 6);
+    auto fat_size = file_.read<uint64_t>(p + 8);
+    if (!version || !header_size || !fat_size) return std::nullopt;
+    auto end = checked_add(p + *header_size, *fat_size);  // p + 16 <= limit: no wrap before
+    if (*version != 1 || *header_size < kContainerHeaderSize || !end || *end > limit) {
+      if (report_errors)
+        error("{}: bad fatbin container header at {:#x} (version {}, header size {}, size {:#x})", section, p,
+              *version, *header_size, *fat_size);
+      return std::nullopt;
+    }
+    uint32_t index = static_cast<uint32_t>(code_.containers.size());
+    size_t images_before = code_.images.size();
+    uint64_t q = p + *header_size;
+    std::optional<uint64_t> bad_entry;
+    while (q + kEntryHeaderMin <= *end) {
+      auto next = parse_entry(q, *end, section, index);
+      if (!next) {
+        bad_entry = q;
+        break;
+      }
+      q = *next;
+    }
+    if (!report_errors && code_.images.size() == images_before) return std::nullopt;
+    if (bad_entry) error("{}: bad fatbin entry header at {:#x} in the container at {:#x}", section, *bad_entry, p);
+    code_.containers.push_back({section, p, false});
+    return *end;
+  }
+
+  // Reads the entry header at q; returns the next entry's offset, or nullopt if malformed.
+  std::optional<uint64_t> parse_entry(uint64_t q, uint64_t container_end, const std::string& section,
+                                      uint32_t container) {
+    auto kind = file_.read<uint16_t>(q);
+    auto header_size = file_.read<uint32_t>(q + 0x04);
+    auto padded_size = file_.read<uint64_t>(q + 0x08);
+    auto minor = file_.read<uint16_t>(q + 0x18), major = file_.read<uint16_t>(q + 0x1a);
+    auto arch = file_.read<uint32_t>(q + 0x1c);
+    auto flags = file_.read<uint64_t>(q + 0x28);
+    if (!kind || !header_size || !padded_size || !minor || !major || !arch || !flags) return std::nullopt;
+    auto next = checked_add(q + *header_size, *padded_size);  // q < 2^63 and header_size < 2^32
+    if (*header_size < kEntryHeaderMin || !next || *next > container_end) return std::nullopt;
+    CudaImage image;
+    image.section = section;
+    image.container = container;
+    image.raw_kind = *kind;
+    image.kind = *kind == 1 ? CudaImageKind::Ptx : *kind == 2 ? CudaImageKind::Sass : CudaImageKind::Other;
+    image.arch = *arch;
+    image.variant = (*flags & kFlagArchSpecific) ? 'a' : (*flags & kFlagFamilySpecific) ? 'f' : 0;
+    image.version_major = *major;
+    image.version_minor = *minor;
+    image.compression = (*flags & kFlagZstd)             ? CudaCompression::Zstd
+                        : (*flags & kFlagLz4)            ? CudaCompression::Lz4
+                        : (*flags & kFlagCompressedOld) ? CudaCompression::Other
+                                                         : CudaCompression::None;
+    image.debug = (*flags & kFlagDebug) != 0;
+    image.flags = *flags;
+    code_.images.push_back(std::move(image));
+    payloads_.push_back(file_.sub(q + *header_size, *padded_size).value_or(ByteView()));
+    return *next;
+  }
+
+ public:
+  // Payload of images()[i] as stored (compressed or not).
+  ByteView payload(size_t i) const { return i < payloads_.size() ? payloads_[i] : ByteView(); }
+
+ private:
+  ByteView file_;
+  CudaCode code_;
+  std::vector<ByteView> payloads_;
+};
+
+// ---------------------------------------------------------------- the nvcc device-link container
+
+// Number of kernels (.text.<name> sections) in an uncompressed cubin; nullopt if unreadable.
+std::optional<uint64_t> cubin_kernel_count(ByteView cubin) {
+  auto layout = elf_layout(cubin);
+  auto machine = cubin.read<uint16_t>(0x12);
+  if (!layout || !machine || *machine != kEmCuda) return std::nullopt;
+  auto sections = section_table(cubin, *layout);
+  if (!sections) return std::nullopt;
+  return std::count_if(sections->begin(), sections->end(),
+                       [](const SectionHeader& s) { return s.name.starts_with(".text."); });
+}
+
+// Virtual addresses the version-2 (linked) wrappers in .nvFatBinSegment point at.
+std::vector<uint64_t> linked_wrapper_targets(ByteView file, const std::vector<SectionHeader>& sections) {
+  std::vector<uint64_t> targets;
+  for (const SectionHeader& s : sections) {
+    if (s.name != ".nvFatBinSegment" || s.type == kShtNobits) continue;
+    ByteView segment = file.sub(s.offset, s.size).value_or(ByteView());
+    for (uint64_t o = 0; o + 24 <= segment.size(); o += 8) {
+      if (segment.read<uint32_t>(o) == kFatbinWrapperMagic && segment.read<uint32_t>(o + 4) == 2u)
+        targets.push_back(segment.read<uint64_t>(o + 8).value_or(0));
+    }
+  }
+  return targets;
+}
+
+bool has_ptx(const CudaCode& code, uint32_t container) {
+  return std::any_of(code.images.begin(), code.images.end(), [&](const CudaImage& i) {
+    return i.container == container && i.kind == CudaImageKind::Ptx;
+  });
+}
+
+// What the container's plainly stored cubins say about its kernels.
+struct KernelEvidence {
+  bool all_plain_and_empty = false;  // every image is an uncompressed cubin without kernels
+  bool some_kernel = false;          // an uncompressed cubin has a kernel
+};
+
+KernelEvidence kernel_evidence(const FatbinWalker& walker, const CudaCode& code, uint32_t container) {
+  KernelEvidence evidence;
+  bool any = false, all_empty = true;
+  for (size_t i = 0; i < code.images.size(); ++i) {
+    const CudaImage& image = code.images[i];
+    if (image.container != container) continue;
+    any = true;
+    auto kernels = image.kind == CudaImageKind::Sass && image.compression == CudaCompression::None
+                       ? cubin_kernel_count(walker.payload(i))
+                       : std::nullopt;
+    if (kernels && *kernels > 0) evidence.some_kernel = true;
+    if (!kernels || *kernels > 0) all_empty = false;
+  }
+  evidence.all_plain_and_empty = any && all_empty;
+  return evidence;
+}
+
+// nvcc 13 puts a kernel-less device-link container beside the real modules (fatbin.md 1): the
+// container a version-2 wrapper points at, or failing that the first one, when others share its
+// section. It holds no PTX; when its cubins are stored plainly they must have no kernels.
+void mark_device_link(FatbinWalker& walker, const std::vector<SectionHeader>* sections, ByteView file) {
+  CudaCode& code = walker.code();
+  std::vector<uint64_t> targets = sections ? linked_wrapper_targets(file, *sections) : std::vector<uint64_t>{};
+  const SectionHeader* fatbin = nullptr;
+  if (sections)
+    for (const SectionHeader& s : *sections)
+      if (s.name == ".nv_fatbin") fatbin = &s;
+  std::string section = sections ? ".nv_fatbin" : "scan";
+  std::vector<uint32_t> in_section;
+  for (uint32_t c = 0; c < code.containers.size(); ++c)
+    if (code.containers[c].section == section) in_section.push_back(c);
+  if (in_section.size() < 2) return;
+  for (uint32_t c : in_section) {
+    if (has_ptx(code, c)) continue;
+    bool wrapped = fatbin && std::any_of(targets.begin(), targets.end(), [&](uint64_t addr) {
+      return addr >= fatbin->addr && addr - fatbin->addr == code.containers[c].offset - fatbin->offset;
+    });
+    bool first_without_wrappers = targets.empty() && c == in_section.front();
+    KernelEvidence evidence = kernel_evidence(walker, code, c);
+    if ((wrapped && !evidence.some_kernel) || (first_without_wrappers && evidence.all_plain_and_empty))
+      code.containers[c].device_link = true;
+  }
+}
+
+}  // namespace
+
+CudaCode read_fatbin(ByteView file) {
+  auto layout = elf_layout(file);
+  if (!layout) return {};
+  FatbinWalker walker(file);
+  auto sections = section_table(file, *layout);
+  if (sections) {
+    for (const SectionHeader& s : *sections)
+      if ((s.name == ".nv_fatbin" || s.name == "__nv_relfatbin") && s.type != kShtNobits) walker.walk_section(s);
+  } else {
+    walker.scan_file();
+  }
+  mark_device_link(walker, sections ? &*sections : nullptr, file);
+  return walker.take();
+}
+
+Expected<std::shared_ptr<const CudaCode>> read_cuda_code(const FileSystem& fs, std::string_view logical) {
+  auto host = fs.host_path(logical);
+  if (!host) return Error{host.error()};
+  auto file = MappedFile::open(*host);
+  if (!file) return Error{file.error()};
+  CudaCode code = read_fatbin((*file)->bytes());
+  if (code.empty()) return std::shared_ptr<const CudaCode>();
+  return std::make_shared<const CudaCode>(std::move(code));
+}
+
+void attach_cuda_code(Graph& graph, const FileSystem& fs) {
+  for (Object& object : graph.objects) {
+    if (!object.binary || object.binary->format != Format::Elf || object.binary->cuda_code) continue;
+    auto code = read_cuda_code(fs, object.path);
+    if (!code || !*code) continue;
+    auto copy = std::make_shared<Binary>(*object.binary);
+    copy->cuda_code = std::move(*code);
+    object.binary = std::move(copy);
+  }
+}
+
+}  // namespace depscan
