@@ -12,10 +12,12 @@
 namespace depscan {
 
 class Matrix;
+class SymbolIndex;
 
 // What the user says about the machine the binaries will run on.
 struct Target {
   std::optional<std::string> glibc;      // --target-glibc 2.28
+  std::optional<std::string> glibcxx;    // --target-glibcxx 3.4.25 (libstdc++ GLIBCXX_ version)
   std::optional<std::string> baseline;   // --target named distribution baseline
   std::vector<std::string> gpus;         // --gpu sm_90 / H100 (several allowed)
   std::optional<std::string> driver;     // --driver 550.54.14
@@ -31,5 +33,23 @@ struct CheckContext {
 
 // Every NEEDED that did not resolve (library-not-found) and every unreadable object (parse-error).
 std::vector<Finding> check_missing_libraries(const CheckContext& ctx);
+
+// Device code that cannot run on the --gpu targets (no-kernel-image, ptx-jit-only,
+// ptx-needs-newer-driver), unknown --gpu names (unknown-gpu), malformed fatbins (fatbin-error).
+std::vector<Finding> check_gpu_code(const CheckContext& ctx);
+
+// DT_VERNEED versions the loaded provider does not define (symbol-version-not-found).
+std::vector<Finding> check_symbol_versions(const CheckContext& ctx, const SymbolIndex& symbols);
+
+// Undefined dynamic symbols no object of the lookup scope defines (undefined-symbol).
+std::vector<Finding> check_undefined_symbols(const CheckContext& ctx, const SymbolIndex& symbols);
+
+// References bound to an earlier object than the library they were linked against
+// (symbol-interposed).
+std::vector<Finding> check_interposition(const CheckContext& ctx, const SymbolIndex& symbols);
+
+// Highest GLIBC_/GLIBCXX_/CXXABI_/GCC_ versions required (version-floor), and every symbol
+// too new for --target-glibc / --target-glibcxx / --target (symbol-too-new).
+std::vector<Finding> check_target_floors(const CheckContext& ctx);
 
 }  // namespace depscan

@@ -1,0 +1,121 @@
+// Interposition: a reference binds to the first definition in load order, which may belong to a
+// different object than the library the requester was linked against (two copies of libcudart,
+// a bundled and a system cuDNN). One warning per (winner, intended provider) pair.
+#include <map>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "analyzer/check/check.h"
+#include "analyzer/check/listing.h"
+#include "analyzer/check/symbol_index.h"
+
+namespace depscan {
+namespace {
+
+// glibc's own libraries define the same symbols on purpose (libpthread/libdl compatibility
+// stubs for libc); a winner among them is not news.
+bool is_glibc_library(const Object& object) {
+  static const std::set<std::string, std::less<>> names = {
+      "libc.so.6", "libm.so.6", "libpthread.so.0", "libdl.so.2", "librt.so.1", "libresolv.so.2",
+      "libutil.so.1", "libanl.so.1", "libnsl.so.1", "libmvec.so.1", "libBrokenLocale.so.1",
+      "ld-linux-x86-64.so.2", "ld-linux.so.2", "libc_malloc_debug.so.0"};
+  const auto& soname = object.binary->soname;
+  return soname && names.count(*soname);
+}
+
+bool is_preloaded(const Graph& graph, size_t root, size_t object) {
+  for (const Edge& e : graph.edges)
+    if (e.root == root && e.kind == EdgeKind::Preload && e.to == object) return true;
+  return false;
+}
+
+struct Shadowing {
+  std::set<std::string> symbols;
+  std::set<std::string> requesters;
+};
+
+class InterpositionScan {
+ public:
+  InterpositionScan(const CheckContext& ctx, const SymbolIndex& symbols) : ctx_(ctx), symbols_(symbols) {}
+
+  void scan_root(size_t root) {
+    const std::vector<size_t>& scope = symbols_.scope(root);
+    for (size_t o : scope)
+      for (const Symbol& ref : ctx_.graph.objects[o].binary->symbols)
+        if (!ref.defined && !ref.name.empty() && ref.binding != SymbolBinding::Local) check(root, o, ref);
+  }
+
+  std::vector<Finding> findings() const {
+    std::vector<Finding> out;
+    for (const auto& [pair, s] : shadowed_) out.push_back(finding(pair.first, pair.second, s));
+    return out;
+  }
+
+ private:
+  // The library the requester was linked against for this reference: the file its version
+  // names, or else the first of its own NEEDED that defines the symbol.
+  std::optional<size_t> intended(size_t root, size_t requester, const Symbol& ref, size_t winner) const {
+    if (!ref.version_file.empty()) return symbols_.loaded(root, ref.version_file);
+    auto needed = symbols_.direct_needed(root, requester);
+    for (size_t n : needed)
+      if (n == winner) return std::nullopt;
+    for (size_t n : needed)
+      if (symbols_.match(n, ref)) return n;
+    return std::nullopt;
+  }
+
+  bool is_noise(size_t root, const Binding& winner, size_t provider, const Symbol& ref) const {
+    const Object& w = ctx_.graph.objects[winner.object];
+    const Object& p = ctx_.graph.objects[provider];
+    if (winner.object == ctx_.graph.roots[root] && w.binary->is_executable()) return true;  // the program's own (copy relocations, deliberate overrides)
+    if (is_glibc_library(w) && is_glibc_library(p)) return true;
+    if (winner.symbol->binding == SymbolBinding::Weak) return true;  // vague linkage: inline and template copies
+    const Symbol* theirs = symbols_.match(provider, ref);
+    if (!theirs || theirs->binding == SymbolBinding::Weak) return true;
+    return is_preloaded(ctx_.graph, root, winner.object);  // LD_PRELOAD interposes on purpose
+  }
+
+  void check(size_t root, size_t requester, const Symbol& ref) {
+    auto winner = symbols_.bind(symbols_.scope(root), ref);
+    if (!winner) return;
+    auto provider = intended(root, requester, ref, winner->object);
+    if (!provider || *provider == winner->object || is_noise(root, *winner, *provider, ref)) return;
+    Shadowing& s = shadowed_[{winner->object, *provider}];
+    s.symbols.insert(ref.version.empty() ? ref.name : ref.name + "@" + ref.version);
+    s.requesters.insert(ctx_.graph.objects[requester].path);
+  }
+
+  Finding finding(size_t winner, size_t provider, const Shadowing& s) const {
+    const Object& w = ctx_.graph.objects[winner];
+    const Object& p = ctx_.graph.objects[provider];
+    std::vector<std::string> names(s.symbols.begin(), s.symbols.end());
+    std::vector<std::string> who(s.requesters.begin(), s.requesters.end());
+    Finding f;
+    f.code = "symbol-interposed";
+    f.severity = Severity::Warning;
+    f.object = winner;
+    f.path = w.path;
+    f.message = fmt::format("{} symbol{} that {} {} linked against from {} bind to {}, loaded earlier: {}",
+                            names.size(), names.size() == 1 ? "" : "s", join_limited(who, 3),
+                            who.size() == 1 ? "was" : "were", p.path, w.path, join_limited(names));
+    f.fix = fmt::format("make sure only one of {} and {} is loaded (remove the extra copy from the "
+                        "search path or the preload list)", w.path, p.path);
+    return f;
+  }
+
+  const CheckContext& ctx_;
+  const SymbolIndex& symbols_;
+  std::map<std::pair<size_t, size_t>, Shadowing> shadowed_;
+};
+
+}  // namespace
+
+std::vector<Finding> check_interposition(const CheckContext& ctx, const SymbolIndex& symbols) {
+  InterpositionScan scan(ctx, symbols);
+  for (size_t root = 0; root < ctx.graph.load_order.size() && root < ctx.graph.roots.size(); ++root)
+    scan.scan_root(root);
+  return scan.findings();
+}
+
+}  // namespace depscan

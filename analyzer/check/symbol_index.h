@@ -1,0 +1,64 @@
+// Symbol binding as glibc's ld.so does it (elf/dl-lookup.c, check_match): one hash table per
+// object from a name to its dynamic definitions, built once and shared by every symbol check,
+// and the binding of one reference against a root's lookup scope (its load order).
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <span>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "analyzer/model.h"
+
+namespace depscan {
+
+struct Binding {
+  size_t object = 0;              // index into Graph::objects
+  const Symbol* symbol = nullptr; // the definition the reference binds to
+};
+
+class SymbolIndex {
+ public:
+  explicit SymbolIndex(const Graph& graph);
+  ~SymbolIndex();
+  SymbolIndex(const SymbolIndex&) = delete;
+  SymbolIndex& operator=(const SymbolIndex&) = delete;
+
+  const Graph& graph() const { return graph_; }
+
+  // The definitions of `name` in `object` that ld.so may bind to (defined; global, weak or
+  // unique; of a bindable type), in symbol-table order.
+  std::span<const Symbol* const> definitions(size_t object, std::string_view name) const;
+
+  // The definition in `object` that `reference` binds to, or null: the version rules of
+  // check_match (see symbol_index.cpp).
+  const Symbol* match(size_t object, const Symbol& reference) const;
+
+  // The first object of `scope` that defines `reference`: the binding ld.so makes.
+  std::optional<Binding> bind(std::span<const size_t> scope, const Symbol& reference) const;
+
+  // The readable ELF objects of root `root` in load order: its global lookup scope.
+  const std::vector<size_t>& scope(size_t root) const { return scopes_[root]; }
+
+  // The loaded object of root `root` known by `name` (its soname or a name it was loaded by),
+  // as dl-version.c's find_needed finds it; nullopt if none is loaded.
+  std::optional<size_t> loaded(size_t root, std::string_view name) const;
+
+  // Objects reached by `object`'s resolved NEEDED edges in root `root`, in NEEDED order.
+  std::span<const size_t> direct_needed(size_t root, size_t object) const;
+
+ private:
+  struct Table;
+  const Graph& graph_;
+  std::vector<std::unique_ptr<Table>> tables_;  // per object; null if unreadable or not ELF
+  std::vector<std::vector<size_t>> scopes_;
+  std::vector<std::unordered_map<std::string_view, size_t>> names_;  // per root
+  std::unordered_map<uint64_t, std::vector<size_t>> needed_;         // (root, object) -> NEEDED
+};
+
+// True if the object takes part in ELF symbol binding (it was read and is an ELF file).
+bool is_bindable(const Object& object);
+
+}  // namespace depscan

@@ -1,0 +1,89 @@
+// dl-version.c at load time: every DT_VERNEED (file, version) of every loaded object must be
+// defined in the DT_VERDEF of the loaded object known by that file name.
+#include <set>
+#include <tuple>
+
+#include <fmt/format.h>
+
+#include "analyzer/check/check.h"
+#include "analyzer/check/listing.h"
+#include "analyzer/check/symbol_index.h"
+
+namespace depscan {
+namespace {
+
+bool defines_version(const Binary& provider, const std::string& version) {
+  for (const VersionDef& d : provider.version_defs)
+    if (d.name == version) return true;
+  return false;
+}
+
+std::vector<std::string> defined_versions(const Binary& provider) {
+  std::vector<std::string> out;
+  for (const VersionDef& d : provider.version_defs)
+    if (!d.base) out.push_back(d.name);
+  return out;
+}
+
+std::vector<std::string> symbols_using(const Binary& requester, const VersionNeed& need) {
+  std::vector<std::string> out;
+  for (const Symbol& s : requester.symbols)
+    if (!s.defined && s.version_index == need.index && s.version == need.version) out.push_back(s.name);
+  return out;
+}
+
+Finding missing_version(const Object& requester, size_t requester_index, const Object& provider,
+                        const VersionNeed& need) {
+  Finding f;
+  f.code = "symbol-version-not-found";
+  f.severity = need.weak ? Severity::Warning : Severity::Error;
+  f.object = requester_index;
+  f.path = requester.path;
+  std::vector<std::string> users = symbols_using(*requester.binary, need);
+  std::vector<std::string> versions = defined_versions(*provider.binary);
+  f.message = fmt::format("{}: {}version '{}' not found (required by {}); {} defines {}", provider.path,
+                          need.weak ? "weak " : "", need.version, requester.path, need.file,
+                          versions.empty() ? "no versions" : join_last(versions));
+  if (!users.empty())
+    f.message += fmt::format("; {} uses {} for {}", requester.path, need.version, join_limited(users));
+  f.fix = fmt::format("install a {} that defines {} (the one {} was built against), or rebuild {} "
+                      "against the installed one",
+                      need.file, need.version, requester.path, requester.path);
+  return f;
+}
+
+// A provider without DT_VERDEF: ld.so only notes it, and binds the versioned references to its
+// unversioned definitions.
+Finding no_version_info(const Object& requester, size_t requester_index, const Object& provider,
+                        const VersionNeed& need) {
+  return Finding{"symbol-version-not-found", Severity::Warning, requester_index,
+                 fmt::format("{}: no version information available (required by {}); it needs {} "
+                             "from {}", provider.path, requester.path, need.version, need.file),
+                 "", requester.path};
+}
+
+}  // namespace
+
+std::vector<Finding> check_symbol_versions(const CheckContext& ctx, const SymbolIndex& symbols) {
+  std::vector<Finding> out;
+  std::set<std::tuple<size_t, size_t, std::string>> seen;  // requester, provider, version
+  for (size_t root = 0; root < ctx.graph.load_order.size(); ++root) {
+    for (size_t o : symbols.scope(root)) {
+      const Object& requester = ctx.graph.objects[o];
+      for (const VersionNeed& need : requester.binary->version_needs) {
+        auto provider_index = symbols.loaded(root, need.file);
+        if (!provider_index) continue;  // not loaded: library-not-found says so
+        const Object& provider = ctx.graph.objects[*provider_index];
+        const Binary& defs = *provider.binary;
+        bool no_verdef = defs.version_defs.empty();
+        if (!no_verdef && defines_version(defs, need.version)) continue;
+        if (!seen.emplace(o, *provider_index, no_verdef ? std::string() : need.version).second) continue;
+        out.push_back(no_verdef ? no_version_info(requester, o, provider, need)
+                                : missing_version(requester, o, provider, need));
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace depscan

@@ -1,0 +1,120 @@
+// Relocation-time symbol lookup (dl-lookup.c): every non-weak undefined dynamic symbol of every
+// loaded object must bind to a definition in the root's lookup scope.
+#include <map>
+#include <tuple>
+
+#include <fmt/format.h>
+
+#include "analyzer/check/check.h"
+#include "analyzer/check/listing.h"
+#include "analyzer/check/symbol_index.h"
+
+namespace depscan {
+namespace {
+
+bool is_data(SymbolType type) {
+  return type == SymbolType::Object || type == SymbolType::Tls || type == SymbolType::Common;
+}
+
+bool has_missing_library(const Graph& graph, size_t root) {
+  for (const Edge& e : graph.edges)
+    if (e.root == root && !e.to && (e.kind == EdgeKind::Needed || e.kind == EdgeKind::Preload)) return true;
+  return false;
+}
+
+bool defines_version(const Binary& binary, const std::string& version) {
+  for (const VersionDef& d : binary.version_defs)
+    if (d.name == version) return true;
+  return false;
+}
+
+struct RootFacts {
+  size_t root = 0;
+  bool program = false;          // an executable: nothing comes before it in the scope
+  bool missing_library = false;  // the loader stops at library-not-found before binding
+};
+
+// Why and when the unresolved reference fails: at load, or only at its first call.
+std::string when_it_fails(const Binary& requester, const Symbol& ref, const Target& target) {
+  if (is_data(ref.type)) return "fails at load: data reference";
+  if (requester.bind_now()) return "fails at load: the object is linked with -z now (BIND_NOW)";
+  if (target.bind_now) return "fails at load: LD_BIND_NOW=1";
+  return "fails only when first called (lazy binding); at load with LD_BIND_NOW=1";
+}
+
+bool fails_at_load(const Binary& requester, const Symbol& ref, const Target& target) {
+  return is_data(ref.type) || requester.bind_now() || target.bind_now;
+}
+
+std::string needed_list(const Graph& graph, const SymbolIndex& symbols, size_t root, size_t object) {
+  std::vector<std::string> names;
+  for (size_t n : symbols.direct_needed(root, object)) names.push_back(graph.objects[n].path);
+  return names.empty() ? "no NEEDED libraries" : "NEEDED " + join_limited(names, 6);
+}
+
+std::optional<Finding> unresolved(const CheckContext& ctx, const SymbolIndex& symbols,
+                                  const RootFacts& facts, size_t object, const Symbol& ref) {
+  const Object& requester = ctx.graph.objects[object];
+  std::optional<size_t> provider;
+  if (!ref.version.empty() && !ref.version_file.empty()) {
+    provider = symbols.loaded(facts.root, ref.version_file);
+    if (!provider) return std::nullopt;  // library-not-found
+    const Binary& p = *ctx.graph.objects[*provider].binary;
+    if (!p.version_defs.empty() && !defines_version(p, ref.version)) return std::nullopt;  // version check fails first
+  } else if (facts.missing_library) {
+    return std::nullopt;  // the missing library may define it; the loader stops before binding
+  }
+  bool host_may_define = !facts.program && !provider;
+  Finding f;
+  f.code = "undefined-symbol";
+  f.severity = fails_at_load(*requester.binary, ref, ctx.target) && !host_may_define ? Severity::Error
+                                                                                      : Severity::Warning;
+  f.object = object;
+  f.path = requester.path;
+  std::string versioned = ref.version.empty() ? "" : ", version " + ref.version;
+  f.message = fmt::format("symbol lookup error: {}: undefined symbol: {}{}", requester.path, ref.name, versioned);
+  if (provider) {
+    const Object& p = ctx.graph.objects[*provider];
+    f.message += fmt::format(" (expected from {} => {}, which does not define it)", ref.version_file, p.path);
+    f.fix = fmt::format("install the {} that {} was built against (it defines {}@{}), or rebuild {} "
+                        "against {}", ref.version_file, requester.path, ref.name, ref.version,
+                        requester.path, p.path);
+  } else {
+    f.message += fmt::format(" (no loaded object defines it; {} has {})", requester.path,
+                             needed_list(ctx.graph, symbols, facts.root, object));
+    f.fix = fmt::format("load the library that defines {} (add it to NEEDED or LD_PRELOAD), or "
+                        "rebuild {} without the reference", ref.name, requester.path);
+  }
+  f.message += "; " + when_it_fails(*requester.binary, ref, ctx.target);
+  if (host_may_define)
+    f.message += fmt::format("; unless the program that loads {} defines it",
+                             ctx.graph.objects[ctx.graph.roots[facts.root]].path);
+  return f;
+}
+
+}  // namespace
+
+std::vector<Finding> check_undefined_symbols(const CheckContext& ctx, const SymbolIndex& symbols) {
+  std::map<std::tuple<size_t, std::string_view, std::string_view>, Finding> found;
+  for (size_t root = 0; root < ctx.graph.load_order.size() && root < ctx.graph.roots.size(); ++root) {
+    const Object& root_object = ctx.graph.objects[ctx.graph.roots[root]];
+    RootFacts facts{root, root_object.binary && root_object.binary->is_executable(),
+                    has_missing_library(ctx.graph, root)};
+    const std::vector<size_t>& scope = symbols.scope(root);
+    for (size_t o : scope) {
+      for (const Symbol& ref : ctx.graph.objects[o].binary->symbols) {
+        if (ref.defined || ref.binding != SymbolBinding::Global || ref.name.empty()) continue;
+        if (symbols.bind(scope, ref)) continue;
+        auto finding = unresolved(ctx, symbols, facts, o, ref);
+        if (!finding) continue;
+        auto [it, inserted] = found.try_emplace({o, ref.name, ref.version}, *finding);
+        if (!inserted && finding->severity > it->second.severity) it->second = std::move(*finding);
+      }
+    }
+  }
+  std::vector<Finding> out;
+  for (auto& [key, f] : found) out.push_back(std::move(f));
+  return out;
+}
+
+}  // namespace depscan

@@ -1,0 +1,448 @@
+// The symbol checks on hand-built graphs: ld.so's binding and version rules, one at a time.
+#include <doctest/doctest.h>
+
+#include "analyzer/check/baselines.h"
+#include "graph_builder.h"
+
+using namespace depscan;
+using namespace depscan::test;
+
+namespace {
+
+auto versions = [](const CheckContext& c, const SymbolIndex& s) { return check_symbol_versions(c, s); };
+auto undefined = [](const CheckContext& c, const SymbolIndex& s) { return check_undefined_symbols(c, s); };
+auto interposed = [](const CheckContext& c, const SymbolIndex& s) { return check_interposition(c, s); };
+auto floors = [](const CheckContext& c, const SymbolIndex&) { return check_target_floors(c); };
+
+// libfoo.so.1 with foo@FOO_1 (hidden), foo@@FOO_2, bar@@FOO_1, baz (base version).
+Binary versioned_libfoo() {
+  Binary b = elf("libfoo.so.1");
+  b.version_defs = {verdef("libfoo.so.1", 1, true), verdef("FOO_1", 2), verdef("FOO_2", 3)};
+  b.symbols = {def("foo", "FOO_1", 2, true), def("foo", "FOO_2", 3), def("bar", "FOO_1", 2),
+               def("baz", "", 1), def("qux", "FOO_2", 3, true)};
+  return b;
+}
+
+}  // namespace
+
+TEST_CASE("versioned references take their version, unversioned ones the default") {
+  GraphBuilder g;
+  size_t lib = g.add("/lib/libfoo.so.1", versioned_libfoo());
+  g.root({lib});
+  SymbolIndex index(g.graph);
+
+  const Symbol* s = index.match(lib, ref("foo", "FOO_1", "libfoo.so.1", 2));
+  REQUIRE(s);
+  CHECK(s->version == "FOO_1");  // a hidden version still serves a reference that names it
+  s = index.match(lib, ref("foo", "FOO_2", "libfoo.so.1", 3));
+  REQUIRE(s);
+  CHECK(s->version == "FOO_2");
+  CHECK_FALSE(index.match(lib, ref("foo", "FOO_3", "libfoo.so.1", 4)));
+  // foo@FOO_1 has index 2 (the oldest version), which check_match accepts for an unversioned
+  // reference even though it is hidden.
+  s = index.match(lib, ref("foo"));
+  REQUIRE(s);
+  CHECK(s->version == "FOO_1");
+  CHECK_FALSE(index.match(lib, ref("qux")));                       // only a hidden FOO_2 copy
+  CHECK(index.match(lib, ref("qux", "FOO_2", "libfoo.so.1", 3)));
+  CHECK(index.match(lib, ref("baz", "FOO_2", "libfoo.so.1", 3)));  // base-version definitions serve any version
+  CHECK_FALSE(index.match(lib, ref("missing")));
+}
+
+TEST_CASE("an unversioned reference binds to the only non-hidden versioned definition") {
+  GraphBuilder g;
+  Binary b = elf("libv.so");
+  b.version_defs = {verdef("libv.so", 1, true), verdef("V_1", 2), verdef("V_2", 3), verdef("V_3", 4)};
+  b.symbols = {def("f", "V_2", 3, true), def("f", "V_3", 4)};
+  size_t lib = g.add("/lib/libv.so", b);
+  g.root({lib});
+  SymbolIndex index(g.graph);
+  const Symbol* s = index.match(lib, ref("f"));
+  REQUIRE(s);
+  CHECK(s->version == "V_3");
+}
+
+TEST_CASE("an object without symbol versioning satisfies versioned references") {
+  GraphBuilder g;
+  Binary b = elf("libplain.so");
+  b.symbols = {def("foo", "", kNoVersym)};
+  size_t lib = g.add("/lib/libplain.so", b);
+  g.root({lib});
+  SymbolIndex index(g.graph);
+  CHECK(index.match(lib, ref("foo", "FOO_9", "libother.so", 5)));
+  CHECK(index.match(lib, ref("foo")));
+}
+
+TEST_CASE("local, undefined and section symbols are not definitions") {
+  GraphBuilder g;
+  Binary b = elf("liba.so");
+  b.symbols = {def("local", "", 1, false, SymbolType::Func, SymbolBinding::Local),
+               def("sect", "", 1, false, SymbolType::Section), ref("undef")};
+  size_t lib = g.add("/lib/liba.so", b);
+  g.root({lib});
+  SymbolIndex index(g.graph);
+  CHECK(index.definitions(lib, "local").empty());
+  CHECK(index.definitions(lib, "sect").empty());
+  CHECK(index.definitions(lib, "undef").empty());
+}
+
+TEST_CASE("the first definition in load order wins") {
+  GraphBuilder g;
+  Binary a = elf("liba.so"), b = elf("libb.so");
+  a.symbols = {def("shared", "", 1)};
+  b.symbols = {def("shared", "", 1)};
+  size_t app = g.add("/app", elf(std::nullopt, true));
+  size_t la = g.add("/lib/liba.so", a), lb = g.add("/lib/libb.so", b);
+  size_t root = g.root({app, lb, la});
+  SymbolIndex index(g.graph);
+  auto bound = index.bind(index.scope(root), ref("shared"));
+  REQUIRE(bound);
+  CHECK(bound->object == lb);
+}
+
+TEST_CASE("symbol-version-not-found: the loader's wording, the provider's versions, the users") {
+  GraphBuilder g;
+  Binary app = elf(std::nullopt, true);
+  app.needed = {"libfoo.so.1"};
+  app.version_needs = {verneed("libfoo.so.1", "FOO_3", 4)};
+  app.symbols = {ref("newfunc", "FOO_3", "libfoo.so.1", 4)};
+  size_t a = g.add("/opt/app", app);
+  size_t lib = g.add("/lib/libfoo.so.1", versioned_libfoo());
+  g.edge(a, "libfoo.so.1", lib);
+  g.root({a, lib});
+  CheckRun run;
+  auto found = run.run(g.graph, versions);
+  REQUIRE(found.size() == 1);
+  CHECK(found[0].code == "symbol-version-not-found");
+  CHECK(found[0].severity == Severity::Error);
+  CHECK(found[0].object == a);
+  CHECK(found[0].message.find("/lib/libfoo.so.1: version 'FOO_3' not found (required by /opt/app)") == 0);
+  CHECK(found[0].message.find("FOO_1, FOO_2") != std::string::npos);
+  CHECK(found[0].message.find("newfunc") != std::string::npos);
+  // and the undefined-symbol check leaves it to the version check (the loader stops there)
+  CHECK(run.run(g.graph, undefined).empty());
+}
+
+TEST_CASE("symbol-version-not-found: weak needs warn, unloaded providers are skipped") {
+  GraphBuilder g;
+  Binary app = elf(std::nullopt, true);
+  app.version_needs = {verneed("libfoo.so.1", "FOO_3", 4, true), verneed("libgone.so", "GONE_1", 5)};
+  size_t a = g.add("/opt/app", app);
+  size_t lib = g.add("/lib/libfoo.so.1", versioned_libfoo());
+  g.edge(a, "libfoo.so.1", lib);
+  g.edge(a, "libgone.so", std::nullopt);
+  g.root({a, lib});
+  CheckRun run;
+  auto found = run.run(g.graph, versions);
+  REQUIRE(found.size() == 1);
+  CHECK(found[0].severity == Severity::Warning);
+  CHECK(found[0].message.find("weak version 'FOO_3'") != std::string::npos);
+}
+
+TEST_CASE("symbol-version-not-found: a provider without versions only gets a note") {
+  GraphBuilder g;
+  Binary app = elf(std::nullopt, true);
+  app.version_needs = {verneed("libplain.so", "PLAIN_1", 2)};
+  size_t a = g.add("/opt/app", app);
+  Binary plain = elf("libplain.so");
+  plain.symbols = {def("p", "", kNoVersym)};
+  size_t lib = g.add("/lib/libplain.so", plain);
+  g.edge(a, "libplain.so", lib);
+  g.root({a, lib});
+  CheckRun run;
+  auto found = run.run(g.graph, versions);
+  REQUIRE(found.size() == 1);
+  CHECK(found[0].severity == Severity::Warning);
+  CHECK(found[0].message.find("no version information available (required by /opt/app)") != std::string::npos);
+}
+
+namespace {
+
+// /opt/app (executable) -> libfoo.so.1 (versioned) -> libc-like nothing; app references `refs`.
+struct AppGraph {
+  GraphBuilder g;
+  size_t app = 0, lib = 0;
+  explicit AppGraph(std::vector<Symbol> refs, uint64_t dt_flags = 0) {
+    Binary b = elf(std::nullopt, true);
+    b.needed = {"libfoo.so.1"};
+    b.version_needs = {verneed("libfoo.so.1", "FOO_1", 2), verneed("libfoo.so.1", "FOO_2", 3)};
+    b.symbols = std::move(refs);
+    b.dt_flags = dt_flags;
+    app = g.add("/opt/app", b);
+    lib = g.add("/lib/libfoo.so.1", versioned_libfoo());
+    g.edge(app, "libfoo.so.1", lib);
+    g.root({app, lib});
+  }
+};
+
+}  // namespace
+
+TEST_CASE("undefined-symbol: lazy functions warn, BIND_NOW and data references fail at load") {
+  SUBCASE("lazy function") {
+    AppGraph a({ref("gone")});
+    CheckRun run;
+    auto found = run.run(a.g.graph, undefined);
+    REQUIRE(found.size() == 1);
+    CHECK(found[0].severity == Severity::Warning);
+    CHECK(found[0].message.find("symbol lookup error: /opt/app: undefined symbol: gone") == 0);
+    CHECK(found[0].message.find("first called") != std::string::npos);
+  }
+  SUBCASE("--bind-now models LD_BIND_NOW=1") {
+    AppGraph a({ref("gone")});
+    CheckRun run;
+    run.target.bind_now = true;
+    auto found = run.run(a.g.graph, undefined);
+    REQUIRE(found.size() == 1);
+    CHECK(found[0].severity == Severity::Error);
+    CHECK(found[0].message.find("LD_BIND_NOW") != std::string::npos);
+  }
+  SUBCASE("DF_BIND_NOW in DT_FLAGS") {
+    AppGraph a({ref("gone")}, kDfBindNow);
+    CheckRun run;
+    auto found = run.run(a.g.graph, undefined);
+    REQUIRE(found.size() == 1);
+    CHECK(found[0].severity == Severity::Error);
+  }
+  SUBCASE("data reference") {
+    AppGraph a({ref("gone_var", "", "", 1, SymbolType::Object)});
+    CheckRun run;
+    auto found = run.run(a.g.graph, undefined);
+    REQUIRE(found.size() == 1);
+    CHECK(found[0].severity == Severity::Error);
+    CHECK(found[0].message.find("data reference") != std::string::npos);
+  }
+  SUBCASE("weak references may stay undefined") {
+    AppGraph a({ref("gone", "", "", 1, SymbolType::Func, SymbolBinding::Weak)});
+    CheckRun run;
+    run.target.bind_now = true;
+    CHECK(run.run(a.g.graph, undefined).empty());
+  }
+  SUBCASE("defined references are fine") {
+    AppGraph a({ref("foo", "FOO_2", "libfoo.so.1", 3), ref("bar", "FOO_1", "libfoo.so.1", 2), ref("baz")});
+    CheckRun run;
+    run.target.bind_now = true;
+    CHECK(run.run(a.g.graph, undefined).empty());
+  }
+}
+
+TEST_CASE("undefined-symbol: a versioned reference names the library it was expected from") {
+  AppGraph a({ref("removed", "FOO_2", "libfoo.so.1", 3, SymbolType::Func)}, kDfBindNow);
+  CheckRun run;
+  auto found = run.run(a.g.graph, undefined);
+  REQUIRE(found.size() == 1);
+  CHECK(found[0].severity == Severity::Error);
+  CHECK(found[0].message.find("undefined symbol: removed, version FOO_2") != std::string::npos);
+  CHECK(found[0].message.find("expected from libfoo.so.1 => /lib/libfoo.so.1") != std::string::npos);
+}
+
+TEST_CASE("undefined-symbol: the program and preloads define symbols too") {
+  GraphBuilder g;
+  Binary app = elf(std::nullopt, true);
+  app.symbols = {def("from_app"), ref("from_preload")};
+  app.dt_flags = kDfBindNow;
+  Binary pre = elf("libpre.so");
+  pre.symbols = {def("from_preload")};
+  Binary lib = elf("libneeds.so");
+  lib.symbols = {ref("from_app"), ref("from_preload")};
+  lib.dt_flags = kDfBindNow;
+  size_t a = g.add("/opt/app", app), p = g.add("/opt/libpre.so", pre), l = g.add("/lib/libneeds.so", lib);
+  g.edge(a, "/opt/libpre.so", p, How::Preload, EdgeKind::Preload);
+  g.edge(a, "libneeds.so", l);
+  g.root({a, p, l});
+  CheckRun run;
+  CHECK(run.run(g.graph, undefined).empty());
+}
+
+TEST_CASE("undefined-symbol: unreadable objects are out of the scope; missing libraries stop the loader first") {
+  SUBCASE("unreadable") {
+    GraphBuilder g;
+    Binary app = elf(std::nullopt, true);
+    app.symbols = {ref("in_broken", "", "", 1, SymbolType::Object)};
+    size_t a = g.add("/opt/app", app), broken = g.add_unreadable("/lib/libbroken.so");
+    g.edge(a, "libbroken.so", broken);
+    g.root({a, broken});
+    CheckRun run;
+    CHECK(run.run(g.graph, undefined).size() == 1);
+  }
+  SUBCASE("missing") {
+    GraphBuilder g;
+    Binary app = elf(std::nullopt, true);
+    app.symbols = {ref("in_missing", "", "", 1, SymbolType::Object), ref("v", "M_1", "libmissing.so", 2)};
+    size_t a = g.add("/opt/app", app);
+    g.edge(a, "libmissing.so", std::nullopt);
+    g.root({a});
+    CheckRun run;
+    CHECK(run.run(g.graph, undefined).empty());
+  }
+}
+
+TEST_CASE("undefined-symbol: a library root may get its symbols from the program that loads it") {
+  GraphBuilder g;
+  Binary plugin = elf("libplugin.so");
+  plugin.symbols = {ref("host_function")};
+  plugin.dt_flags = kDfBindNow;
+  size_t p = g.add("/lib/libplugin.so", plugin);
+  g.root({p});
+  CheckRun run;
+  auto found = run.run(g.graph, undefined);
+  REQUIRE(found.size() == 1);
+  CHECK(found[0].severity == Severity::Warning);
+  CHECK(found[0].message.find("unless the program that loads") != std::string::npos);
+}
+
+namespace {
+
+// app -> libtorch.so -> libcudart.so.12 (bundled, RUNPATH); app -> libother.so -> ... but an
+// earlier libcudart-copy.so (NEEDED by app first) defines the same functions.
+struct TwoCopies {
+  GraphBuilder g;
+  size_t app = 0, copy = 0, torch = 0, cudart = 0;
+  explicit TwoCopies(SymbolBinding copy_binding = SymbolBinding::Global) {
+    Binary a = elf(std::nullopt, true);
+    a.needed = {"libcudart-copy.so", "libtorch.so"};
+    Binary c = elf("libcudart-copy.so");
+    c.symbols = {def("cudaMalloc", "", 1, false, SymbolType::Func, copy_binding), def("cudaFree")};
+    Binary t = elf("libtorch.so");
+    t.needed = {"libcudart.so.12"};
+    t.symbols = {ref("cudaMalloc"), ref("cudaFree"), ref("cudaLaunchKernel")};
+    Binary r = elf("libcudart.so.12");
+    r.symbols = {def("cudaMalloc"), def("cudaFree"), def("cudaLaunchKernel")};
+    app = g.add("/opt/app", a);
+    copy = g.add("/opt/lib/libcudart-copy.so", c);
+    torch = g.add("/opt/lib/libtorch.so", t);
+    cudart = g.add("/usr/local/cuda/lib64/libcudart.so.12", r);
+    g.edge(app, "libcudart-copy.so", copy);
+    g.edge(app, "libtorch.so", torch);
+    g.edge(torch, "libcudart.so.12", cudart);
+    g.root({app, copy, torch, cudart});
+  }
+};
+
+}  // namespace
+
+TEST_CASE("symbol-interposed: an earlier copy wins over the library the requester was linked against") {
+  TwoCopies t;
+  CheckRun run;
+  auto found = run.run(t.g.graph, interposed);
+  REQUIRE(found.size() == 1);
+  CHECK(found[0].code == "symbol-interposed");
+  CHECK(found[0].severity == Severity::Warning);
+  CHECK(found[0].object == t.copy);
+  CHECK(found[0].message.find("2 symbols that /opt/lib/libtorch.so was linked against from "
+                              "/usr/local/cuda/lib64/libcudart.so.12 bind to /opt/lib/libcudart-copy.so") == 0);
+  CHECK(found[0].message.find("cudaFree, cudaMalloc") != std::string::npos);
+  CHECK(found[0].message.find("cudaLaunchKernel") == std::string::npos);
+}
+
+TEST_CASE("symbol-interposed: weak (inline, template) copies and the program's own definitions are quiet") {
+  SUBCASE("weak winner") {
+    TwoCopies t(SymbolBinding::Weak);
+    CheckRun run;
+    auto found = run.run(t.g.graph, interposed);
+    REQUIRE(found.size() == 1);  // cudaFree is still a strong duplicate
+    CHECK(found[0].message.find("cudaMalloc") == std::string::npos);
+  }
+  SUBCASE("the program") {
+    GraphBuilder g;
+    Binary a = elf(std::nullopt, true);
+    a.symbols = {def("malloc")};
+    Binary l = elf("libx.so");
+    l.needed = {"libc.so.6"};
+    l.symbols = {ref("malloc")};
+    Binary c = elf("libc.so.6");
+    c.symbols = {def("malloc")};
+    size_t app = g.add("/opt/app", a), x = g.add("/lib/libx.so", l), libc = g.add("/lib/libc.so.6", c);
+    g.edge(app, "libx.so", x);
+    g.edge(x, "libc.so.6", libc);
+    g.root({app, x, libc});
+    CheckRun run;
+    CHECK(run.run(g.graph, interposed).empty());
+  }
+}
+
+namespace {
+
+struct FloorGraph {
+  GraphBuilder g;
+  size_t app = 0, bundled = 0, system = 0;
+  FloorGraph() {
+    Binary a = elf(std::nullopt, true);
+    a.version_needs = {verneed("libc.so.6", "GLIBC_2.2.5", 2), verneed("libc.so.6", "GLIBC_2.34", 3),
+                       verneed("libstdc++.so.6", "GLIBCXX_3.4.30", 4), verneed("libc.so.6", "GLIBC_PRIVATE", 5)};
+    a.symbols = {ref("printf", "GLIBC_2.2.5", "libc.so.6", 2), ref("pthread_create", "GLIBC_2.34", "libc.so.6", 3),
+                 ref("__libc_start_main", "GLIBC_2.34", "libc.so.6", 3),
+                 ref("_ZNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEE10_M_replaceEmmPKcm",
+                     "GLIBCXX_3.4.30", "libstdc++.so.6", 4)};
+    Binary b = elf("libbundled.so");
+    b.version_needs = {verneed("libc.so.6", "GLIBC_2.33", 2)};
+    b.symbols = {ref("stat64", "GLIBC_2.33", "libc.so.6", 2)};
+    Binary s = elf("libsystem.so");
+    s.version_needs = {verneed("libc.so.6", "GLIBC_2.36", 2)};
+    app = g.add("/opt/app", a);
+    bundled = g.add("/opt/lib/libbundled.so", b);
+    system = g.add("/usr/lib/x86_64-linux-gnu/libsystem.so", s);
+    g.edge(app, "libbundled.so", bundled, How::Runpath);
+    g.edge(app, "libsystem.so", system, How::LdSoCache);
+    g.root({app, bundled, system});
+  }
+};
+
+}  // namespace
+
+TEST_CASE("version floors: the highest versions the program and its bundled libraries need") {
+  FloorGraph f;
+  CheckRun run;
+  auto found = run.run(f.g.graph, floors);
+  REQUIRE(found.size() == 1);
+  CHECK(found[0].code == "version-floor");
+  CHECK(found[0].severity == Severity::Info);
+  CHECK(found[0].message.find("glibc >= 2.34") != std::string::npos);  // not 2.36: that library comes from the system
+  CHECK(found[0].message.find("GLIBCXX_3.4.30 (by /opt/app)") != std::string::npos);
+}
+
+TEST_CASE("symbol-too-new names every symbol above --target-glibc") {
+  FloorGraph f;
+  CheckRun run;
+  run.target.glibc = "2.32";
+  auto found = with_code(run.run(f.g.graph, floors), "symbol-too-new");
+  REQUIRE(found.size() == 2);
+  CHECK(found[0].severity == Severity::Error);
+  CHECK(found[0].object == f.app);
+  CHECK(found[0].message.find("GLIBC_2.34") != std::string::npos);
+  CHECK(found[0].message.find("pthread_create") != std::string::npos);
+  CHECK(found[0].message.find("__libc_start_main") != std::string::npos);
+  CHECK(found[1].object == f.bundled);
+  CHECK(found[1].message.find("stat64") != std::string::npos);
+
+  run.target.glibc = "2.34";
+  CHECK(with_code(run.run(f.g.graph, floors), "symbol-too-new").empty());
+}
+
+TEST_CASE("--target NAME uses the baseline's glibc and libstdc++ versions") {
+  FloorGraph f;
+  CheckRun run;
+  run.target.baseline = "debian-11";
+  auto found = with_code(run.run(f.g.graph, floors), "symbol-too-new");
+  REQUIRE(found.size() == 3);
+  bool glibcxx = false;
+  for (const Finding& x : found) glibcxx = glibcxx || x.message.find("GLIBCXX_3.4.30") != std::string::npos;
+  CHECK(glibcxx);
+  run.target.baseline = "debian-12";
+  CHECK(with_code(run.run(f.g.graph, floors), "symbol-too-new").empty());
+  run.target.baseline = "no-such-distro";
+  CHECK(with_code(run.run(f.g.graph, floors), "target-unknown").size() == 1);
+}
+
+TEST_CASE("the baseline table has a source on every row") {
+  auto all = load_baselines();
+  REQUIRE(all);
+  CHECK(all->size() >= 10);
+  for (const Baseline& b : *all) {
+    CHECK(!b.source.empty());
+    CHECK(!b.glibc.empty());
+  }
+  auto rhel8 = find_baseline("rhel-8");
+  REQUIRE(rhel8);
+  CHECK(rhel8->glibc == "2.28");
+  CHECK(find_baseline("manylinux2014")->glibc == "2.17");
+}
