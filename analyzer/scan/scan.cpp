@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "analyzer/check/symbol_index.h"
 #include "analyzer/input/sniff.h"
 #include "matrix/matrix.h"
 
@@ -82,6 +83,11 @@ ScanReport run_scan(const ScanOptions& options) {
   report.result.graph = resolver.take_graph();
   CheckContext ctx{report.result.graph, matrix, options.target, *fs};       // checks
   for (auto& f : check_missing_libraries(ctx)) report.result.findings.push_back(std::move(f));
+  SymbolIndex symbols(report.result.graph);                                 // symbol tables, once per object
+  for (auto& f : check_symbol_versions(ctx, symbols)) report.result.findings.push_back(std::move(f));    // DT_VERNEED
+  for (auto& f : check_undefined_symbols(ctx, symbols)) report.result.findings.push_back(std::move(f));  // symbol binding
+  for (auto& f : check_interposition(ctx, symbols)) report.result.findings.push_back(std::move(f));      // shadowed symbols
+  for (auto& f : check_target_floors(ctx)) report.result.findings.push_back(std::move(f));               // --target floors
   return report;
 }
 
