@@ -1,7 +1,153 @@
 #include "analyzer/read/elf_reader.h"
 
-namespace depscan {
+#include <fmt/format.h>
 
-Expected<Binary> read_elf(ByteView, const std::string&) { return Error{"ELF reader not built yet"}; }
+#include "analyzer/read/elf_dynamic.h"
+
+namespace depscan {
+namespace {
+
+using elf::Problem;
+
+const elf::Segment* first_segment(const elf::Image& image, uint32_t type) {
+  for (const elf::Segment& s : image.segments())
+    if (s.type == type) return &s;
+  return nullptr;
+}
+
+Problem read_interpreter(const elf::Image& image, Binary& binary) {
+  const elf::Segment* interp = first_segment(image, elf::kPtInterp);
+  if (!interp) return std::nullopt;
+  auto text = image.file().sub(interp->offset, interp->filesz)->cstring(0);
+  if (!text) return "PT_INTERP is not NUL-terminated";
+  binary.interpreter = std::string(*text);
+  return std::nullopt;
+}
+
+Problem read_dynamic_table(const elf::Image& image, elf::DynamicTable& table, bool& present) {
+  const elf::Segment* dynamic = first_segment(image, elf::kPtDynamic);
+  present = dynamic != nullptr;
+  if (!dynamic) return std::nullopt;
+  ByteView bytes = *image.file().sub(dynamic->offset, dynamic->filesz);  // segments are checked
+  uint64_t entry_size = image.dynamic_entry_size(), word = image.word_size();
+  for (uint64_t off = 0; off + entry_size <= bytes.size(); off += entry_size) {
+    elf::DynamicEntry entry{image.word(bytes, off), image.word(bytes, off + word)};
+    if (entry.tag == elf::kDtNull) return std::nullopt;
+    table.entries.push_back(entry);
+  }
+  return std::nullopt;  // no DT_NULL inside p_filesz: the loader stops at the end as well
+}
+
+Problem read_dynamic_strings(const elf::DynamicTable& dynamic, const elf::StringTable& strings, Binary& binary) {
+  std::string text;
+  for (const elf::DynamicEntry& e : dynamic.entries) {
+    const char* what = e.tag == elf::kDtNeeded ? "DT_NEEDED" : e.tag == elf::kDtSoname ? "DT_SONAME"
+                     : e.tag == elf::kDtRpath ? "DT_RPATH" : e.tag == elf::kDtRunpath ? "DT_RUNPATH" : nullptr;
+    if (!what) continue;
+    if (auto problem = strings.get(e.value, what, text)) return problem;
+    if (e.tag == elf::kDtNeeded) binary.needed.push_back(text);
+    else if (e.tag == elf::kDtSoname) binary.soname = text;
+    else if (e.tag == elf::kDtRpath) binary.rpath = text;
+    else binary.runpath = text;
+  }
+  binary.dt_flags = dynamic.value(elf::kDtFlags).value_or(0);
+  binary.dt_flags_1 = dynamic.value(elf::kDtFlags1).value_or(0);
+  binary.has_dt_bind_now = dynamic.value(elf::kDtBindNow).has_value();
+  return std::nullopt;
+}
+
+Problem read_sections(const elf::Image& image, Binary& binary) {
+  if (image.sections().empty()) return std::nullopt;
+  const elf::SectionHeader& names_header = image.sections()[image.shstrndx()];
+  ByteView names;
+  if (image.shstrndx() != 0) {
+    if (names_header.type == elf::kShtNobits) return "the section name table has no bytes in the file";
+    names = *image.file().sub(names_header.offset, names_header.size);  // checked with the headers
+  }
+  binary.sections.reserve(image.sections().size());
+  for (size_t i = 0; i < image.sections().size(); ++i) {
+    const elf::SectionHeader& h = image.sections()[i];
+    Section s{std::string(), h.type, h.flags, h.addr, h.offset, h.size};
+    if (image.shstrndx() != 0) {
+      auto name = names.cstring(h.name);
+      if (!name) return fmt::format("section {} name is not a terminated string of the section name table", i);
+      s.name = std::string(*name);
+    }
+    binary.sections.push_back(std::move(s));
+  }
+  return std::nullopt;
+}
+
+Problem read_dynamic_view(const elf::Image& image, Binary& binary) {
+  elf::DynamicTable dynamic;
+  if (auto problem = read_dynamic_table(image, dynamic, binary.has_dynamic)) return problem;
+  if (dynamic.entries.empty()) return std::nullopt;
+  elf::StringTable strings;
+  if (auto problem = elf::StringTable::locate(image, dynamic, strings)) return problem;
+  if (auto problem = read_dynamic_strings(dynamic, strings, binary)) return problem;
+  if (auto problem = elf::read_version_needs(image, dynamic, strings, binary.version_needs)) return problem;
+  if (auto problem = elf::read_version_defs(image, dynamic, strings, binary.version_defs)) return problem;
+  return elf::read_dynamic_symbols(image, dynamic, strings, binary);
+}
+
+}  // namespace
+
+namespace elf {
+
+std::optional<uint64_t> DynamicTable::value(uint64_t tag) const {
+  std::optional<uint64_t> found;
+  for (const DynamicEntry& e : entries)
+    if (e.tag == tag) found = e.value;  // the last one wins, as in ld.so
+  return found;
+}
+
+Problem StringTable::locate(const Image& image, const DynamicTable& dynamic, StringTable& out) {
+  auto address = dynamic.value(kDtStrtab);
+  if (!address) {
+    for (const DynamicEntry& e : dynamic.entries)
+      if (e.tag == kDtNeeded || e.tag == kDtSoname || e.tag == kDtRpath || e.tag == kDtRunpath ||
+          e.tag == kDtVerneed || e.tag == kDtVerdef || e.tag == kDtSymtab)
+        return "dynamic section names strings but has no DT_STRTAB";
+    return std::nullopt;
+  }
+  auto bytes = image.bytes_from_address(*address);
+  if (!bytes) return "DT_STRTAB not inside any PT_LOAD segment";
+  if (auto size = dynamic.value(kDtStrsz)) {
+    auto limited = bytes->sub(0, *size);
+    if (!limited) return "DT_STRSZ extends past the segment holding DT_STRTAB";
+    bytes = limited;
+  }
+  out.bytes_ = *bytes;
+  out.present_ = true;
+  return std::nullopt;
+}
+
+Problem StringTable::get(uint64_t offset, std::string_view what, std::string& out) const {
+  if (!present_) return fmt::format("{} needs DT_STRTAB, which is absent", what);
+  if (offset >= bytes_.size()) return fmt::format("{} string offset {:#x} past the end of the string table", what, offset);
+  auto text = bytes_.cstring(offset);
+  if (!text) return fmt::format("{} string at offset {:#x} has no terminator", what, offset);
+  out.assign(text->data(), text->size());
+  return std::nullopt;
+}
+
+}  // namespace elf
+
+Expected<Binary> read_elf(ByteView file, const std::string& logical_path) {
+  auto image = elf::Image::parse(file);
+  if (!image) return Error{image.error()};
+  Binary binary;
+  binary.path = logical_path;
+  binary.format = Format::Elf;
+  binary.bits = image->is64() ? 64 : 32;
+  binary.little_endian = image->little_endian();
+  binary.machine = image->machine();
+  binary.file_type = image->type();
+  binary.os_abi = image->os_abi();
+  binary.file_size = file.size();
+  for (auto step : {read_interpreter, read_dynamic_view, read_sections})
+    if (auto problem = step(*image, binary)) return Error{*problem};
+  return binary;
+}
 
 }  // namespace depscan

@@ -1,0 +1,76 @@
+// The layout of one ELF file as it lies in a memory map: the header, the program headers and
+// the section headers, with every offset and count checked against the file size. Reads of
+// class- and byte-order-dependent fields go through here; nothing is copied from the file.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "analyzer/util/bytes.h"
+#include "analyzer/util/expected.h"
+
+namespace depscan::elf {
+
+inline constexpr uint32_t kPtLoad = 1, kPtDynamic = 2, kPtInterp = 3;
+inline constexpr uint32_t kShtNobits = 8, kShtDynsym = 11;
+
+struct Segment {
+  uint32_t type = 0;
+  uint64_t offset = 0, vaddr = 0, filesz = 0, memsz = 0;
+};
+
+struct SectionHeader {
+  uint32_t name = 0, type = 0;
+  uint64_t flags = 0, addr = 0, offset = 0, size = 0;
+  uint32_t link = 0, info = 0;
+  uint64_t entsize = 0;
+};
+
+class Image {
+ public:
+  static Expected<Image> parse(ByteView file);
+
+  ByteView file() const { return file_; }
+  bool is64() const { return is64_; }
+  bool little_endian() const { return little_; }
+  uint16_t type() const { return type_; }
+  uint16_t machine() const { return machine_; }
+  uint8_t os_abi() const { return os_abi_; }
+  uint16_t shstrndx() const { return shstrndx_; }
+  const std::vector<Segment>& segments() const { return segments_; }
+  const std::vector<SectionHeader>& sections() const { return sections_; }
+
+  // Size of an address-sized word, a symbol and a dynamic entry for this class.
+  uint64_t word_size() const { return is64_ ? 8 : 4; }
+  uint64_t symbol_size() const { return is64_ ? 24 : 16; }
+  uint64_t dynamic_entry_size() const { return is64_ ? 16 : 8; }
+
+  // Field reads in the file's byte order from a view taken out of this file (0 when the view is
+  // too short: callers check a table's extent once, then read its fields).
+  uint16_t u16(ByteView v, uint64_t offset) const { return v.read<uint16_t>(offset, little_).value_or(0); }
+  uint32_t u32(ByteView v, uint64_t offset) const { return v.read<uint32_t>(offset, little_).value_or(0); }
+  uint64_t u64(ByteView v, uint64_t offset) const { return v.read<uint64_t>(offset, little_).value_or(0); }
+  uint64_t word(ByteView v, uint64_t offset) const { return is64_ ? u64(v, offset) : u32(v, offset); }
+
+  // The file offset holding [address, address + size) of the loaded image: the range must lie in
+  // the file-backed part of one PT_LOAD segment.
+  std::optional<uint64_t> file_offset(uint64_t address, uint64_t size) const;
+  // The bytes from `address` to the end of the file-backed part of its PT_LOAD segment.
+  std::optional<ByteView> bytes_from_address(uint64_t address) const;
+
+ private:
+  std::optional<std::string> read_header();
+  std::optional<std::string> read_section_headers(uint64_t shoff, uint16_t shentsize, uint32_t shnum);
+  std::optional<std::string> read_program_headers(uint64_t phoff, uint16_t phentsize, uint32_t phnum);
+
+  ByteView file_;
+  bool is64_ = true, little_ = true;
+  uint16_t type_ = 0, machine_ = 0, shstrndx_ = 0;
+  uint8_t os_abi_ = 0;
+  std::vector<Segment> segments_;
+  std::vector<SectionHeader> sections_;
+};
+
+}  // namespace depscan::elf
