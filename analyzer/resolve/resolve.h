@@ -2,8 +2,10 @@
 // file was chosen (see ../shared/reference/ldso-rules.md for the rules).
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "analyzer/input/fs.h"
@@ -24,7 +26,14 @@ struct LoaderEnvironment {
   std::vector<std::string> hwcaps;            // glibc-hwcaps levels searched, best first
   std::vector<std::string> legacy_hwcaps;     // legacy hwcap subdirectories searched
   std::string cwd = "/";                      // relative NEEDED paths resolve against this
+  uint32_t isa_levels = 0;                    // x86-64 ISA levels of the CPU (hwcaps.h kIsa*)
+  uint64_t hwcap_bits = 0;                    // dl_hwcap & mask, for legacy ld.so.cache entries
+  std::vector<std::string> pe_search_path;    // PE: PATH-like directories after the system dirs
 };
+
+// Splits LD_LIBRARY_PATH on ':' and ';' keeping empty elements (they mean the current
+// directory); an empty string gives no element at all.
+std::vector<std::string> split_ld_library_path(std::string_view list);
 
 LoaderEnvironment default_environment();
 
@@ -50,7 +59,8 @@ class Resolver {
   size_t add_dlopen(size_t root_index, size_t from, const std::string& name, bool inferred,
                     const std::string& source);
 
-  // Step-by-step account of how `name` requested by `from` would be searched now.
+  // Step-by-step account of how `name` requested by `from` would be searched now: every
+  // candidate with why it was taken or skipped; the last entry states the result.
   std::vector<Attempt> explain(size_t root_index, size_t from, const std::string& name) const;
 
   const Graph& graph() const;

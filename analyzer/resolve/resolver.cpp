@@ -1,34 +1,568 @@
+// The graph walk: for each root, the objects glibc's ld.so loads, breadth-first, in the order
+// that is also the lookup scope (elf/rtld.c dl_main, elf/dl-deps.c _dl_map_object_deps), and
+// for each request the "already loaded" check, the loader-chain RPATHs and the search itself
+// (search.cpp). No recursion: each root walk is a queue, each RPATH chain a loop.
+#include <map>
+#include <unordered_map>
+
+#include <fmt/format.h>
+
+#include "analyzer/resolve/dst.h"
+#include "analyzer/resolve/hwcaps.h"
+#include "analyzer/resolve/ld_so_cache.h"
+#include "analyzer/resolve/ld_so_conf.h"
+#include "analyzer/resolve/pe_search.h"
 #include "analyzer/resolve/resolve.h"
+#include "analyzer/resolve/search.h"
+#include "analyzer/resolve/system_layout.h"
 
 namespace depscan {
+namespace {
 
-LoaderEnvironment default_environment() { return LoaderEnvironment{}; }
+constexpr uint16_t kEtExec = 2, kEm386 = 3, kEmX8664 = 62;
+constexpr uint64_t kDf1Pie = 0x08000000;
+constexpr size_t kNone = static_cast<size_t>(-1);
+constexpr const char* kCachePath = "/etc/ld.so.cache";
+constexpr const char* kPreloadPath = "/etc/ld.so.preload";
+
+std::string display_name(const Object& obj) {
+  if (obj.binary && obj.binary->soname) return *obj.binary->soname;
+  return basename_of(obj.path);
+}
+
+// The loader of one ABI (class, byte order, machine) on the analysed root.
+struct AbiContext {
+  SystemLayout layout;
+  std::unique_ptr<LibrarySearch> search;
+};
+
+// One object as loaded within one root walk.
+struct Loaded {
+  size_t object = 0;           // index into Graph::objects
+  size_t loader = kNone;       // Loaded index of l_loader (kNone for roots, dlopen, interpreter)
+  size_t rpath_anchor = kNone; // nearest Loaded at or above this one, on the loader chain, with RPATH
+  bool in_scope = false;       // appended to the root's load order
+};
+
+struct RootWalk {
+  size_t root_object = 0;
+  AbiContext* abi = nullptr;
+  ProcessAbi process;
+  bool pe = false;
+  size_t main = kNone;         // Loaded index of the main program; kNone for library roots
+  std::vector<Loaded> loaded;
+  std::unordered_map<std::string, size_t> names;  // soname / requested name / path -> Loaded
+  std::map<std::pair<uint64_t, uint64_t>, size_t> files;  // (device, inode) -> Loaded
+  std::unordered_map<size_t, size_t> by_object;  // object index -> Loaded
+  std::vector<size_t> queue;   // BFS order of Loaded indexes whose NEEDED are processed
+  size_t next = 0;             // next queue position to process
+};
+
+// A request for one name, before resolution.
+struct Request {
+  std::string name;            // as written (NEEDED, preload entry, dlopen argument)
+  EdgeKind kind = EdgeKind::Needed;
+  size_t requester = kNone;    // Loaded index of the object asking (its RPATH/RUNPATH apply)
+  bool expand_bare_names = true;  // NEEDED: DSTs expanded even without '/'
+  bool dlopen = false;         // the new object gets no l_loader (__RTLD_CALLMAP)
+  std::string preload_source;  // "LD_PRELOAD" / "/etc/ld.so.preload"
+};
+
+}  // namespace
 
 struct Resolver::Impl {
   BinaryCache& cache;
   ResolveOptions options;
+  const FileSystem& fs;
   Graph graph;
   std::vector<Finding> diagnostics;
+  std::vector<RootWalk> walks;
+  std::unordered_map<std::string, size_t> object_by_path;
+  std::map<std::tuple<int, bool, uint16_t>, std::unique_ptr<AbiContext>> abis;
+  std::unique_ptr<DirCache> dir_cache;
+  bool cache_loaded = false;
+  std::optional<LdSoCache> ld_cache;
+  LdSoConf conf;
+  std::map<std::pair<size_t, bool>, std::vector<std::string>> rpath_memo, runpath_memo;
+  std::optional<std::vector<std::string>> etc_preload;
+  bool dry_run = false;  // explain(): search without loading anything
+
+  Impl(BinaryCache& c, ResolveOptions o)
+      : cache(c), options(std::move(o)), fs(c.fs()), dir_cache(std::make_unique<DirCache>(c.fs())) {}
+
+  const LoaderEnvironment& env() const { return options.env; }
+
+  // ---------------------------------------------------------------- set-up per run / ABI
+
+  void load_cache_once() {
+    if (cache_loaded) return;
+    cache_loaded = true;
+    auto text = fs.read_text(kCachePath, size_t{256} << 20);
+    if (text) {
+      ByteView bytes(reinterpret_cast<const uint8_t*>(text->data()), text->size());
+      auto parsed = LdSoCache::parse(bytes);
+      if (parsed) {
+        ld_cache = std::move(*parsed);
+        return;
+      }
+      diagnostics.push_back({"ld-so-cache-error", Severity::Warning, std::nullopt,
+                             fmt::format("{}: {}; using the directories of /etc/ld.so.conf instead",
+                                         kCachePath, parsed.error()),
+                             "run ldconfig in the analysed system", kCachePath});
+    } else {
+      diagnostics.push_back({"no-ld-so-cache", Severity::Warning, std::nullopt,
+                             fmt::format("{}: {}; using the directories of /etc/ld.so.conf as "
+                                         "ldconfig would (the loader itself would not search them)",
+                                         kCachePath, text.error()),
+                             "run ldconfig in the analysed system", kCachePath});
+    }
+    conf = read_ld_so_conf(fs);
+  }
+
+  AbiContext& abi_for(const ProcessAbi& abi) {
+    auto key = std::make_tuple(abi.bits, abi.little_endian, abi.machine);
+    auto it = abis.find(key);
+    if (it != abis.end()) return *it->second;
+    load_cache_once();
+    auto ctx = std::make_unique<AbiContext>();
+    ctx->layout = detect_layout(fs, abi.bits, abi.machine);
+    if (!env().lib.empty()) ctx->layout.lib = env().lib;
+    SearchConfig config;
+    config.abi = abi;
+    config.cwd = env().cwd;
+    config.system_dirs = ctx->layout.system_dirs;
+    CacheSource source;
+    source.query = cache_query_for(abi.bits, abi.machine);
+    if (abi.machine == kEmX8664 && abi.bits == 64) {
+      for (const std::string& level : env().hwcaps) config.subdirs.push_back("glibc-hwcaps/" + level);
+      for (const std::string& dir : env().legacy_hwcaps) config.subdirs.push_back(dir);
+      source.query.glibc_hwcaps = env().hwcaps;
+      source.query.isa_levels = env().isa_levels;
+      source.query.hwcap = env().hwcap_bits;
+      source.query.platform_index = x86_platform_index(env().platform);
+    } else if (abi.machine == kEm386) {
+      config.subdirs = legacy_hwcap_subdirs({"sse2", "i686", "tls"});
+    } else {
+      config.subdirs = {"tls"};
+    }
+    source.cache = ld_cache ? &*ld_cache : nullptr;
+    source.conf_dirs = ld_cache ? nullptr : &conf.dirs;
+    ctx->search = std::make_unique<LibrarySearch>(fs, *dir_cache, std::move(config), source);
+    return *abis.emplace(key, std::move(ctx)).first->second;
+  }
+
+  // ---------------------------------------------------------------- objects
+
+  size_t object_for(const std::string& path, const Expected<BinaryPtr>& bin) {
+    auto it = object_by_path.find(path);
+    if (it != object_by_path.end()) return it->second;
+    Object obj;
+    obj.path = path;
+    auto canon = fs.canonical(path);
+    obj.realpath = canon ? *canon : path;
+    if (bin) obj.binary = *bin;
+    else obj.read_error = bin.error();
+    if (auto info = fs.stat(path)) {
+      obj.device = info->device;
+      obj.inode = info->inode;
+    }
+    graph.objects.push_back(std::move(obj));
+    object_by_path.emplace(path, graph.objects.size() - 1);
+    return graph.objects.size() - 1;
+  }
+
+  const Binary* binary_of(const RootWalk& walk, size_t loaded) const {
+    return graph.objects[walk.loaded[loaded].object].binary.get();
+  }
+
+  DstContext dst_context(const RootWalk& walk, size_t loaded) const {
+    const Object& obj = graph.objects[walk.loaded[loaded].object];
+    DstContext ctx;
+    bool is_main = loaded == walk.main;
+    // The main program's $ORIGIN comes from its resolved path (/proc/self/exe); a library's
+    // from the path it was opened by, symlinked directories left as they are.
+    ctx.origin = dirname_of(is_main ? obj.realpath : obj.path);
+    ctx.lib = walk.abi->layout.lib;
+    ctx.platform = env().platform;
+    ctx.secure = env().secure;
+    ctx.is_executable = is_main;
+    ctx.trusted_dirs = walk.abi->layout.system_dirs;
+    return ctx;
+  }
+
+  const std::vector<std::string>& rpath_dirs(const RootWalk& walk, size_t loaded) {
+    bool is_main = loaded == walk.main;
+    auto key = std::make_pair(walk.loaded[loaded].object, is_main);
+    auto it = rpath_memo.find(key);
+    if (it != rpath_memo.end()) return it->second;
+    std::vector<std::string> dirs;
+    const Binary* bin = binary_of(walk, loaded);
+    // _dl_init_paths: the main program's RPATH is ignored when it also has a RUNPATH.
+    if (bin && bin->rpath && !(is_main && bin->runpath))
+      dirs = split_search_path(*bin->rpath, ":", dst_context(walk, loaded));
+    return rpath_memo.emplace(key, std::move(dirs)).first->second;
+  }
+
+  const std::vector<std::string>& runpath_dirs(const RootWalk& walk, size_t loaded) {
+    auto key = std::make_pair(walk.loaded[loaded].object, loaded == walk.main);
+    auto it = runpath_memo.find(key);
+    if (it != runpath_memo.end()) return it->second;
+    std::vector<std::string> dirs;
+    const Binary* bin = binary_of(walk, loaded);
+    if (bin && bin->runpath) dirs = split_search_path(*bin->runpath, ":", dst_context(walk, loaded));
+    return runpath_memo.emplace(key, std::move(dirs)).first->second;
+  }
+
+  std::vector<std::string> ld_library_path_dirs(const RootWalk& walk) {
+    if (env().secure || env().ld_library_path.empty()) return {};
+    std::string joined;
+    for (size_t i = 0; i < env().ld_library_path.size(); ++i)
+      joined += (i ? ":" : "") + env().ld_library_path[i];
+    DstContext ctx;
+    if (walk.main != kNone) ctx = dst_context(walk, walk.main);
+    else {
+      ctx.origin = env().cwd;  // the trivial program that dlopens a library root
+      ctx.lib = walk.abi->layout.lib;
+      ctx.platform = env().platform;
+    }
+    return split_search_path(joined, ":", ctx);
+  }
+
+  // _dl_map_object's search lists for a name requested by `requester`.
+  SearchRequest search_request(RootWalk& walk, size_t requester, const std::string& name) {
+    SearchRequest req;
+    req.name = name;
+    const Binary* bin = requester == kNone ? nullptr : binary_of(walk, requester);
+    req.nodeflib = bin && bin->nodeflib();
+    if (!bin || !bin->runpath) {
+      bool did_main = false;
+      size_t at = requester == kNone ? kNone : walk.loaded[requester].rpath_anchor;
+      while (at != kNone) {
+        const auto& dirs = rpath_dirs(walk, at);
+        std::string label = at == requester ? "rpath"
+                                            : "rpath of " + display_name(graph.objects[walk.loaded[at].object]);
+        req.lists.push_back({How::Rpath, label, dirs});
+        did_main = did_main || at == walk.main;
+        size_t up = walk.loaded[at].loader;
+        at = up == kNone ? kNone : walk.loaded[up].rpath_anchor;
+      }
+      if (!did_main && walk.main != kNone && !rpath_dirs(walk, walk.main).empty())
+        req.lists.push_back({How::Rpath, "rpath of " + display_name(graph.objects[walk.loaded[walk.main].object]),
+                             rpath_dirs(walk, walk.main)});
+    }
+    auto llp = ld_library_path_dirs(walk);
+    if (!llp.empty()) req.lists.push_back({How::LdLibraryPath, "LD_LIBRARY_PATH", std::move(llp)});
+    if (bin && bin->runpath) req.lists.push_back({How::Runpath, "runpath", runpath_dirs(walk, requester)});
+    return req;
+  }
+
+  // ---------------------------------------------------------------- loading
+
+  size_t add_loaded(RootWalk& walk, size_t object, size_t loader, bool is_main = false) {
+    Loaded l;
+    l.object = object;
+    l.loader = loader;
+    walk.loaded.push_back(l);
+    size_t index = walk.loaded.size() - 1;
+    if (is_main) walk.main = index;
+    walk.by_object.emplace(object, index);
+    const Object& obj = graph.objects[object];
+    bool has_rpath = !rpath_dirs(walk, index).empty();
+    walk.loaded[index].rpath_anchor = has_rpath ? index : loader == kNone ? kNone : walk.loaded[loader].rpath_anchor;
+    if (obj.binary && obj.binary->soname) walk.names.emplace(*obj.binary->soname, index);
+    if (obj.device || obj.inode) walk.files.emplace(std::make_pair(obj.device, obj.inode), index);
+    return index;
+  }
+
+  void enter_scope(RootWalk& walk, size_t loaded, size_t root_index) {
+    if (walk.loaded[loaded].in_scope) return;
+    walk.loaded[loaded].in_scope = true;
+    graph.load_order[root_index].push_back(walk.loaded[loaded].object);
+    walk.queue.push_back(loaded);
+  }
+
+  // Resolves one request: returns the edge (not yet stored) and the Loaded it reached.
+  std::pair<Edge, size_t> resolve(RootWalk& walk, size_t root_index, const Request& rq) {
+    Edge edge;
+    edge.from = rq.requester == kNone ? walk.root_object : walk.loaded[rq.requester].object;
+    edge.name = rq.name;
+    edge.kind = rq.kind;
+    edge.root = root_index;
+    std::string name = rq.name;
+    bool wants_expansion = rq.expand_bare_names || name.find('/') != std::string::npos;
+    if (wants_expansion && has_dst(name) && rq.requester != kNone) {
+      if (env().secure && rq.kind == EdgeKind::Needed) {
+        edge.how_detail = "DST not allowed in SUID/SGID programs";
+        edge.tried.push_back({name, edge.how_detail});
+        return {edge, kNone};
+      }
+      auto expanded = substitute_dst(name, dst_context(walk, rq.requester));
+      if (!expanded || expanded->empty()) {
+        edge.how_detail = "empty dynamic string token substitution";
+        edge.tried.push_back({name, edge.how_detail});
+        return {edge, kNone};
+      }
+      name = *expanded;
+    }
+    if (walk.pe) return resolve_pe(walk, std::move(edge), name);
+    auto known = walk.names.find(name);
+    if (known != walk.names.end()) {
+      edge.how = How::AlreadyLoaded;
+      edge.how_detail = "already loaded";
+      edge.to = walk.loaded[known->second].object;
+      edge.tried.push_back({graph.objects[*edge.to].path, "already loaded as " + name});
+      return {edge, known->second};
+    }
+    if (env().secure && rq.kind == EdgeKind::Preload && name.find('/') != std::string::npos) {
+      edge.how_detail = "ignored in secure mode (name contains '/')";
+      return {edge, kNone};
+    }
+    LibrarySearch& search = *walk.abi->search;
+    SearchResult found = name.find('/') != std::string::npos
+                             ? search.open_direct(name)
+                             : search.search(search_request(walk, rq.requester, name));
+    edge.tried = std::move(found.attempts);
+    edge.how = found.how;
+    edge.how_detail = found.how_detail;
+    if (!found.path) return {edge, kNone};
+    return attach(walk, std::move(edge), name, *found.path, rq);
+  }
+
+  // A file was found: reuse an object with the same file id, or load it.
+  std::pair<Edge, size_t> attach(RootWalk& walk, Edge edge, const std::string& name,
+                                 const std::string& path, const Request& rq) {
+    if (rq.kind == EdgeKind::Preload) {
+      edge.how_detail = rq.preload_source + " (" + edge.how_detail + ")";
+      edge.how = How::Preload;
+    }
+    auto info = fs.stat(path);
+    if (info) {
+      auto same = walk.files.find({info->device, info->inode});
+      if (same != walk.files.end()) {
+        if (!dry_run) walk.names.emplace(name, same->second);
+        edge.to = walk.loaded[same->second].object;
+        if (graph.objects[*edge.to].path != path) edge.how_detail += ", same file as " + graph.objects[*edge.to].path;
+        return {edge, same->second};
+      }
+    }
+    auto bin = cache.get(path);
+    if (bin && (*bin)->format == Format::Elf) {
+      const char* refusal = (*bin)->file_type == kEtExec ? "cannot dynamically load executable"
+                            : ((*bin)->dt_flags_1 & kDf1Pie)
+                                ? "cannot dynamically load position-independent executable"
+                                : nullptr;
+      if (refusal) {
+        edge.how = How::NotFound;
+        edge.how_detail = refusal;
+        if (!edge.tried.empty()) edge.tried.back().outcome = std::string(refusal) + " (the loader stops here)";
+        return {edge, kNone};
+      }
+    }
+    if (dry_run) return {edge, kNone};
+    size_t object = object_for(path, bin);
+    size_t loader = rq.dlopen ? kNone : rq.requester;
+    size_t index = add_loaded(walk, object, loader);
+    walk.names.emplace(name, index);
+    walk.names.emplace(path, index);
+    edge.to = object;
+    return {edge, index};
+  }
+
+  std::pair<Edge, size_t> resolve_pe(RootWalk& walk, Edge edge, const std::string& name) {
+    std::string key = pe_name_key(name);
+    auto known = walk.names.find(key);
+    if (known != walk.names.end()) {
+      edge.how = How::AlreadyLoaded;
+      edge.how_detail = "already loaded";
+      edge.to = walk.loaded[known->second].object;
+      edge.tried.push_back({graph.objects[*edge.to].path, "already loaded"});
+      return {edge, known->second};
+    }
+    PeSearchResult found = search_pe_dll(cache, *dir_cache, pe_search_dirs(walk), name, walk.process.machine);
+    edge.tried = std::move(found.attempts);
+    edge.how = found.path ? How::SearchOrder : How::NotFound;
+    edge.how_detail = found.detail;
+    if (!found.path || dry_run) return {edge, kNone};
+    auto info = fs.stat(*found.path);
+    if (info) {
+      auto same = walk.files.find({info->device, info->inode});
+      if (same != walk.files.end()) {
+        walk.names.emplace(key, same->second);
+        edge.to = walk.loaded[same->second].object;
+        return {edge, same->second};
+      }
+    }
+    size_t object = object_for(*found.path, cache.get(*found.path));
+    size_t index = add_loaded(walk, object, kNone);
+    walk.names.emplace(key, index);
+    edge.to = object;
+    return {edge, index};
+  }
+
+  std::vector<std::string> pe_search_dirs(const RootWalk& walk) const {
+    std::vector<std::string> dirs = {dirname_of(graph.objects[walk.root_object].path)};
+    for (const char* d : {"/Windows/System32", "/Windows/system32", "/Windows", "/windows/system32", "/windows"})
+      dirs.push_back(d);
+    for (const std::string& d : env().pe_search_path) dirs.push_back(d);
+    return dirs;
+  }
+
+  void record(RootWalk& walk, size_t root_index, std::pair<Edge, size_t> result) {
+    graph.edges.push_back(std::move(result.first));
+    if (result.second != kNone) enter_scope(walk, result.second, root_index);
+  }
+
+  // Processes the BFS queue until it is empty: NEEDED (and PE delay imports) of each object.
+  void drain(RootWalk& walk, size_t root_index) {
+    while (walk.next < walk.queue.size()) {
+      size_t current = walk.queue[walk.next++];
+      const Binary* bin = binary_of(walk, current);
+      if (!bin) continue;
+      for (const std::string& needed : bin->needed) {
+        Request rq{needed, EdgeKind::Needed, current, true, false, ""};
+        record(walk, root_index, resolve(walk, root_index, rq));
+      }
+      for (const std::string& delayed : bin->delay_needed) {
+        Request rq{delayed, EdgeKind::Delay, current, true, false, ""};
+        record(walk, root_index, resolve(walk, root_index, rq));
+      }
+    }
+  }
+
+  const std::vector<std::string>& etc_preload_entries() {
+    if (!etc_preload) {
+      etc_preload.emplace();
+      auto text = fs.read_text(kPreloadPath);
+      if (text) *etc_preload = parse_ld_so_preload(*text);
+    }
+    return *etc_preload;
+  }
+
+  void load_preloads(RootWalk& walk, size_t root_index) {
+    std::vector<std::pair<std::string, std::string>> entries;
+    for (const std::string& p : env().preload) entries.emplace_back(p, "LD_PRELOAD");
+    if (env().use_etc_preload)
+      for (const std::string& p : etc_preload_entries()) entries.emplace_back(p, kPreloadPath);
+    for (const auto& [name, source] : entries) {
+      Request rq{name, EdgeKind::Preload, walk.main, false, false, source};
+      auto result = resolve(walk, root_index, rq);
+      if (!result.first.to && result.first.how != How::AlreadyLoaded) {
+        result.first.how_detail = source + ": " + result.first.how_detail;
+        diagnostics.push_back({"preload-not-loaded", Severity::Warning, walk.root_object,
+                               fmt::format("ld.so: object '{}' from {} cannot be preloaded ({}): ignored",
+                                           name, source, result.first.how_detail),
+                               "fix or remove the preload entry", ""});
+      }
+      record(walk, root_index, std::move(result));
+    }
+  }
+
+  void seed_interpreter(RootWalk& walk, const Binary& bin) {
+    std::string interp = bin.interpreter.empty() ? default_interpreter(bin.bits, bin.machine) : bin.interpreter;
+    if (interp.empty() || bin.format != Format::Elf || !fs.is_regular(interp)) return;
+    auto interp_bin = cache.get(interp);
+    if (!interp_bin) return;
+    auto info = fs.stat(interp);
+    if (info && walk.files.count({info->device, info->inode})) return;
+    size_t index = add_loaded(walk, object_for(interp, interp_bin), kNone);
+    walk.names.emplace(interp, index);
+  }
+
+  size_t add_root(const std::string& path) {
+    size_t root_index = graph.roots.size();
+    auto bin = cache.get(path);
+    size_t object = object_for(path, bin);
+    graph.roots.push_back(object);
+    graph.load_order.emplace_back();
+    walks.emplace_back();
+    RootWalk& walk = walks.back();
+    walk.root_object = object;
+    if (!bin) {
+      graph.load_order[root_index].push_back(object);
+      return root_index;
+    }
+    const Binary& b = **bin;
+    walk.pe = b.format == Format::Pe;
+    walk.process = ProcessAbi{b.bits ? b.bits : 64, b.little_endian, b.machine};
+    walk.abi = &abi_for(walk.process);
+    size_t index = add_loaded(walk, object, kNone, b.is_executable() && !walk.pe);
+    if (walk.pe) walk.names.emplace(pe_name_key(basename_of(path)), index);
+    else if (walk.main == kNone) walk.names.emplace(path, index);  // known by the path it was opened by
+    if (!walk.pe) seed_interpreter(walk, b);
+    enter_scope(walk, index, root_index);
+    if (!walk.pe) load_preloads(walk, root_index);  // queued after the root, before its NEEDED
+    drain(walk, root_index);
+    return root_index;
+  }
 };
 
 Resolver::Resolver(BinaryCache& cache, ResolveOptions options)
-    : impl_(std::make_unique<Impl>(Impl{cache, std::move(options), {}, {}})) {}
+    : impl_(std::make_unique<Impl>(cache, std::move(options))) {}
 Resolver::~Resolver() = default;
 
-size_t Resolver::add_root(const std::string& logical_path) {
-  Object obj;
-  obj.path = logical_path;
-  obj.realpath = logical_path;
-  auto bin = impl_->cache.get(logical_path);
-  if (bin) obj.binary = *bin; else obj.read_error = bin.error();
-  impl_->graph.objects.push_back(std::move(obj));
-  impl_->graph.roots.push_back(impl_->graph.objects.size() - 1);
-  impl_->graph.load_order.push_back({impl_->graph.objects.size() - 1});
-  return impl_->graph.roots.size() - 1;
+size_t Resolver::add_root(const std::string& logical_path) { return impl_->add_root(logical_path); }
+
+size_t Resolver::add_dlopen(size_t root_index, size_t from, const std::string& name, bool inferred,
+                            const std::string& source) {
+  Impl& im = *impl_;
+  RootWalk& walk = im.walks.at(root_index);
+  auto it = walk.by_object.find(from);
+  size_t requester = it != walk.by_object.end() ? it->second : walk.main;
+  if (walk.abi == nullptr) {  // the root could not be read: nothing to search with
+    Edge edge;
+    edge.from = from;
+    edge.name = name;
+    edge.kind = EdgeKind::Dlopen;
+    edge.inferred = inferred;
+    edge.source = source;
+    edge.root = root_index;
+    edge.how_detail = "the root could not be read";
+    im.graph.edges.push_back(std::move(edge));
+    return im.graph.edges.size() - 1;
+  }
+  Request rq{name, EdgeKind::Dlopen, requester, false, true, ""};
+  auto result = im.resolve(walk, root_index, rq);
+  result.first.from = from;
+  result.first.inferred = inferred;
+  result.first.source = source;
+  im.record(walk, root_index, std::move(result));
+  size_t edge_index = im.graph.edges.size() - 1;
+  im.drain(walk, root_index);
+  return edge_index;
 }
 
-size_t Resolver::add_dlopen(size_t, size_t, const std::string&, bool, const std::string&) { return 0; }
-std::vector<Attempt> Resolver::explain(size_t, size_t, const std::string&) const { return {}; }
+std::vector<Attempt> Resolver::explain(size_t root_index, size_t from, const std::string& name) const {
+  Impl& im = *impl_;
+  RootWalk& walk = im.walks.at(root_index);
+  if (walk.abi == nullptr) return {{im.graph.objects[walk.root_object].path, "could not be read"}};
+  auto it = walk.by_object.find(from);
+  size_t requester = it != walk.by_object.end() ? it->second : (walk.main != kNone ? walk.main : 0);
+  // Resolve against a copy of the walk's name tables so nothing is loaded.
+  RootWalk scratch;
+  scratch.root_object = walk.root_object;
+  scratch.abi = walk.abi;
+  scratch.process = walk.process;
+  scratch.pe = walk.pe;
+  scratch.main = walk.main;
+  scratch.loaded = walk.loaded;
+  scratch.names = walk.names;
+  scratch.files = walk.files;
+  Request rq{name, EdgeKind::Needed, requester, true, false, ""};
+  im.dry_run = true;
+  Edge edge = im.resolve(scratch, root_index, rq).first;
+  im.dry_run = false;
+  std::string found;
+  if (edge.to) found = im.graph.objects[*edge.to].path;
+  for (const Attempt& a : edge.tried)
+    if (a.outcome == "taken") found = a.path;
+  std::vector<Attempt> steps = std::move(edge.tried);
+  std::string how = edge.how_detail.empty() ? to_string(edge.how) : edge.how_detail;
+  steps.push_back({name, edge.how != How::NotFound && !found.empty()
+                             ? fmt::format("found {} via {}", found, how)
+                             : fmt::format("not found: {}", how)});
+  return steps;
+}
+
 const Graph& Resolver::graph() const { return impl_->graph; }
 Graph Resolver::take_graph() { return std::move(impl_->graph); }
 const std::vector<Finding>& Resolver::diagnostics() const { return impl_->diagnostics; }

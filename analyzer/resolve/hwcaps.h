@@ -1,0 +1,37 @@
+// Which hardware-capability subdirectories glibc's loader searches on this CPU (glibc 2.36,
+// elf/dl-hwcaps.c and sysdeps/x86): the glibc-hwcaps levels (x86-64-v4, v3, v2, best first) and
+// the legacy power-set subdirectories built from dl_hwcap, the platform and "tls".
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace depscan {
+
+// ISA level bits as in GNU_PROPERTY_X86_ISA_1_*: baseline, v2, v3, v4.
+inline constexpr uint32_t kIsaBaseline = 1, kIsaV2 = 2, kIsaV3 = 4, kIsaV4 = 8;
+
+struct HwcapInfo {
+  std::vector<std::string> glibc_hwcaps;    // supported levels, best first
+  std::vector<std::string> legacy_subdirs;  // legacy subdirectories in search order, "" excluded
+  std::string platform = "x86_64";          // GLRO(dl_platform): x86_64, haswell or xeon_phi
+  uint32_t isa_levels = 0;                  // kIsa* bits this CPU supports
+  uint64_t hwcap = 0;                       // dl_hwcap & hwcap_mask (legacy ld.so.cache filter)
+};
+
+// What an x86-64 process would see on this CPU (cpuid + xgetbv, as init_cpu_features does).
+HwcapInfo detect_hwcaps();
+
+// Levels of x86-64-v4..v2 contained in an ISA mask, best first.
+std::vector<std::string> glibc_hwcaps_for(uint32_t isa_levels);
+
+// The legacy subdirectories from the capability names (ascending hwcap bits, then the platform,
+// then "tls"), in glibc's power-set order: "tls/x86_64/x86_64", "tls/x86_64", ... "x86_64".
+std::vector<std::string> legacy_hwcap_subdirs(const std::vector<std::string>& names);
+
+// dl_x86_hwcap_flags / dl_x86_platforms: bit names and platform indexes for ld.so.cache checks.
+const char* x86_hwcap_name(int bit);
+int x86_platform_index(const std::string& platform);  // -1 if not a cache platform
+
+}  // namespace depscan

@@ -1,0 +1,259 @@
+#include "analyzer/resolve/ld_so_cache.h"
+
+#include <cstring>
+
+#include "analyzer/resolve/hwcaps.h"
+
+namespace depscan {
+namespace {
+
+constexpr std::string_view kOldMagic = "ld.so-1.7.0";
+constexpr std::string_view kNewMagic = "glibc-ld.so.cache1.1";
+constexpr uint64_t kOldHeaderSize = 16, kOldEntrySize = 12;
+constexpr uint64_t kNewHeaderSize = 48, kNewEntrySize = 24;
+constexpr uint32_t kExtensionMagic = static_cast<uint32_t>(-358342284);
+constexpr uint32_t kExtensionTagHwcaps = 1;
+constexpr uint64_t kIsaLevelMask = (1u << 10) - 1;
+constexpr uint64_t kHwcapTlsMask = 1ull << 63;
+constexpr uint64_t kX86PlatformMask = 0xfull << 48;  // four platforms from bit 48
+constexpr uint8_t kEndianLittle = 2, kEndianBig = 3;
+constexpr uint16_t kEm386 = 3, kEmX8664 = 62, kEmAarch64 = 183;
+
+bool starts_with(ByteView bytes, std::string_view magic) {
+  return bytes.size() >= magic.size() && std::memcmp(bytes.data(), magic.data(), magic.size()) == 0;
+}
+
+std::optional<std::string> string_at(ByteView table, uint64_t offset) {
+  auto s = table.cstring(offset);
+  if (!s) return std::nullopt;
+  return std::string(*s);
+}
+
+// dl_cache_hwcap_extension: only the extension bit set in the upper half, ISA bits aside.
+bool is_hwcap_extension(uint64_t hwcap) {
+  return ((hwcap >> 32) & ~kIsaLevelMask) == (kCacheHwcapExtension >> 32);
+}
+
+Expected<std::vector<LdCacheEntry>> read_entries(ByteView file, uint64_t table_offset,
+                                                 uint32_t count, uint64_t entry_size,
+                                                 ByteView strings, bool is_new) {
+  std::vector<LdCacheEntry> out;
+  out.reserve(count);
+  for (uint32_t i = 0; i < count; ++i) {
+    auto offset = checked_add(table_offset, static_cast<uint64_t>(i) * entry_size);
+    if (!offset) return Error{"entry table overflows"};
+    auto flags = file.read<int32_t>(*offset);
+    auto key = file.read<uint32_t>(*offset + 4);
+    auto value = file.read<uint32_t>(*offset + 8);
+    if (!flags || !key || !value) return Error{"entry table extends past the end of the file"};
+    LdCacheEntry e;
+    e.flags = *flags;
+    e.key = string_at(strings, *key);
+    e.value = string_at(strings, *value);
+    e.is_new = is_new;
+    if (is_new) {
+      auto hwcap = file.read<uint64_t>(*offset + 16);
+      if (!hwcap) return Error{"entry table extends past the end of the file"};
+      e.hwcap = *hwcap;
+    }
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
+// cache_extension_load: the glibc-hwcaps section (uint32 string offsets from the file start).
+std::vector<std::string> read_hwcaps_extension(ByteView file, uint32_t extension_offset) {
+  std::vector<std::string> names;
+  if (extension_offset == 0 || extension_offset % 4 != 0) return names;
+  auto magic = file.read<uint32_t>(extension_offset);
+  auto count = file.read<uint32_t>(static_cast<uint64_t>(extension_offset) + 4);
+  if (!magic || !count || *magic != kExtensionMagic) return names;
+  for (uint32_t i = 0; i < *count; ++i) {
+    uint64_t at = static_cast<uint64_t>(extension_offset) + 8 + static_cast<uint64_t>(i) * 16;
+    auto tag = file.read<uint32_t>(at);
+    auto offset = file.read<uint32_t>(at + 8);
+    auto size = file.read<uint32_t>(at + 12);
+    if (!tag || !offset || !size) return {};
+    if (!file.contains(*offset, *size)) return {};
+    if (*tag != kExtensionTagHwcaps || *size == 0 || *size % 4 != 0 || *offset % 4 != 0) continue;
+    names.clear();
+    for (uint32_t k = 0; k < *size / 4; ++k) {
+      auto index = file.read<uint32_t>(static_cast<uint64_t>(*offset) + 4ull * k);
+      auto name = index ? file.cstring(*index) : std::nullopt;
+      names.emplace_back(name ? std::string(*name) : std::string());
+    }
+  }
+  return names;
+}
+
+// cache_file_new_matches_endian on a little-endian machine.
+bool endian_ok(uint8_t flags) { return flags == 0 || (flags & kEndianBig) == kEndianLittle; }
+
+Expected<LdSoCache> fail(const char* why) { return Error{why}; }
+
+}  // namespace
+
+int cache_libcmp(std::string_view a, std::string_view b) {
+  size_t i = 0, j = 0;
+  auto at = [](std::string_view s, size_t k) { return k < s.size() ? s[k] : '\0'; };
+  auto digit = [](char c) { return c >= '0' && c <= '9'; };
+  while (at(a, i) != '\0') {
+    char c1 = at(a, i), c2 = at(b, j);
+    if (digit(c1)) {
+      if (!digit(c2)) return 1;
+      uint32_t v1 = 0, v2 = 0;
+      while (digit(at(a, i))) v1 = v1 * 10u + static_cast<uint32_t>(at(a, i++) - '0');
+      while (digit(at(b, j))) v2 = v2 * 10u + static_cast<uint32_t>(at(b, j++) - '0');
+      if (v1 != v2) return static_cast<int32_t>(v1) < static_cast<int32_t>(v2) ? -1 : 1;
+    } else if (digit(c2)) {
+      return -1;
+    } else if (c1 != c2) {
+      return static_cast<unsigned char>(c1) - static_cast<unsigned char>(c2);
+    } else {
+      ++i;
+      ++j;
+    }
+  }
+  return -static_cast<unsigned char>(at(b, j));
+}
+
+std::string cache_flags_name(int32_t flags) {
+  std::string type;
+  switch (flags & 0xff) {
+    case 0: type = "libc4"; break;
+    case kCacheFlagElf: type = "ELF"; break;
+    case 2: type = "libc5"; break;
+    case kCacheFlagElfLibc6: type = "libc6"; break;
+    default: type = "unknown"; break;
+  }
+  switch (flags & 0xff00) {
+    case 0: break;
+    case kCacheFlagX8664Lib64: type += ",x86-64"; break;
+    case kCacheFlagX8664LibX32: type += ",x32"; break;
+    case kCacheFlagAarch64Lib64: type += ",AArch64"; break;
+    default: type += ",unknown arch"; break;
+  }
+  return type;
+}
+
+CacheQuery cache_query_for(int bits, uint16_t machine) {
+  CacheQuery q;
+  if (machine == kEmX8664 && bits == 64) {
+    q.default_id = kCacheFlagElfLibc6 | kCacheFlagX8664Lib64;
+  } else if (machine == kEmX8664 && bits == 32) {
+    q.default_id = kCacheFlagElfLibc6 | kCacheFlagX8664LibX32;
+  } else if (machine == kEmAarch64) {
+    q.default_id = kCacheFlagElfLibc6 | kCacheFlagAarch64Lib64;
+  } else {
+    q.default_id = kCacheFlagElfLibc6;
+    q.also_accept_plain_elf = machine == kEm386 || bits == 32;
+  }
+  return q;
+}
+
+Expected<LdSoCache> LdSoCache::parse(ByteView file) {
+  LdSoCache cache;
+  if (starts_with(file, kNewMagic)) {
+    auto nlibs = file.read<uint32_t>(20);
+    auto flags = file.read<uint8_t>(28);
+    auto extension = file.read<uint32_t>(32);
+    if (!nlibs || !extension || file.size() <= kNewHeaderSize) return fail("file too short for the new-format header");
+    if ((file.size() - kNewHeaderSize) / kNewEntrySize < *nlibs) return fail("entry count exceeds the file size");
+    if (!endian_ok(*flags)) return fail("cache written for the other byte order");
+    auto entries = read_entries(file, kNewHeaderSize, *nlibs, kNewEntrySize, file, true);
+    if (!entries) return Error{entries.error()};
+    cache.entries_ = std::move(*entries);
+    cache.hwcaps_names_ = read_hwcaps_extension(file, *extension);
+    cache.format_ = LdCacheFormat::New;
+  } else if (starts_with(file, kOldMagic)) {
+    auto nlibs = file.read<uint32_t>(12);
+    if (!nlibs || file.size() <= kOldHeaderSize) return fail("file too short for the old-format header");
+    if ((file.size() - kOldHeaderSize) / kOldEntrySize < *nlibs) return fail("entry count exceeds the file size");
+    uint64_t table_end = kOldHeaderSize + static_cast<uint64_t>(*nlibs) * kOldEntrySize;
+    uint64_t new_at = (table_end + 7) & ~uint64_t{7};  // ALIGN_CACHE: alignof(cache_file_new)
+    auto tail = file.sub(new_at, file.size() > new_at ? file.size() - new_at : 0);
+    if (tail && tail->size() >= kNewHeaderSize && starts_with(*tail, kNewMagic)) {
+      auto nlibs_new = tail->read<uint32_t>(20);
+      auto flags = tail->read<uint8_t>(28);
+      if (!nlibs_new || !flags) return fail("truncated new-format header");
+      if (!endian_ok(*flags)) return fail("cache written for the other byte order");
+      if ((tail->size() - kNewHeaderSize) / kNewEntrySize < *nlibs_new) return fail("entry count exceeds the file size");
+      auto entries = read_entries(*tail, kNewHeaderSize, *nlibs_new, kNewEntrySize, *tail, true);
+      if (!entries) return Error{entries.error()};
+      cache.entries_ = std::move(*entries);
+      cache.format_ = LdCacheFormat::OldWithNew;
+    } else {
+      ByteView strings = file.sub(table_end, file.size() - table_end).value_or(ByteView());
+      auto entries = read_entries(file, kOldHeaderSize, *nlibs, kOldEntrySize, strings, false);
+      if (!entries) return Error{entries.error()};
+      cache.entries_ = std::move(*entries);
+      cache.format_ = LdCacheFormat::Old;
+    }
+  } else {
+    return fail("not an ld.so.cache file (bad magic)");
+  }
+  for (LdCacheEntry& e : cache.entries_) {
+    if (!e.is_new || !is_hwcap_extension(e.hwcap)) continue;
+    uint32_t index = static_cast<uint32_t>(e.hwcap);
+    if (index < cache.hwcaps_names_.size()) e.hwcaps_subdir = cache.hwcaps_names_[index];
+  }
+  return cache;
+}
+
+bool LdSoCache::acceptable(const LdCacheEntry& e, const CacheQuery& q) const {
+  bool flags_ok = e.flags == q.default_id || (q.also_accept_plain_elf && e.flags == kCacheFlagElf);
+  return flags_ok && e.value.has_value();
+}
+
+// search_cache: binary search (the table is sorted descending by cache_libcmp), back up to the
+// first entry with the name, then walk forward choosing the best acceptable entry.
+std::optional<std::string> LdSoCache::lookup(std::string_view name, const CacheQuery& q) const {
+  uint64_t hwcap_exclude = ~(q.hwcap | kX86PlatformMask | kHwcapTlsMask);
+  uint64_t platform_bit = q.platform_index < 0 ? ~uint64_t{0} : 1ull << (48 + q.platform_index);
+  int64_t left = 0, right = static_cast<int64_t>(entries_.size()) - 1;
+  while (left <= right) {
+    int64_t middle = (left + right) / 2;
+    const auto& key = entries_[middle].key;
+    if (!key) return std::nullopt;
+    int cmp = cache_libcmp(name, *key);
+    if (cmp == 0) {
+      left = middle;
+      while (middle > 0 && entries_[middle - 1].key && cache_libcmp(name, *entries_[middle - 1].key) == 0)
+        --middle;
+      std::optional<std::string> best;
+      uint32_t best_priority = 0;
+      for (; middle <= right; ++middle) {
+        const LdCacheEntry& e = entries_[middle];
+        if (middle > left && (!e.key || cache_libcmp(name, *e.key) != 0)) break;
+        if (!acceptable(e, q)) continue;
+        bool named = false;
+        if (e.is_new) {
+          named = is_hwcap_extension(e.hwcap);
+          if (named) {
+            uint32_t level = 1u << ((e.hwcap >> 32) & kIsaLevelMask);
+            if ((level & q.isa_levels) != level) continue;
+          }
+          if (!named && best) break;  // named entries come first; the best one is chosen
+          if ((e.hwcap & hwcap_exclude) && !named) continue;
+          if ((e.hwcap & kX86PlatformMask) != 0 && (e.hwcap & kX86PlatformMask) != platform_bit) continue;
+          if (named) {
+            uint32_t priority = 0;
+            for (size_t k = 0; k < q.glibc_hwcaps.size() && e.hwcaps_subdir; ++k)
+              if (q.glibc_hwcaps[k] == *e.hwcaps_subdir) priority = static_cast<uint32_t>(k + 1);
+            if (priority == 0) continue;
+            if (best && priority >= best_priority) continue;
+            best_priority = priority;
+          }
+        }
+        best = e.value;
+        if (!named && e.flags == q.default_id) break;
+      }
+      return best;
+    }
+    if (cmp < 0) left = middle + 1;
+    else right = middle - 1;
+  }
+  return std::nullopt;
+}
+
+}  // namespace depscan

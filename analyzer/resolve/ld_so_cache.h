@@ -1,0 +1,73 @@
+// /etc/ld.so.cache as glibc 2.36 reads it (elf/dl-cache.c, sysdeps/generic/dl-cache.h): the
+// new format "glibc-ld.so.cache1.1" (with its glibc-hwcaps extension), the old "ld.so-1.7.0"
+// format, and old followed by new. Every read is bounds-checked; bad input is an Error.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "analyzer/util/bytes.h"
+#include "analyzer/util/expected.h"
+
+namespace depscan {
+
+// Entry flags (dl-cache.h): low byte the type, high byte the required architecture.
+inline constexpr int32_t kCacheFlagElf = 0x0001, kCacheFlagElfLibc6 = 0x0003;
+inline constexpr int32_t kCacheFlagX8664Lib64 = 0x0300, kCacheFlagX8664LibX32 = 0x0800,
+                         kCacheFlagAarch64Lib64 = 0x0a00;
+inline constexpr uint64_t kCacheHwcapExtension = 1ull << 62;
+
+enum class LdCacheFormat { New, OldWithNew, Old };
+
+struct LdCacheEntry {
+  int32_t flags = 0;
+  std::optional<std::string> key;    // soname; nullopt if its string offset is bad
+  std::optional<std::string> value;  // path; nullopt if its string offset is bad
+  uint64_t hwcap = 0;                // 0 in the old format
+  bool is_new = false;               // from the new-format table (hwcap meaningful)
+  // For glibc-hwcaps entries (DL_CACHE_HWCAP_EXTENSION): the subdirectory name, e.g. x86-64-v3.
+  std::optional<std::string> hwcaps_subdir;
+};
+
+// What the requesting process is, for choosing among entries with the same soname.
+struct CacheQuery {
+  int32_t default_id = kCacheFlagElfLibc6 | kCacheFlagX8664Lib64;  // _DL_CACHE_DEFAULT_ID
+  bool also_accept_plain_elf = false;  // generic _dl_cache_check_flags: flags 1 too (i386)
+  std::vector<std::string> glibc_hwcaps;  // supported levels, best first
+  uint32_t isa_levels = 0;                // kIsa* bits of this CPU (hwcaps.h)
+  uint64_t hwcap = 0;                     // dl_hwcap & mask (legacy hwcap entries)
+  int platform_index = -1;                // x86_platform_index(dl_platform)
+};
+
+// The query for an ELF process of this class and machine on this CPU.
+CacheQuery cache_query_for(int bits, uint16_t machine);
+
+class LdSoCache {
+ public:
+  static Expected<LdSoCache> parse(ByteView bytes);
+
+  // _dl_load_cache_lookup: the path the loader would try for `name`, or nullopt.
+  std::optional<std::string> lookup(std::string_view name, const CacheQuery& query) const;
+
+  const std::vector<LdCacheEntry>& entries() const { return entries_; }
+  LdCacheFormat format() const { return format_; }
+  // Names in the glibc-hwcaps extension section, by index (empty if none).
+  const std::vector<std::string>& hwcaps_names() const { return hwcaps_names_; }
+
+ private:
+  bool acceptable(const LdCacheEntry& entry, const CacheQuery& query) const;
+  std::vector<LdCacheEntry> entries_;  // file order: sorted as ldconfig wrote them
+  std::vector<std::string> hwcaps_names_;
+  LdCacheFormat format_ = LdCacheFormat::New;
+};
+
+// glibc's _dl_cache_libcmp: digit runs compare numerically.
+int cache_libcmp(std::string_view a, std::string_view b);
+
+// The flags of an entry as `ldconfig -p` prints them, e.g. "libc6,x86-64".
+std::string cache_flags_name(int32_t flags);
+
+}  // namespace depscan

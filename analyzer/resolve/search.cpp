@@ -1,0 +1,233 @@
+#include "analyzer/resolve/search.h"
+
+#include <cctype>
+#include <unordered_set>
+
+#include <fmt/format.h>
+
+namespace depscan {
+namespace {
+
+const char* const kNoEntry = "No such file or directory";
+const char* const kNoAccess = "Permission denied";
+
+bool under_system_dir(const std::string& path, const std::vector<std::string>& system_dirs) {
+  for (const std::string& dir : system_dirs) {
+    std::string prefix = dir.back() == '/' ? dir : dir + "/";
+    if (path.compare(0, prefix.size(), prefix) == 0) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+DirCache::Entry& DirCache::entry(const std::string& dir) {
+  auto it = dirs_.find(dir);
+  if (it != dirs_.end()) return it->second;
+  Entry e;
+  auto info = fs_.stat(dir);
+  e.exists = info && info->kind == FileKind::Directory;
+  if (e.exists) {
+    std::vector<std::string> names = fs_.list(dir);
+    e.listed = !names.empty();  // an unreadable directory lists empty: fall back to stat
+    for (std::string& n : names) e.names.emplace(std::move(n), true);
+  }
+  return dirs_.emplace(dir, std::move(e)).first->second;
+}
+
+bool DirCache::is_directory(const std::string& dir) { return entry(dir).exists; }
+
+bool DirCache::may_contain(const std::string& dir, const std::string& name) {
+  Entry& e = entry(dir);
+  if (!e.exists) return false;
+  return !e.listed || e.names.count(name) > 0;
+}
+
+std::optional<std::string> DirCache::find_ignoring_case(const std::string& dir, const std::string& name) {
+  Entry& e = entry(dir);
+  if (!e.exists) return std::nullopt;
+  auto lower = [](std::string s) {
+    for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return s;
+  };
+  if (e.lowercase.empty())
+    for (const auto& [n, present] : e.names) e.lowercase.emplace(lower(n), n);
+  auto it = e.lowercase.find(lower(name));
+  if (it != e.lowercase.end()) return it->second;
+  return std::nullopt;
+}
+
+LibrarySearch::LibrarySearch(const FileSystem& fs, DirCache& dirs, SearchConfig config,
+                             CacheSource cache)
+    : fs_(fs), dirs_(dirs), config_(std::move(config)), cache_(cache) {}
+
+std::string LibrarySearch::absolute(const std::string& dir) const {
+  if (dir.empty()) return config_.cwd;
+  if (dir[0] == '/') return dir;
+  return join_path(config_.cwd, dir);
+}
+
+LibrarySearch::Probe LibrarySearch::probe(const std::string& path, bool record_missing,
+                                          SearchResult& out) const {
+  if (!dirs_.may_contain(dirname_of(path), basename_of(path))) {
+    if (record_missing) out.attempts.push_back({path, "not found"});
+    return Probe::Continue;
+  }
+  auto info = fs_.stat(path);
+  if (!info) {
+    const std::string& why = info.error();
+    if (why == kNoEntry || why == kNoAccess) {
+      out.attempts.push_back({path, why == kNoEntry ? "not found" : "permission denied, skipped"});
+      return Probe::Continue;
+    }
+    // open_path gives up on the rest of this list when open fails with another errno.
+    out.attempts.push_back({path, why + " (rest of this search list skipped)"});
+    return Probe::StopList;
+  }
+  if (info->kind != FileKind::Regular) {
+    out.fatal = info->kind == FileKind::Directory ? "cannot read file data: Is a directory"
+                                                  : "cannot read file data: not a regular file";
+    out.attempts.push_back({path, out.fatal + " (the loader stops here)"});
+    return Probe::Fatal;
+  }
+  auto head = fs_.read_text(path, 64);
+  if (!head) {
+    out.attempts.push_back({path, head.error() == kNoAccess ? "permission denied, skipped"
+                                                            : head.error() + ", skipped"});
+    return Probe::Continue;
+  }
+  ByteView bytes(reinterpret_cast<const uint8_t*>(head->data()), head->size());
+  HeaderCheck check = check_elf_header(bytes, config_.abi);
+  switch (check.verdict) {
+    case HeaderVerdict::Fits:
+      out.attempts.push_back({path, "taken"});
+      out.path = path;
+      return Probe::Taken;
+    case HeaderVerdict::OtherClass:
+      out.found_other_class = true;
+      [[fallthrough]];
+    case HeaderVerdict::OtherMachine:
+      out.attempts.push_back({path, "skipped: " + check.message});
+      return Probe::Continue;
+    case HeaderVerdict::Fatal:
+      break;
+  }
+  out.fatal = check.message;
+  out.attempts.push_back({path, check.message + " (the loader stops here)"});
+  return Probe::Fatal;
+}
+
+LibrarySearch::Probe LibrarySearch::try_dir(const std::string& dir, const std::string& name,
+                                            SearchResult& out) const {
+  std::string base = absolute(dir);
+  if (!dirs_.is_directory(base)) {
+    out.attempts.push_back({join_path(base, name), "not found (no such directory)"});
+    return Probe::Continue;
+  }
+  for (const std::string& sub : config_.subdirs) {
+    std::string subdir = join_path(base, sub);
+    if (!dirs_.is_directory(subdir)) continue;  // glibc notes the directory as nonexisting
+    Probe p = probe(join_path(subdir, name), true, out);
+    if (p != Probe::Continue) return p;
+  }
+  return probe(join_path(base, name), true, out);
+}
+
+bool LibrarySearch::try_cache(const SearchRequest& request, SearchResult& out) const {
+  if (cache_.cache) {
+    auto hit = cache_.cache->lookup(request.name, cache_.query);
+    if (!hit) {
+      out.attempts.push_back({"ld.so.cache", "no entry for " + request.name});
+      return false;
+    }
+    if (request.nodeflib && under_system_dir(*hit, config_.system_dirs)) {
+      out.attempts.push_back({*hit, "from ld.so.cache, skipped: system directory and DF_1_NODEFLIB"});
+      return false;
+    }
+    Probe p = probe(*hit, true, out);
+    if (p == Probe::Taken) {
+      out.how = How::LdSoCache;
+      out.how_detail = "ld.so.cache";
+    }
+    return p == Probe::Taken || p == Probe::Fatal;
+  }
+  if (!cache_.conf_dirs) return false;
+  for (const std::string& dir : *cache_.conf_dirs) {
+    if (request.nodeflib && under_system_dir(dir + "/", config_.system_dirs)) continue;
+    Probe p = try_dir(dir, request.name, out);
+    if (p == Probe::Taken) {
+      out.how = How::LdSoCache;
+      out.how_detail = "ld.so.conf (no ld.so.cache)";
+    }
+    if (p == Probe::Taken || p == Probe::Fatal) return true;
+  }
+  return false;
+}
+
+SearchResult LibrarySearch::search(const SearchRequest& request) const {
+  SearchResult out;
+  std::unordered_set<std::string> tried_dirs;  // a directory gives the same answer twice
+  auto finish_not_found = [&] {
+    out.how = How::NotFound;
+    if (out.fatal.empty())
+      out.how_detail = out.found_other_class
+                           ? (config_.abi.bits == 64 ? "wrong ELF class: ELFCLASS32" : "wrong ELF class: ELFCLASS64")
+                           : "cannot open shared object file: No such file or directory";
+    else
+      out.how_detail = out.fatal;
+    out.path.reset();
+    return out;
+  };
+  for (const SearchList& list : request.lists) {
+    for (const std::string& dir : list.dirs) {
+      if (!tried_dirs.insert(absolute(dir)).second) continue;
+      Probe p = try_dir(dir, request.name, out);
+      if (p == Probe::Taken) {
+        out.how = list.how;
+        out.how_detail = list.detail;
+        return out;
+      }
+      if (p == Probe::Fatal) return finish_not_found();
+      if (p == Probe::StopList) break;
+    }
+  }
+  if (config_.use_cache && try_cache(request, out)) {
+    if (!out.fatal.empty()) return finish_not_found();
+    return out;
+  }
+  if (request.nodeflib) {
+    out.attempts.push_back({"default path", "skipped: DF_1_NODEFLIB"});
+    return finish_not_found();
+  }
+  for (const std::string& dir : config_.system_dirs) {
+    if (!tried_dirs.insert(absolute(dir)).second) continue;
+    Probe p = try_dir(dir, request.name, out);
+    if (p == Probe::Taken) {
+      out.how = How::DefaultPath;
+      out.how_detail = "default path";
+      return out;
+    }
+    if (p == Probe::Fatal) return finish_not_found();
+    if (p == Probe::StopList) break;
+  }
+  return finish_not_found();
+}
+
+SearchResult LibrarySearch::open_direct(const std::string& path) const {
+  SearchResult out;
+  std::string full = !path.empty() && path[0] == '/' ? path : join_path(config_.cwd, path);
+  Probe p = probe(full, true, out);
+  if (p == Probe::Taken) {
+    out.how = How::DirectPath;
+    out.how_detail = "direct path";
+    return out;
+  }
+  out.how = How::NotFound;
+  out.how_detail = !out.fatal.empty() ? out.fatal
+                   : out.found_other_class ? (config_.abi.bits == 64 ? "wrong ELF class: ELFCLASS32"
+                                                                     : "wrong ELF class: ELFCLASS64")
+                                           : "cannot open shared object file: No such file or directory";
+  return out;
+}
+
+}  // namespace depscan

@@ -1,0 +1,101 @@
+// The search for one library name, as glibc 2.36's _dl_map_object does it once the "already
+// loaded" check failed: the given search lists (RPATH chain, LD_LIBRARY_PATH, RUNPATH) with
+// their hwcaps subdirectories, then ld.so.cache (or, without a cache, the ld.so.conf
+// directories), then the system directories. Every candidate is recorded as an Attempt.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "analyzer/input/fs.h"
+#include "analyzer/model.h"
+#include "analyzer/resolve/elf_header_check.h"
+#include "analyzer/resolve/ld_so_cache.h"
+
+namespace depscan {
+
+struct SearchList {
+  How how = How::Rpath;
+  std::string detail;             // "rpath", "rpath of libfoo.so.1", "LD_LIBRARY_PATH", "runpath"
+  std::vector<std::string> dirs;  // expanded; "" is the current directory
+};
+
+struct SearchRequest {
+  std::string name;               // contains no '/'
+  std::vector<SearchList> lists;  // in the order the loader tries them
+  bool nodeflib = false;          // DF_1_NODEFLIB of the requesting object
+};
+
+struct SearchResult {
+  std::optional<std::string> path;  // logical path the loader opens
+  How how = How::NotFound;
+  std::string how_detail;
+  std::vector<Attempt> attempts;
+  std::string fatal;                // non-empty: the loader stops with this error
+  bool found_other_class = false;
+};
+
+struct SearchConfig {
+  ProcessAbi abi;
+  std::string cwd = "/";
+  std::vector<std::string> subdirs;      // glibc-hwcaps/<level>..., legacy subdirs; "" excluded
+  std::vector<std::string> system_dirs;  // the default path
+  bool use_cache = true;                 // false in secure mode for __RTLD_SECURE loads
+};
+
+// Where ld.so.cache answers come from: the parsed cache, or the ld.so.conf fallback.
+struct CacheSource {
+  const LdSoCache* cache = nullptr;         // null: no usable cache
+  CacheQuery query;
+  const std::vector<std::string>* conf_dirs = nullptr;  // fallback when cache is null
+};
+
+// Directory listings and stat results, cached for one run.
+class DirCache {
+ public:
+  explicit DirCache(const FileSystem& fs) : fs_(fs) {}
+  bool is_directory(const std::string& dir);
+  // False when the directory's listing proves `name` absent.
+  bool may_contain(const std::string& dir, const std::string& name);
+  // The entry of `dir` equal to `name` ignoring ASCII case (Windows file names), if any.
+  std::optional<std::string> find_ignoring_case(const std::string& dir, const std::string& name);
+
+ private:
+  struct Entry {
+    bool exists = false;
+    bool listed = false;
+    std::unordered_map<std::string, bool> names;
+    std::unordered_map<std::string, std::string> lowercase;  // built on first use
+  };
+  Entry& entry(const std::string& dir);
+  const FileSystem& fs_;
+  std::unordered_map<std::string, Entry> dirs_;
+};
+
+class LibrarySearch {
+ public:
+  LibrarySearch(const FileSystem& fs, DirCache& dirs, SearchConfig config, CacheSource cache);
+
+  SearchResult search(const SearchRequest& request) const;
+  // A name containing '/': opened as is (relative to the working directory).
+  SearchResult open_direct(const std::string& path) const;
+  const SearchConfig& config() const { return config_; }
+
+ private:
+  enum class Probe { Taken, Continue, StopList, Fatal };
+  Probe probe(const std::string& path, bool record_missing, SearchResult& out) const;
+  // Tries one directory with its hwcaps subdirectories.
+  Probe try_dir(const std::string& dir, const std::string& name, SearchResult& out) const;
+  bool try_cache(const SearchRequest& request, SearchResult& out) const;
+  std::string absolute(const std::string& dir) const;
+
+  const FileSystem& fs_;
+  DirCache& dirs_;
+  SearchConfig config_;
+  CacheSource cache_;
+};
+
+}  // namespace depscan
