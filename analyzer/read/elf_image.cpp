@@ -5,7 +5,7 @@
 namespace depscan::elf {
 namespace {
 
-constexpr uint16_t kPnXnum = 0xffff, kShnXindex = 0xffff;
+constexpr uint16_t kShnXindex = 0xffff;
 constexpr uint64_t kElf64HeaderSize = 64, kElf32HeaderSize = 52;
 constexpr uint64_t kElf64PhdrSize = 56, kElf32PhdrSize = 32;
 constexpr uint64_t kElf64ShdrSize = 64, kElf32ShdrSize = 40;
@@ -49,9 +49,10 @@ std::optional<std::string> Image::read_header() {
   uint16_t shentsize = u16(file_, fields + 4), shnum = u16(file_, fields + 6);
   shstrndx_ = u16(file_, fields + 8);
 
-  uint32_t phnum_real = phnum, shnum_real = shnum;
+  // e_phnum is a plain count, as ld.so reads it (PN_XNUM only matters in core files).
+  uint32_t shnum_real = shnum;
   if (shoff != 0) {
-    // Section 0 carries the real counts when they do not fit the header (extended numbering).
+    // Section 0 carries the real section count when it does not fit the header.
     uint64_t min_size = is64_ ? kElf64ShdrSize : kElf32ShdrSize;
     if (shentsize < min_size) return fmt::format("e_shentsize {} too small", shentsize);
     if (auto problem = check_table(file_, "e_shoff", "section header", shoff, shentsize, 1)) return problem;
@@ -61,13 +62,10 @@ std::optional<std::string> Image::read_header() {
       if (first_size > file_.size() / shentsize) return "section count in section 0 exceeds the file";
       shnum_real = static_cast<uint32_t>(first_size);
     }
-    if (shstrndx_ == kShnXindex) shstrndx_ = static_cast<uint16_t>(is64_ ? u32(first, 40) : u32(first, 24));
-    if (phnum == kPnXnum) phnum_real = is64_ ? u32(first, 44) : u32(first, 28);
+    if (shstrndx_ == kShnXindex) shstrndx_ = is64_ ? u32(first, 40) : u32(first, 24);
     if (auto problem = read_section_headers(shoff, shentsize, shnum_real)) return problem;
-  } else if (phnum == kPnXnum) {
-    return "e_phnum is PN_XNUM but there is no section 0";
   }
-  return read_program_headers(phoff, phentsize, phnum_real);
+  return read_program_headers(phoff, phentsize, phnum);
 }
 
 std::optional<std::string> Image::read_program_headers(uint64_t phoff, uint16_t phentsize, uint32_t phnum) {

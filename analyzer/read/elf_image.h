@@ -38,7 +38,7 @@ class Image {
   uint16_t type() const { return type_; }
   uint16_t machine() const { return machine_; }
   uint8_t os_abi() const { return os_abi_; }
-  uint16_t shstrndx() const { return shstrndx_; }
+  uint32_t shstrndx() const { return shstrndx_; }
   const std::vector<Segment>& segments() const { return segments_; }
   const std::vector<SectionHeader>& sections() const { return sections_; }
 
@@ -67,7 +67,8 @@ class Image {
 
   ByteView file_;
   bool is64_ = true, little_ = true;
-  uint16_t type_ = 0, machine_ = 0, shstrndx_ = 0;
+  uint16_t type_ = 0, machine_ = 0;
+  uint32_t shstrndx_ = 0;
   uint8_t os_abi_ = 0;
   std::vector<Segment> segments_;
   std::vector<SectionHeader> sections_;
