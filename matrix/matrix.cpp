@@ -1,11 +1,592 @@
 #include "matrix/matrix.h"
 
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <fstream>
+#include <initializer_list>
+#include <set>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "matrix/embedded.h"
+
 namespace depscan {
 
-Expected<Matrix> load_embedded_matrix() { return Matrix(); }
+// ------------------------------------------------------------------ Version
+
+std::optional<Version> Version::parse(std::string_view text) {
+  Version v;
+  size_t i = 0;
+  while (true) {
+    size_t j = text.find('.', i);
+    if (j == std::string_view::npos) j = text.size();
+    int value = 0;
+    auto [ptr, ec] = std::from_chars(text.data() + i, text.data() + j, value);
+    if (j == i || ec != std::errc() || ptr != text.data() + j || value < 0) return std::nullopt;
+    v.parts.push_back(value);
+    if (j == text.size()) break;
+    i = j + 1;
+  }
+  return v;
+}
+
+std::string Version::str() const {
+  std::string out;
+  for (size_t i = 0; i < parts.size(); ++i) out += (i ? "." : "") + std::to_string(parts[i]);
+  return out;
+}
+
+bool Version::starts_with(const Version& prefix) const {
+  if (prefix.parts.size() > parts.size()) return false;
+  return std::equal(prefix.parts.begin(), prefix.parts.end(), parts.begin());
+}
+
+std::strong_ordering Version::operator<=>(const Version& other) const {
+  size_t n = std::max(parts.size(), other.parts.size());
+  for (size_t i = 0; i < n; ++i) {
+    int a = i < parts.size() ? parts[i] : 0;
+    int b = i < other.parts.size() ? other.parts[i] : 0;
+    if (a != b) return a <=> b;
+  }
+  return std::strong_ordering::equal;
+}
+
+const char* to_string(RowStatus status) {
+  return status == RowStatus::Secondary ? "secondary" : "primary";
+}
+
+std::vector<int> CudnnRelease::cuda_majors() const {
+  std::set<int> majors;
+  for (const CudnnBuild& b : builds)
+    for (int m = b.cuda_min.major(); m <= b.cuda_max.major(); ++m) majors.insert(m);
+  return {majors.begin(), majors.end()};
+}
+
+bool glob_match(std::string_view pattern, std::string_view text) {
+  size_t star = pattern.find('*');
+  if (star == std::string_view::npos) return pattern == text;
+  std::string_view head = pattern.substr(0, star);
+  if (!text.starts_with(head)) return false;
+  std::string_view rest = pattern.substr(star + 1);
+  for (size_t i = head.size(); i <= text.size(); ++i)
+    if (glob_match(rest, text.substr(i))) return true;
+  return false;
+}
+
+// ------------------------------------------------------------------ loading and validation
+
+namespace {
+
+using nlohmann::json;
+
+// Validation failures travel as this exception inside this file only; load_document turns
+// them into an Error.
+struct MatrixError {
+  std::string message;
+};
+
+[[noreturn]] void fail(const std::string& where, const std::string& what) {
+  throw MatrixError{where + ": " + what};
+}
+
+// One JSON object with a fixed set of keys; reading a key checks its type.
+class Fields {
+ public:
+  Fields(const json& object, std::string where, std::initializer_list<const char*> allowed)
+      : object_(object), where_(std::move(where)) {
+    if (!object.is_object()) fail(where_, "expected an object");
+    for (auto it = object.begin(); it != object.end(); ++it)
+      if (std::find_if(allowed.begin(), allowed.end(), [&](const char* k) { return it.key() == k; }) ==
+          allowed.end())
+        fail(where_, fmt::format("unknown key '{}'", it.key()));
+  }
+
+  const std::string& where() const { return where_; }
+  bool has(const char* key) const { return object_.contains(key) && !object_.at(key).is_null(); }
+
+  std::string text(const char* key) const {
+    if (!has(key)) fail(where_, fmt::format("missing '{}'", key));
+    return text_value(object_.at(key), key);
+  }
+  std::string optional_text(const char* key) const { return has(key) ? text(key) : std::string(); }
+  std::string source() const {
+    std::string s = has("source") ? text("source") : std::string();
+    if (s.empty()) fail(where_, "missing 'source' (every row needs one)");
+    return s;
+  }
+  Version version(const char* key) const { return parse_version(text(key), key); }
+  std::optional<Version> optional_version(const char* key) const {
+    if (!has(key)) return std::nullopt;
+    return version(key);
+  }
+  int integer(const char* key) const {
+    if (!has(key) || !object_.at(key).is_number_integer()) fail(where_, fmt::format("'{}' must be an integer", key));
+    return object_.at(key).get<int>();
+  }
+  std::optional<int> optional_integer(const char* key) const {
+    if (!has(key)) return std::nullopt;
+    return integer(key);
+  }
+  bool flag(const char* key) const {
+    if (!has(key)) return false;
+    if (!object_.at(key).is_boolean()) fail(where_, fmt::format("'{}' must be true or false", key));
+    return object_.at(key).get<bool>();
+  }
+  RowStatus status() const {
+    std::string s = optional_text("status");
+    if (s.empty() || s == "primary") return RowStatus::Primary;
+    if (s == "secondary") return RowStatus::Secondary;
+    fail(where_, fmt::format("status '{}' is not 'primary' or 'secondary' (unconfirmed rows do not belong in the matrix)", s));
+  }
+  const json& array(const char* key) const {
+    if (!has(key) || !object_.at(key).is_array()) fail(where_, fmt::format("'{}' must be an array", key));
+    return object_.at(key);
+  }
+  std::vector<std::string> texts(const char* key) const {
+    std::vector<std::string> out;
+    for (const json& item : array(key)) out.push_back(text_value(item, key));
+    return out;
+  }
+  std::vector<int> integers(const char* key) const {
+    std::vector<int> out;
+    for (const json& item : array(key)) {
+      if (!item.is_number_integer()) fail(where_, fmt::format("'{}' must hold integers", key));
+      out.push_back(item.get<int>());
+    }
+    return out;
+  }
+
+ private:
+  std::string text_value(const json& value, const char* key) const {
+    if (!value.is_string()) fail(where_, fmt::format("'{}' must be a string", key));
+    return value.get<std::string>();
+  }
+  Version parse_version(const std::string& text, const char* key) const {
+    auto v = Version::parse(text);
+    if (!v) fail(where_, fmt::format("'{}' is not a version: \"{}\"", key, text));
+    return *v;
+  }
+
+  const json& object_;
+  std::string where_;
+};
+
+std::string row_where(const std::string& origin, const char* array, size_t i) {
+  return fmt::format("{}: {}[{}]", origin, array, i);
+}
+
+template <typename Row, typename ParseRow>
+std::vector<Row> parse_rows(const Fields& section, const char* key, ParseRow parse_row) {
+  std::vector<Row> rows;
+  const json& items = section.array(key);
+  for (size_t i = 0; i < items.size(); ++i) rows.push_back(parse_row(items[i], row_where(section.where(), key, i)));
+  return rows;
+}
+
+// ---- toolkits
+
+DriverRow parse_driver(const json& j, const std::string& where) {
+  Fields f(j, where, {"toolkit", "release", "linux", "windows", "note", "status", "source"});
+  return DriverRow{f.version("toolkit"), f.text("release"), f.optional_version("linux"),
+                   f.optional_version("windows"), f.optional_text("note"), f.status(), f.source()};
+}
+
+MinorCompatRow parse_minor_compat(const json& j, const std::string& where) {
+  Fields f(j, where, {"major", "branch", "linux", "windows", "upper_branch", "source"});
+  return MinorCompatRow{f.integer("major"), f.integer("branch"), f.optional_integer("upper_branch"),
+                        f.optional_version("linux"), f.optional_version("windows"), f.source()};
+}
+
+ArchitectureRow parse_architectures(const json& j, const std::string& where) {
+  Fields f(j, where, {"toolkit", "sm", "note", "source"});
+  ArchitectureRow row{f.version("toolkit"), f.texts("sm"), f.optional_text("note"), f.source()};
+  for (const std::string& sm : row.sm) {
+    std::string_view digits = sm;
+    if (!digits.empty() && (digits.back() == 'a' || digits.back() == 'f')) digits.remove_suffix(1);
+    if (!Version::parse(digits) || digits.find('.') != std::string_view::npos)
+      fail(where, fmt::format("'{}' is not an sm number", sm));
+  }
+  return row;
+}
+
+// The minimum driver never decreases as the toolkit rises, per platform.
+void check_drivers_rise(const std::vector<DriverRow>& rows, const std::string& where) {
+  for (size_t i = 1; i < rows.size(); ++i) {
+    if (!(rows[i - 1].toolkit < rows[i].toolkit))
+      fail(where, fmt::format("drivers[{}]: toolkit {} is not above the previous row's {} (rows must rise)", i,
+                              rows[i].toolkit.str(), rows[i - 1].toolkit.str()));
+    for (auto platform : {&DriverRow::linux_driver, &DriverRow::windows_driver}) {
+      const char* name = platform == &DriverRow::linux_driver ? "linux" : "windows";
+      const std::optional<Version>& now = rows[i].*platform;
+      if (!now) continue;
+      for (size_t k = 0; k < i; ++k) {
+        const std::optional<Version>& before = rows[k].*platform;
+        if (before && *now < *before)
+          fail(where, fmt::format("drivers[{}]: the {} minimum driver {} for CUDA {} is below {} required by the "
+                                  "older CUDA {} (the minimum driver must not decrease as the toolkit rises)",
+                                  i, name, now->str(), rows[i].toolkit.str(), before->str(), rows[k].toolkit.str()));
+      }
+    }
+  }
+}
+
+// ---- cudnn
+
+CudnnBuild parse_cudnn_build(const json& j, const std::string& where) {
+  Fields f(j, where, {"cuda_min", "cuda_max", "linux", "windows", "sm_min", "sm_max", "note"});
+  CudnnBuild b{f.version("cuda_min"), f.version("cuda_max"), f.optional_version("linux"),
+               f.optional_version("windows"), f.optional_version("sm_min"), f.optional_version("sm_max"),
+               f.optional_text("note")};
+  if (b.cuda_max < b.cuda_min) fail(where, "cuda_max is below cuda_min");
+  return b;
+}
+
+CudnnRelease parse_cudnn_release(const json& j, const std::string& where) {
+  Fields f(j, where, {"versions", "builds", "sm_min", "sm_max", "note", "status", "source"});
+  CudnnRelease r;
+  for (const std::string& text : f.texts("versions")) {
+    auto v = Version::parse(text);
+    if (!v) fail(where, fmt::format("'versions' holds \"{}\", not a version", text));
+    r.versions.push_back(*v);
+  }
+  if (r.versions.empty()) fail(where, "'versions' is empty");
+  r.builds = parse_rows<CudnnBuild>(f, "builds", parse_cudnn_build);
+  r.sm_min = f.optional_version("sm_min");
+  r.sm_max = f.optional_version("sm_max");
+  r.note = f.optional_text("note");
+  r.status = f.status();
+  r.source = f.source();
+  return r;
+}
+
+// ---- frameworks, gpus
+
+FrameworkRow parse_framework(const json& j, const std::string& where) {
+  Fields f(j, where, {"framework", "version", "variant", "cuda", "cudnn", "python", "note", "status", "source"});
+  return FrameworkRow{f.text("framework"), f.text("version"),        f.optional_text("variant"),
+                      f.text("cuda"),      f.text("cudnn"),          f.optional_text("python"),
+                      f.optional_text("note"), f.status(),           f.source()};
+}
+
+GpuRow parse_gpu(const json& j, const std::string& where) {
+  Fields f(j, where, {"names", "cc", "status", "source"});
+  GpuRow row{f.texts("names"), f.version("cc"), f.status(), f.source()};
+  if (row.names.empty()) fail(where, "'names' is empty");
+  if (row.cc.parts.size() != 2) fail(where, "'cc' must be major.minor");
+  return row;
+}
+
+// ---- libraries
+
+ComponentSoname parse_soname(const json& j, const std::string& where) {
+  Fields f(j, where, {"name", "cuda_majors"});
+  return ComponentSoname{f.text("name"), f.integers("cuda_majors")};
+}
+
+ComponentRow parse_component(const json& j, const std::string& where) {
+  Fields f(j, where, {"component", "prefix", "windows_prefix", "sonames", "source"});
+  ComponentRow row{f.text("component"), f.text("prefix"), f.optional_text("windows_prefix"),
+                   parse_rows<ComponentSoname>(f, "sonames", parse_soname), f.source()};
+  for (const ComponentSoname& s : row.sonames)
+    if (!s.name.starts_with(row.prefix + "."))
+      fail(where, fmt::format("SONAME {} does not start with the prefix {}", s.name, row.prefix));
+  return row;
+}
+
+CudnnSeries parse_cudnn_series(const json& j, const std::string& where) {
+  Fields f(j, where, {"major", "shim", "sublibraries", "optional_sublibraries", "windows", "header",
+                      "version_factor", "source"});
+  return CudnnSeries{f.integer("major"), f.text("shim"), f.texts("sublibraries"),
+                     f.has("optional_sublibraries") ? f.texts("optional_sublibraries") : std::vector<std::string>{},
+                     f.has("windows") ? f.texts("windows") : std::vector<std::string>{},
+                     f.text("header"), f.integer("version_factor"), f.source()};
+}
+
+DlopenRow parse_dlopen(const json& j, const std::string& where) {
+  Fields f(j, where, {"from", "opens", "probe", "optional", "note", "source"});
+  DlopenRow row{f.texts("from"), f.texts("opens"), f.optional_text("probe"), f.flag("optional"),
+                f.optional_text("note"), f.source()};
+  static const std::set<std::string> probes = {"", "cudnn_version_suffixes", "library_name_strings"};
+  if (!probes.contains(row.probe)) fail(where, fmt::format("unknown probe '{}'", row.probe));
+  if (row.from.empty()) fail(where, "'from' is empty");
+  return row;
+}
+
+std::string lower(std::string_view text) {
+  std::string out(text);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+}  // namespace
+
+struct MatrixLoader {
+  static void toolkits(Matrix& m, const json& j, const std::string& where) {
+    Fields f(j, where, {"schema", "note", "drivers", "minor_compatibility", "full_driver_needed_for", "architectures"});
+    m.drivers_ = parse_rows<DriverRow>(f, "drivers", parse_driver);
+    check_drivers_rise(m.drivers_, where);
+    m.minor_compat_ = parse_rows<MinorCompatRow>(f, "minor_compatibility", parse_minor_compat);
+    m.full_driver_ = parse_rows<FullDriverFeature>(f, "full_driver_needed_for", [](const json& row, const std::string& w) {
+      Fields g(row, w, {"feature", "source"});
+      return FullDriverFeature{g.text("feature"), g.source()};
+    });
+    m.architectures_ = parse_rows<ArchitectureRow>(f, "architectures", parse_architectures);
+    for (size_t i = 1; i < m.architectures_.size(); ++i)
+      if (!(m.architectures_[i - 1].toolkit < m.architectures_[i].toolkit))
+        fail(where, fmt::format("architectures[{}]: toolkits must rise", i));
+  }
+  static void cudnn(Matrix& m, const json& j, const std::string& where) {
+    Fields f(j, where, {"schema", "note", "compatibility_source", "releases"});
+    m.cudnn_compat_source_ = f.text("compatibility_source");
+    m.cudnn_ = parse_rows<CudnnRelease>(f, "releases", parse_cudnn_release);
+  }
+  static void frameworks(Matrix& m, const json& j, const std::string& where) {
+    Fields f(j, where, {"schema", "note", "frameworks"});
+    m.frameworks_ = parse_rows<FrameworkRow>(f, "frameworks", parse_framework);
+  }
+  static void gpus(Matrix& m, const json& j, const std::string& where) {
+    Fields f(j, where, {"schema", "note", "gpus"});
+    m.gpus_ = parse_rows<GpuRow>(f, "gpus", parse_gpu);
+  }
+  static void libraries(Matrix& m, const json& j, const std::string& where) {
+    Fields f(j, where, {"schema", "note", "components", "cudnn_series", "dlopen"});
+    m.components_ = parse_rows<ComponentRow>(f, "components", parse_component);
+    m.cudnn_series_ = parse_rows<CudnnSeries>(f, "cudnn_series", parse_cudnn_series);
+    m.dlopen_ = parse_rows<DlopenRow>(f, "dlopen", parse_dlopen);
+  }
+
+  using SectionLoader = void (*)(Matrix&, const json&, const std::string&);
+  struct Section {
+    const char* name;
+    SectionLoader load;
+  };
+  static constexpr Section kSections[] = {{"toolkits", toolkits}, {"cudnn", cudnn}, {"frameworks", frameworks},
+                                          {"gpus", gpus}, {"libraries", libraries}};
+
+  static void document(Matrix& m, const json& doc, const std::string& origin) {
+    if (!doc.is_object() || !doc.contains("schema") || !doc["schema"].is_string())
+      fail(origin, "not a depscan matrix file (no \"schema\")");
+    std::string schema = doc["schema"].get<std::string>();
+    if (schema == "depscan-matrix/1") {
+      for (auto it = doc.begin(); it != doc.end(); ++it) {
+        if (it.key() == "schema" || it.key() == "note") continue;
+        const Section* s = find(it.key());
+        if (!s) fail(origin, fmt::format("unknown section '{}'", it.key()));
+        s->load(m, it.value(), origin + ": " + it.key());
+      }
+      return;
+    }
+    for (const Section& s : kSections)
+      if (schema == fmt::format("depscan-matrix/{}/1", s.name)) return s.load(m, doc, origin);
+    fail(origin, fmt::format("unknown schema '{}'", schema));
+  }
+
+  static const Section* find(std::string_view name) {
+    for (const Section& s : kSections)
+      if (name == s.name) return &s;
+    return nullptr;
+  }
+};
+
+Expected<bool> Matrix::load_document(std::string_view json_text, const std::string& origin) {
+  json doc = json::parse(json_text, nullptr, /*allow_exceptions=*/false);
+  if (doc.is_discarded()) return Error{origin + ": not valid JSON"};
+  Matrix candidate = *this;
+  try {
+    MatrixLoader::document(candidate, doc, origin);
+  } catch (const MatrixError& e) {
+    return Error{e.message};
+  } catch (const json::exception& e) {
+    return Error{origin + ": " + e.what()};
+  }
+  *this = std::move(candidate);
+  return true;
+}
+
+Expected<Matrix> load_embedded_matrix() {
+  Matrix m;
+  for (const char* name : {"toolkits.json", "cudnn.json", "frameworks.json", "gpus.json", "libraries.json"}) {
+    std::string_view text = embedded_file(name);
+    if (text.empty()) return Error{fmt::format("embedded matrix file {} is missing", name)};
+    auto loaded = m.load_document(text, fmt::format("matrix/data/{}", name));
+    if (!loaded) return Error{loaded.error()};
+  }
+  return m;
+}
 
 Expected<Matrix> load_matrix_file(const std::string& path) {
-  return Error{path + ": matrix files are not supported yet"};
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Error{path + ": cannot open the matrix file"};
+  std::stringstream text;
+  text << in.rdbuf();
+  auto base = load_embedded_matrix();
+  if (!base) return Error{base.error()};
+  auto loaded = base->load_document(text.str(), path);
+  if (!loaded) return Error{loaded.error()};
+  return std::move(*base);
+}
+
+// ------------------------------------------------------------------ questions
+
+const DriverRow* Matrix::driver_row(const Version& toolkit) const {
+  const DriverRow* found = nullptr;
+  for (const DriverRow& row : drivers_)
+    if (row.toolkit.major() == toolkit.major() && row.toolkit.minor() == toolkit.minor() && !(toolkit < row.toolkit))
+      found = &row;
+  if (found || toolkit.parts.size() > 2) return found;
+  return nullptr;
+}
+
+const MinorCompatRow* Matrix::minor_compat(int major) const {
+  for (const MinorCompatRow& row : minor_compat_)
+    if (row.major == major) return &row;
+  return nullptr;
+}
+
+const DriverRow* Matrix::newest_toolkit_for_driver(const Version& driver, Platform platform) const {
+  const DriverRow* found = nullptr;
+  for (const DriverRow& row : drivers_) {
+    const std::optional<Version>& floor = platform == Platform::Linux ? row.linux_driver : row.windows_driver;
+    if (floor && !(driver < *floor)) found = &row;
+  }
+  return found;
+}
+
+const ArchitectureRow* Matrix::architectures_for(const Version& toolkit) const {
+  const ArchitectureRow* found = nullptr;
+  for (const ArchitectureRow& row : architectures_)
+    if (!(Version{{toolkit.major(), toolkit.minor()}} < row.toolkit)) found = &row;
+  return found;
+}
+
+std::vector<const CudnnRelease*> Matrix::cudnn_releases_matching(const Version& prefix) const {
+  std::vector<const CudnnRelease*> out;
+  for (const CudnnRelease& r : cudnn_)
+    if (std::any_of(r.versions.begin(), r.versions.end(),
+                    [&](const Version& v) { return v.starts_with(prefix) || prefix.starts_with(v); }))
+      out.push_back(&r);
+  return out;
+}
+
+std::vector<const FrameworkRow*> Matrix::frameworks_matching(std::string_view framework,
+                                                             std::string_view version) const {
+  std::vector<const FrameworkRow*> out;
+  auto wanted = Version::parse(version);
+  for (const FrameworkRow& row : frameworks_) {
+    if (lower(row.framework) != lower(framework)) continue;
+    auto have = Version::parse(row.version);
+    bool matches = version.empty() || row.version == version ||
+                   (wanted && have && (have->starts_with(*wanted) || wanted->starts_with(*have)));
+    if (matches) out.push_back(&row);
+  }
+  return out;
+}
+
+namespace {
+
+std::vector<std::string> name_tokens(std::string_view text) {
+  std::vector<std::string> tokens(1);
+  for (char c : text) {
+    if (std::isalnum(static_cast<unsigned char>(c)) || c == '#') tokens.back() += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    else if (!tokens.back().empty()) tokens.emplace_back();
+  }
+  if (tokens.back().empty()) tokens.pop_back();
+  return tokens;
+}
+
+bool token_matches(std::string_view pattern, std::string_view token) {
+  if (pattern.size() != token.size()) return false;
+  for (size_t i = 0; i < pattern.size(); ++i) {
+    bool digit = std::isdigit(static_cast<unsigned char>(token[i]));
+    if (pattern[i] == '#' ? !digit : pattern[i] != token[i]) return false;
+  }
+  return true;
+}
+
+bool tokens_appear(const std::vector<std::string>& pattern, const std::vector<std::string>& input) {
+  for (size_t start = 0; start + pattern.size() <= input.size(); ++start)
+    if (std::equal(pattern.begin(), pattern.end(), input.begin() + static_cast<std::ptrdiff_t>(start), token_matches))
+      return true;
+  return false;
+}
+
+// "sm_90", "compute_90a", "90" -> 9.0; "9.0" -> 9.0.
+std::optional<Version> capability_from_text(std::string_view text) {
+  for (std::string_view prefix : {"sm_", "compute_"})
+    if (text.starts_with(prefix)) text.remove_prefix(prefix.size());
+  if (!text.empty() && (text.back() == 'a' || text.back() == 'f')) text.remove_suffix(1);
+  auto v = Version::parse(text);
+  if (!v) return std::nullopt;
+  if (v->parts.size() == 2 && v->minor() < 10) return v;
+  if (v->parts.size() == 1 && v->major() >= 10 && v->major() < 1000) return Version{{v->major() / 10, v->major() % 10}};
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<GpuMatch> Matrix::gpu(std::string_view text) const {
+  if (auto cc = capability_from_text(text)) {
+    for (const GpuRow& row : gpus_)
+      if (row.cc == *cc) return GpuMatch{&row, row.names.front(), *cc};
+    return GpuMatch{nullptr, std::string(text), *cc};
+  }
+  std::vector<std::string> input = name_tokens(text);
+  std::optional<GpuMatch> best;
+  size_t best_length = 0;
+  for (const GpuRow& row : gpus_)
+    for (const std::string& name : row.names) {
+      std::vector<std::string> pattern = name_tokens(name);
+      size_t length = name.size();
+      if (tokens_appear(pattern, input) && length > best_length) {
+        best_length = length;
+        best = GpuMatch{&row, name, row.cc};
+      }
+    }
+  return best;
+}
+
+const ComponentRow* Matrix::component_of(std::string_view soname) const {
+  const ComponentRow* best = nullptr;
+  for (const ComponentRow& row : components_) {
+    bool exact = soname == row.prefix;
+    bool versioned = soname.starts_with(row.prefix + ".");
+    if ((exact || versioned) && (!best || row.prefix.size() > best->prefix.size())) best = &row;
+  }
+  return best;
+}
+
+std::vector<int> Matrix::cuda_majors_of(std::string_view soname) const {
+  if (const ComponentRow* row = component_of(soname))
+    for (const ComponentSoname& s : row->sonames)
+      if (soname == s.name || soname.starts_with(s.name + ".")) return s.cuda_majors;
+  return {};
+}
+
+const CudnnSeries* Matrix::cudnn_series_of(std::string_view soname) const {
+  for (const CudnnSeries& s : cudnn_series_) {
+    auto is = [&](const std::string& name) { return soname == name || soname.starts_with(name + "."); };
+    if (is(s.shim) || std::any_of(s.sublibraries.begin(), s.sublibraries.end(), is) ||
+        std::any_of(s.optional_sublibraries.begin(), s.optional_sublibraries.end(), is))
+      return &s;
+  }
+  return nullptr;
+}
+
+const CudnnSeries* Matrix::cudnn_series_for(int major) const {
+  for (const CudnnSeries& s : cudnn_series_)
+    if (s.major == major) return &s;
+  return nullptr;
+}
+
+std::vector<const DlopenRow*> Matrix::dlopen_rows_for(std::string_view soname) const {
+  std::vector<const DlopenRow*> out;
+  for (const DlopenRow& row : dlopen_)
+    if (std::any_of(row.from.begin(), row.from.end(), [&](const std::string& p) { return glob_match(p, soname); }))
+      out.push_back(&row);
+  return out;
 }
 
 }  // namespace depscan

@@ -1,20 +1,236 @@
-// CUDA / cuDNN / framework / wheel-policy knowledge, loaded from JSON data with a source on
-// every row, validated on load. The data in matrix/data/ is embedded at build time and can be
-// replaced at run time with --matrix FILE.
+// CUDA / cuDNN / framework knowledge, loaded from JSON data with a source on every row and
+// validated on load. matrix/data/{toolkits,cudnn,frameworks,gpus,libraries}.json are embedded at
+// build time; --matrix FILE replaces sections at run time. A matrix file is either one section
+// file (its "schema" says which, e.g. "depscan-matrix/toolkits/1") or an object
+// {"schema": "depscan-matrix/1", "toolkits": {...}, "cudnn": {...}, ...} holding any of them;
+// sections it does not hold keep the embedded data.
 #pragma once
 
+#include <compare>
+#include <optional>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "analyzer/util/expected.h"
 
 namespace depscan {
 
+// A dotted numeric version: "12.4", "580.65.06", "9.1.0.70".
+struct Version {
+  std::vector<int> parts;
+
+  static std::optional<Version> parse(std::string_view text);
+  std::string str() const;
+  int major() const { return parts.empty() ? 0 : parts[0]; }
+  int minor() const { return parts.size() < 2 ? 0 : parts[1]; }
+  int patch() const { return parts.size() < 3 ? 0 : parts[2]; }
+  // "9.1" is a prefix of "9.1.0.70" (whole components only).
+  bool starts_with(const Version& prefix) const;
+  // Missing components compare as 0: 12.4 == 12.4.0.
+  std::strong_ordering operator<=>(const Version& other) const;
+  bool operator==(const Version& other) const { return (*this <=> other) == 0; }
+};
+
+// How sure the data is: primary = read from the vendor's page or checked on this machine;
+// secondary = agreeing third-party copies of the vendor's page.
+enum class RowStatus { Primary, Secondary };
+const char* to_string(RowStatus status);
+
+enum class Platform { Linux, Windows };
+
+// ------------------------------------------------------------------ toolkits.json
+
+struct DriverRow {              // one line of the release notes' driver table
+  Version toolkit;              // 12.4.0 (GA), 12.4.1 (Update 1)
+  std::string release;          // "12.4 Update 1"
+  std::optional<Version> linux_driver;
+  std::optional<Version> windows_driver;  // absent: N/A (no bundled driver) or unconfirmed
+  std::string note;
+  RowStatus status = RowStatus::Primary;
+  std::string source;
+};
+
+struct MinorCompatRow {         // CUDA 11+: one driver floor runs every minor of a major
+  int major = 0;
+  int branch = 0;               // 525: drivers of branch >= 525 qualify
+  std::optional<int> upper_branch;  // end of the range (newer drivers still run it, as backward compat)
+  std::optional<Version> linux_driver;
+  std::optional<Version> windows_driver;
+  std::string source;
+};
+
+struct FullDriverFeature {      // what minor-version compatibility does not cover
+  std::string feature;
+  std::string source;
+};
+
+struct ArchitectureRow {        // real targets (sm_) of a toolkit, valid until the next row
+  Version toolkit;
+  std::vector<std::string> sm;  // "75", "90a"
+  std::string note;
+  std::string source;
+};
+
+// ------------------------------------------------------------------ cudnn.json
+
+struct CudnnBuild {             // one build of a cuDNN release, for a range of CUDA versions
+  Version cuda_min, cuda_max;   // inclusive, compared on major.minor
+  std::optional<Version> linux_driver, windows_driver;
+  std::optional<Version> sm_min, sm_max;  // compute capability, when the build narrows the release's
+  std::string note;
+};
+
+struct CudnnRelease {
+  std::vector<Version> versions;  // the releases this row covers: 9.5.0, 9.5.1
+  std::vector<CudnnBuild> builds;
+  std::optional<Version> sm_min, sm_max;
+  std::string note;
+  RowStatus status = RowStatus::Primary;
+  std::string source;
+  std::vector<int> cuda_majors() const;  // sorted, unique
+};
+
+// ------------------------------------------------------------------ frameworks.json
+
+struct FrameworkRow {
+  std::string framework;        // tensorflow, pytorch, jax, cupy, onnxruntime
+  std::string version;          // "2.15.0", "2.4", "14", "current"
+  std::string variant;          // "cu121 (stable)", "linux tested build"
+  std::string cuda;             // as the source states it: "12.2", ">=12.1", "12.x"
+  std::string cudnn;
+  std::string python;
+  std::string note;
+  RowStatus status = RowStatus::Primary;
+  std::string source;
+};
+
+// ------------------------------------------------------------------ gpus.json
+
+struct GpuRow {
+  std::vector<std::string> names;  // "H100", "RTX 40##" ('#' = one digit)
+  Version cc;                      // compute capability 9.0
+  RowStatus status = RowStatus::Primary;
+  std::string source;
+};
+
+struct GpuMatch {
+  const GpuRow* row = nullptr;
+  std::string name;             // the name of the row that matched
+  Version cc;
+  int sm() const { return cc.major() * 10 + cc.minor(); }  // 9.0 -> 90
+};
+
+// ------------------------------------------------------------------ libraries.json
+
+struct ComponentSoname {
+  std::string name;             // libcudart.so.12
+  std::vector<int> cuda_majors; // CUDA majors shipping this SONAME; empty = any (driver, NCCL)
+};
+
+struct ComponentRow {           // a CUDA component and its file names
+  std::string component;        // driver, cudart, cublas, cublasLt, cufft, cusparse, cusolver,
+                                // curand, nvrtc, nvrtc-builtins, nvjitlink, nccl, cupti
+  std::string prefix;           // "libcudart.so": names are prefix + "." + version
+  std::string windows_prefix;   // "cudart64_"
+  std::vector<ComponentSoname> sonames;
+  std::string source;
+};
+
+struct CudnnSeries {            // the library layout of one cuDNN major
+  int major = 0;
+  std::string shim;             // libcudnn.so.9
+  std::vector<std::string> sublibraries;           // always shipped
+  std::vector<std::string> optional_sublibraries;  // shipped by some releases only
+  std::vector<std::string> windows;
+  std::string header;           // cudnn_version.h (8, 9) or cudnn.h (7)
+  int version_factor = 0;       // CUDNN_VERSION = major * factor + minor * 100 + patch
+  std::string source;
+};
+
+struct DlopenRow {              // "libraries matching `from` open `opens` at run time"
+  std::vector<std::string> from;   // SONAME (or file name) globs, '*' = anything
+  std::vector<std::string> opens;  // names, with {major} {minor} (the opener's version) and
+                                   // {cuda_major} (the CUDA major the opener was built for)
+  std::string probe;            // "" exact names; "cudnn_version_suffixes": tries name.M.m.p,
+                                // name.M.m, name; "library_name_strings": the names are the
+                                // library's own read-only strings
+  bool optional = false;        // the opener copes without it
+  std::string note;
+  std::string source;
+};
+
+// ------------------------------------------------------------------ the matrix
+
 class Matrix {
  public:
   Matrix() = default;
+
+  const std::vector<DriverRow>& drivers() const { return drivers_; }
+  const std::vector<MinorCompatRow>& minor_compatibility() const { return minor_compat_; }
+  const std::vector<FullDriverFeature>& full_driver_features() const { return full_driver_; }
+  const std::vector<ArchitectureRow>& architectures() const { return architectures_; }
+  const std::vector<CudnnRelease>& cudnn_releases() const { return cudnn_; }
+  const std::string& cudnn_compatibility_source() const { return cudnn_compat_source_; }
+  const std::vector<FrameworkRow>& frameworks() const { return frameworks_; }
+  const std::vector<GpuRow>& gpus() const { return gpus_; }
+  const std::vector<ComponentRow>& components() const { return components_; }
+  const std::vector<CudnnSeries>& cudnn_series() const { return cudnn_series_; }
+  const std::vector<DlopenRow>& dlopen_rows() const { return dlopen_; }
+
+  // The driver-table row of a toolkit: the newest release of the same major.minor at or below
+  // it (12.4 -> 12.4 GA; 12.6.2 -> 12.6 Update 1/2). Null if the table has no such major.minor.
+  const DriverRow* driver_row(const Version& toolkit) const;
+  // The minor-version-compatibility floor of a CUDA major (11, 12, 13); null before 11.
+  const MinorCompatRow* minor_compat(int major) const;
+  // The newest toolkit release a driver meets the minimum of (its full driver), or null.
+  const DriverRow* newest_toolkit_for_driver(const Version& driver, Platform platform) const;
+  // The architecture row in force for a toolkit (the last row at or below it), or null.
+  const ArchitectureRow* architectures_for(const Version& toolkit) const;
+  // Releases with a version starting with `prefix` ("9.1" -> 9.1.0 and 9.1.1).
+  std::vector<const CudnnRelease*> cudnn_releases_matching(const Version& prefix) const;
+  // Rows of a framework (case-insensitive) whose version starts with `version` (all if empty).
+  std::vector<const FrameworkRow*> frameworks_matching(std::string_view framework,
+                                                       std::string_view version) const;
+  // A GPU by name ("H100", "NVIDIA GeForce RTX 4090"), sm number ("sm_90", "90") or
+  // capability ("9.0"); for names the longest matching row name wins.
+  std::optional<GpuMatch> gpu(std::string_view text) const;
+
+  // The component a SONAME or file name belongs to: "libcudart.so.12" -> cudart. Null if none.
+  const ComponentRow* component_of(std::string_view soname) const;
+  // The CUDA majors a component SONAME belongs to ("libcufft.so.11" -> {12}); empty if unknown.
+  std::vector<int> cuda_majors_of(std::string_view soname) const;
+  // The cuDNN series whose shim or sub-library this name is, or null.
+  const CudnnSeries* cudnn_series_of(std::string_view soname) const;
+  const CudnnSeries* cudnn_series_for(int major) const;
+  // dlopen rows whose `from` matches the name.
+  std::vector<const DlopenRow*> dlopen_rows_for(std::string_view soname) const;
+
+  // Replaces the sections a JSON document holds (see the file comment), validating them.
+  // `origin` names the document in error messages.
+  Expected<bool> load_document(std::string_view json_text, const std::string& origin);
+
+ private:
+  std::vector<DriverRow> drivers_;
+  std::vector<MinorCompatRow> minor_compat_;
+  std::vector<FullDriverFeature> full_driver_;
+  std::vector<ArchitectureRow> architectures_;
+  std::vector<CudnnRelease> cudnn_;
+  std::string cudnn_compat_source_;
+  std::vector<FrameworkRow> frameworks_;
+  std::vector<GpuRow> gpus_;
+  std::vector<ComponentRow> components_;
+  std::vector<CudnnSeries> cudnn_series_;
+  std::vector<DlopenRow> dlopen_;
+
+  friend struct MatrixLoader;
 };
 
+// '*' matches any run of characters (including none); everything else matches itself.
+bool glob_match(std::string_view pattern, std::string_view text);
+
 Expected<Matrix> load_embedded_matrix();
+// The embedded matrix with the sections of `path` replacing their embedded counterparts.
 Expected<Matrix> load_matrix_file(const std::string& path);
 
 }  // namespace depscan
