@@ -1,0 +1,212 @@
+#include "analyzer/input/archive.h"
+
+#include <archive.h>
+#include <archive_entry.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <vector>
+
+#include <fmt/format.h>
+
+namespace depscan {
+namespace {
+
+constexpr size_t kBlock = 1 << 16;
+
+std::string human_bytes(uint64_t bytes) {
+  if (bytes >= (1ull << 30)) return fmt::format("{:.1f} GiB", bytes / double(1ull << 30));
+  if (bytes >= (1ull << 20)) return fmt::format("{:.1f} MiB", bytes / double(1ull << 20));
+  return fmt::format("{} bytes", bytes);
+}
+
+MemberKind kind_of(struct archive_entry* entry) {
+  if (archive_entry_hardlink(entry)) return MemberKind::Hardlink;
+  switch (archive_entry_filetype(entry)) {
+    case AE_IFREG: return MemberKind::File;
+    case AE_IFDIR: return MemberKind::Directory;
+    case AE_IFLNK: return MemberKind::Symlink;
+    default: return MemberKind::Other;
+  }
+}
+
+bool write_all(int fd, const char* data, size_t size) {
+  while (size > 0) {
+    ssize_t n = ::write(fd, data, size);
+    if (n <= 0) return false;
+    data += n;
+    size -= static_cast<size_t>(n);
+  }
+  return true;
+}
+
+}  // namespace
+
+Expected<std::unique_ptr<ArchiveReader>> ArchiveReader::open(const std::string& host_path,
+                                                             std::string display, ArchiveLimits limits) {
+  struct stat st;
+  if (::stat(host_path.c_str(), &st) != 0 || !S_ISREG(st.st_mode))
+    return Error{fmt::format("{}: not a readable regular file", display)};
+  std::unique_ptr<ArchiveReader> reader(new ArchiveReader());
+  reader->display_ = std::move(display);
+  reader->limits_ = limits;
+  reader->archive_size_ = static_cast<uint64_t>(st.st_size);
+  reader->archive_ = archive_read_new();
+  archive_read_support_format_zip(reader->archive_);
+  archive_read_support_format_tar(reader->archive_);
+  archive_read_support_format_gnutar(reader->archive_);
+  archive_read_support_filter_all(reader->archive_);
+  if (archive_read_open_filename(reader->archive_, host_path.c_str(), kBlock) != ARCHIVE_OK)
+    return Error{fmt::format("{}: {}", reader->display_, archive_error_string(reader->archive_))};
+  return reader;
+}
+
+ArchiveReader::~ArchiveReader() {
+  if (archive_) archive_read_free(archive_);
+}
+
+void ArchiveReader::add(const char* code, Severity severity, const std::string& message) {
+  findings_.push_back({code, severity, std::nullopt, fmt::format("{}: {}", display_, message), "", display_});
+}
+
+void ArchiveReader::fail(const char* code, const std::string& message) {
+  add(code, Severity::Error, message);
+  failed_ = true;
+}
+
+bool ArchiveReader::over_total(uint64_t bytes) const {
+  uint64_t ratio_cap = std::max(limits_.ratio_floor, limits_.max_ratio * std::max<uint64_t>(archive_size_, 1));
+  return bytes > limits_.max_total_bytes || bytes > ratio_cap;
+}
+
+std::optional<ArchiveMember> ArchiveReader::next() {
+  while (!failed_) {
+    struct archive_entry* entry = nullptr;
+    int rc = archive_read_next_header(archive_, &entry);
+    if (rc == ARCHIVE_EOF) return std::nullopt;
+    if (rc < ARCHIVE_WARN) {
+      fail("archive-corrupt", fmt::format("unreadable after {} members: {}", members_,
+                                          archive_error_string(archive_) ? archive_error_string(archive_) : "unknown error"));
+      return std::nullopt;
+    }
+    member_read_ = 0;
+    data_consumed_ = false;
+    if (++members_ > limits_.max_members) {
+      fail("archive-too-many-members", fmt::format("more than {} members: refused", limits_.max_members));
+      return std::nullopt;
+    }
+    const char* raw = archive_entry_pathname(entry);
+    if (!raw) raw = archive_entry_pathname_utf8(entry);
+    std::string raw_name = raw ? raw : "";
+    auto name = safe_relative_name(raw_name);
+    if (!name) {
+      add("archive-unsafe-member", Severity::Error, name.error() + ": not extracted");
+      continue;
+    }
+    ArchiveMember member{*name, kind_of(entry), 0, "", static_cast<unsigned>(archive_entry_perm(entry))};
+    if (archive_entry_size_is_set(entry) && archive_entry_size(entry) > 0)
+      member.size = static_cast<uint64_t>(archive_entry_size(entry));
+    if (archive_entry_is_encrypted(entry)) {
+      add("archive-encrypted-member", Severity::Error, fmt::format("'{}' is encrypted: not analysed", member.name));
+      continue;
+    }
+    if (member.kind == MemberKind::Hardlink) {
+      auto target = safe_relative_name(archive_entry_hardlink(entry));
+      if (!target) {
+        add("archive-unsafe-member", Severity::Error,
+            fmt::format("hard link '{}' points outside the archive ({}): not extracted", member.name, target.error()));
+        continue;
+      }
+      member.link_target = *target;
+    }
+    if (member.kind == MemberKind::Symlink) {
+      const char* target = archive_entry_symlink(entry);
+      member.link_target = target ? target : "";
+    }
+    if (member.size > limits_.max_member_bytes) {
+      add("archive-too-large", Severity::Error,
+          fmt::format("'{}' declares {} (cap {}): not extracted", member.name, human_bytes(member.size),
+                      human_bytes(limits_.max_member_bytes)));
+      continue;
+    }
+    declared_total_ += member.size;
+    if (over_total(declared_total_)) {
+      fail("archive-too-large",
+           fmt::format("members declare {} uncompressed from a {} archive (caps: {}x the archive size, {} in total): "
+                       "refused as a probable zip bomb", human_bytes(declared_total_), human_bytes(archive_size_),
+                       limits_.max_ratio, human_bytes(limits_.max_total_bytes)));
+      return std::nullopt;
+    }
+    if (limits_.report_duplicates && !seen_.insert(member.name).second && member.kind != MemberKind::Directory) {
+      add("archive-duplicate-member", Severity::Warning,
+          fmt::format("'{}' appears more than once: only the first copy is analysed", member.name));
+      continue;
+    }
+    return member;
+  }
+  return std::nullopt;
+}
+
+Expected<size_t> ArchiveReader::read_block(void* buf, size_t size) {
+  la_ssize_t n = archive_read_data(archive_, buf, size);
+  if (n < 0) {
+    std::string why = archive_error_string(archive_) ? archive_error_string(archive_) : "read error";
+    fail("archive-corrupt", fmt::format("member data unreadable: {}", why));
+    return Error{why};
+  }
+  member_read_ += static_cast<uint64_t>(n);
+  read_total_ += static_cast<uint64_t>(n);
+  if (member_read_ > limits_.max_member_bytes || over_total(read_total_)) {
+    fail("archive-too-large",
+         fmt::format("a member inflates past its caps ({} read from a {} archive): refused as a probable zip bomb",
+                     human_bytes(read_total_), human_bytes(archive_size_)));
+    return Error{"size cap"};
+  }
+  return static_cast<size_t>(n);
+}
+
+Expected<bool> ArchiveReader::extract(SafeTree& tree, const std::string& rel, bool elf_only) {
+  if (data_consumed_) return Error{"member data already read"};
+  data_consumed_ = true;
+  std::vector<char> buf(kBlock);
+  auto first = read_block(buf.data(), buf.size());
+  if (!first) return Error{first.error()};
+  if (elf_only && (*first < 4 || std::memcmp(buf.data(), "\x7f" "ELF", 4) != 0)) return false;
+  auto fd = tree.create_file(rel);
+  if (!fd) return Error{fd.error()};
+  bool ok = write_all(*fd, buf.data(), *first);
+  for (size_t n = *first; ok && n > 0;) {
+    auto got = read_block(buf.data(), buf.size());
+    if (!got) {
+      ::close(*fd);
+      tree.remove(rel);
+      return Error{got.error()};
+    }
+    n = *got;
+    ok = write_all(*fd, buf.data(), n);
+  }
+  ::close(*fd);
+  if (!ok) {
+    tree.remove(rel);
+    return Error{fmt::format("cannot write '{}' (disk full?)", rel)};
+  }
+  return true;
+}
+
+Expected<std::string> ArchiveReader::read_all() {
+  if (data_consumed_) return Error{"member data already read"};
+  data_consumed_ = true;
+  std::string out;
+  std::vector<char> buf(kBlock);
+  while (true) {
+    auto got = read_block(buf.data(), buf.size());
+    if (!got) return Error{got.error()};
+    if (*got == 0) return out;
+    out.append(buf.data(), *got);
+    if (out.size() > limits_.max_small_read)
+      return Error{fmt::format("larger than {}: not read", human_bytes(limits_.max_small_read))};
+  }
+}
+
+}  // namespace depscan

@@ -1,0 +1,274 @@
+#include "analyzer/input/collect.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "analyzer/input/image.h"
+#include "analyzer/input/mount_fs.h"
+#include "analyzer/input/python_env.h"
+#include "analyzer/input/sniff.h"
+#include "analyzer/input/wheel.h"
+
+namespace depscan {
+namespace {
+
+constexpr size_t kMaxWalkEntries = 2'000'000;
+const std::set<std::string> kPseudoFileSystems = {"/proc", "/sys", "/dev", "/run"};
+
+bool ends_with(std::string_view s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+}
+
+Finding input_error(const std::string& input, const std::string& message) {
+  return {"input-error", Severity::Error, std::nullopt, fmt::format("{}: {}", input, message), "", input};
+}
+
+Finding info(const char* code, const std::string& path, const std::string& message) {
+  return {code, Severity::Info, std::nullopt, message, "", path};
+}
+
+// Every ELF or PE file under `dir`, sorted, without following symlinks (a link to a file is
+// audited through its target; links to directories are not entered, so there are no cycles).
+void walk_binaries(const FileSystem& fs, const std::string& dir, CollectedInputs& out, size_t& audited) {
+  std::vector<std::string> pending = {dir};
+  size_t seen = 0;
+  while (!pending.empty() && seen < kMaxWalkEntries) {
+    std::string current = std::move(pending.back());
+    pending.pop_back();
+    auto canonical_dir = fs.canonical(current);
+    if (!canonical_dir) continue;
+    auto names = fs.list(current);
+    std::sort(names.begin(), names.end(), std::greater<>());
+    for (const std::string& name : names) {
+      if (++seen > kMaxWalkEntries) break;
+      std::string child = join_path(current, name);
+      auto canon = fs.canonical(child);
+      if (!canon || *canon != join_path(*canonical_dir, name)) continue;  // a symlink
+      if (kPseudoFileSystems.count(*canon)) continue;
+      auto sniffed = sniff(fs, child);
+      if (!sniffed) continue;
+      if (sniffed->format == FileFormat::Directory) pending.push_back(child);
+      else if (sniffed->format == FileFormat::Elf || sniffed->format == FileFormat::Pe) {
+        out.roots.push_back(child);
+        ++audited;
+      } else ++out.skipped_files;
+    }
+  }
+  std::reverse(out.roots.end() - static_cast<long>(audited), out.roots.end());
+  std::sort(out.roots.end() - static_cast<long>(audited), out.roots.end());
+}
+
+void audit_directory(const FileSystem& fs, const std::string& input, const std::string& dir, CollectedInputs& out) {
+  size_t audited = 0, skipped_before = out.skipped_files;
+  walk_binaries(fs, dir, out, audited);
+  out.findings.push_back(info("directory-audited", dir,
+                              fmt::format("{}: {} ELF/PE files audited, {} other files skipped", input, audited,
+                                          out.skipped_files - skipped_before)));
+}
+
+void add_environment(const FileSystem& fs, const std::string& site_packages, CollectedInputs& out) {
+  for (Distribution& d : read_distributions(fs, site_packages, out.findings)) out.distributions.push_back(std::move(d));
+  out.install = true;
+}
+
+// ------------------------------------------------------------------ wheels: one install
+
+struct WheelInput {
+  std::string input, host;
+};
+
+InstallLayout layout_for(const std::vector<WheelInput>& wheels) {
+  InstallLayout layout;
+  for (const WheelInput& w : wheels) {
+    auto name = parse_wheel_file_name(basename_of(w.input));
+    if (auto python = name ? python_dir_for_tag(name->python) : std::nullopt) {
+      layout.python = *python;
+      break;
+    }
+  }
+  layout.site_packages = fmt::format("lib/{}/site-packages", layout.python);
+  return layout;
+}
+
+void install_wheels(std::unique_ptr<FileSystem>& fs, const std::vector<WheelInput>& wheels, CollectedInputs& out) {
+  auto temp = TempDirectory::create("wheels");
+  if (!temp) {
+    out.findings.push_back(input_error(wheels.front().input, temp.error()));
+    return;
+  }
+  const std::string prefix = (*temp)->path();
+  SafeTree tree(prefix);
+  InstallLayout layout = layout_for(wheels);
+  std::map<std::string, std::string> wheel_of;  // normalised distribution -> wheel file
+  for (const WheelInput& w : wheels) {
+    WheelInstall installed = install_wheel(w.host, basename_of(w.input), tree, layout);
+    for (Finding& f : installed.findings) out.findings.push_back(std::move(f));
+    if (!installed.readable) out.unreadable_inputs.push_back(w.input);
+    for (const std::string& rel : installed.elf_files) out.roots.push_back(join_path(prefix, rel));
+    if (auto name = parse_wheel_file_name(basename_of(w.input))) wheel_of[normalize_dist_name(name->distribution)] = basename_of(w.input);
+  }
+  fs = make_mount_fs(std::move(fs), {{prefix, prefix}});
+  std::string site_packages = join_path(prefix, layout.site_packages);
+  size_t first = out.distributions.size();
+  add_environment(*fs, site_packages, out);
+  for (size_t i = first; i < out.distributions.size(); ++i) {
+    Distribution& d = out.distributions[i];
+    auto it = wheel_of.find(normalize_dist_name(d.name));
+    if (it != wheel_of.end()) d.wheel_file = it->second;
+    size_t elf_count = std::count_if(out.roots.begin(), out.roots.end(), [&](const std::string& r) {
+      return std::find(d.files.begin(), d.files.end(), r) != d.files.end();
+    });
+    out.findings.push_back(info("wheel-installed", d.wheel_file,
+                                fmt::format("{}: {} {} installs {} ELF files into site-packages (tags: {})",
+                                            d.wheel_file.empty() ? d.name : d.wheel_file, d.name, d.version,
+                                            elf_count, fmt::join(d.tags, ", "))));
+  }
+  out.shown_as.emplace_back(site_packages, "site-packages");
+  out.shown_as.emplace_back(prefix, "<install prefix>");
+  out.temp_dirs.push_back(std::move(*temp));
+}
+
+// ------------------------------------------------------------------ images
+
+void unpack_image_input(std::unique_ptr<FileSystem>& fs, const std::string& input, const std::string& host,
+                        CollectedInputs& out) {
+  auto temp = TempDirectory::create("image");
+  if (!temp) {
+    out.findings.push_back(input_error(input, temp.error()));
+    return;
+  }
+  SafeTree top((*temp)->path());
+  bool dirs_ok = top.make_dirs("archive") && top.make_dirs("rootfs");
+  SafeTree staging(top.host_path("archive")), rootfs(top.host_path("rootfs"));
+  ImageUnpack unpacked = dirs_ok ? unpack_image(host, basename_of(input), staging, rootfs) : ImageUnpack{};
+  for (Finding& f : unpacked.findings) out.findings.push_back(std::move(f));
+  top.remove("archive");  // the layer tars are no longer needed
+  if (!unpacked.ok) {
+    out.unreadable_inputs.push_back(input);
+    return;
+  }
+  fs = make_rooted_fs(top.host_path("rootfs"));
+  out.findings.push_back(info("image-unpacked", input,
+                              fmt::format("{}: {} layers applied; audited as a root file system", input,
+                                          unpacked.layers)));
+  audit_directory(*fs, input, "/", out);
+  out.temp_dirs.push_back(std::move(*temp));
+}
+
+void collect_one(std::unique_ptr<FileSystem>& fs, const std::string& input, const std::string& logical,
+                 bool single_input, std::vector<WheelInput>& wheels, CollectedInputs& out) {
+  auto sniffed = sniff(*fs, logical);
+  if (!sniffed) {
+    out.unreadable_inputs.push_back(input);
+    out.findings.push_back(input_error(input, sniffed.error()));
+    return;
+  }
+  auto host = fs->host_path(logical);
+  switch (sniffed->format) {
+    case FileFormat::Elf:
+    case FileFormat::Pe: out.roots.push_back(logical); return;
+    case FileFormat::Directory:
+      if (looks_like_site_packages(*fs, logical)) add_environment(*fs, logical, out);
+      audit_directory(*fs, input, logical, out);
+      return;
+    case FileFormat::Tar:
+      if (host && single_input && is_image_archive(*host)) {
+        unpack_image_input(fs, input, *host, out);
+        return;
+      }
+      break;
+    default: break;
+  }
+  if (ends_with(input, ".whl") && host) {
+    wheels.push_back({input, *host});
+    return;
+  }
+  out.unreadable_inputs.push_back(input);
+  std::string why = sniffed->format == FileFormat::Tar
+                        ? "a tar archive that is not a container image (or an image given with other inputs)"
+                        : fmt::format("not an ELF or PE file, wheel, directory or image ({})", to_string(sniffed->format));
+  out.findings.push_back(input_error(input, why));
+}
+
+}  // namespace
+
+CollectedInputs collect_inputs(std::unique_ptr<FileSystem>& fs, const CollectRequest& request) {
+  CollectedInputs out;
+  std::vector<WheelInput> wheels;
+  for (const std::string& input : request.inputs) {
+    std::string logical = request.rooted ? normalize_path(input) : absolute_path(input);
+    collect_one(fs, input, logical, request.inputs.size() == 1, wheels, out);
+  }
+  if (request.python_env) {
+    std::string prefix = request.rooted ? normalize_path(*request.python_env) : absolute_path(*request.python_env);
+    auto dirs = find_site_packages(*fs, prefix);
+    if (dirs.empty()) {
+      out.unreadable_inputs.push_back(*request.python_env);
+      out.findings.push_back(input_error(*request.python_env, "no lib/pythonX.Y/site-packages found (not a venv or conda prefix)"));
+    }
+    for (const std::string& dir : dirs) {
+      add_environment(*fs, dir, out);
+      audit_directory(*fs, dir, dir, out);
+    }
+  }
+  if (!wheels.empty()) install_wheels(fs, wheels, out);
+  if (request.inputs.empty() && !request.python_env && request.rooted) audit_directory(*fs, "/", "/", out);
+  return out;
+}
+
+std::vector<Finding> attribute_owners(Graph& graph, const CollectedInputs& inputs) {
+  std::map<std::string, std::string> owner_of;
+  for (const Distribution& d : inputs.distributions)
+    for (const std::string& file : d.files) owner_of.emplace(file, d.name);
+  std::set<std::string> from_system;
+  for (Object& object : graph.objects) {
+    auto it = owner_of.find(object.path);
+    if (it == owner_of.end()) it = owner_of.find(object.realpath);
+    if (it != owner_of.end()) object.owner = it->second;
+    else if (inputs.install && object.owner.empty()) {
+      object.owner = "system";
+      from_system.insert(basename_of(object.path));
+    }
+  }
+  if (from_system.empty()) return {};
+  return {info("system-libraries", "",
+               fmt::format("{} libraries come from the system, not from the installed distributions: {}",
+                           from_system.size(), fmt::join(from_system, ", ")))};
+}
+
+namespace {
+
+std::string shown(std::string text, const CollectedInputs& inputs) {
+  for (const auto& [prefix, label] : inputs.shown_as) {
+    for (size_t at = text.find(prefix); at != std::string::npos; at = text.find(prefix, at + label.size())) {
+      size_t end = at + prefix.size();
+      if (end < text.size() && text[end] != '/') continue;
+      text.replace(at, prefix.size(), label);
+    }
+  }
+  return text;
+}
+
+}  // namespace
+
+void show_installed_paths(ScanResult& result, const CollectedInputs& inputs) {
+  if (inputs.shown_as.empty()) return;
+  for (Object& o : result.graph.objects) {
+    o.path = shown(o.path, inputs);
+    o.realpath = shown(o.realpath, inputs);
+  }
+  for (Edge& e : result.graph.edges) {
+    e.how_detail = shown(e.how_detail, inputs);
+    for (Attempt& a : e.tried) a.path = shown(a.path, inputs);
+  }
+  for (Finding& f : result.findings) {
+    f.message = shown(f.message, inputs);
+    f.path = shown(f.path, inputs);
+    f.fix = shown(f.fix, inputs);
+  }
+}
+
+}  // namespace depscan

@@ -1,0 +1,49 @@
+// Turns the command line's inputs into the roots the resolver loads: ELF/PE files as given,
+// every binary under a directory (each its own root), wheels installed together into a private
+// prefix (one install: their RUNPATHs reach each other), a site-packages directory or
+// --python-env prefix with its distributions, a container image archive unpacked into a private
+// root, or the whole --root tree when no input is given. Temporary directories live exactly as
+// long as the CollectedInputs that owns them.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "analyzer/input/distribution.h"
+#include "analyzer/input/fs.h"
+#include "analyzer/input/safe_tree.h"
+#include "analyzer/model.h"
+
+namespace depscan {
+
+struct CollectRequest {
+  std::vector<std::string> inputs;
+  bool rooted = false;                    // --root given: inputs are logical paths inside it
+  std::optional<std::string> python_env;  // --python-env DIR
+};
+
+struct CollectedInputs {
+  std::vector<std::string> roots;               // logical paths, in input order
+  std::vector<Distribution> distributions;      // wheels given and environments found
+  std::vector<Finding> findings;                // archive defects, skipped inputs, summaries
+  std::vector<std::string> unreadable_inputs;   // inputs that could not be analysed at all
+  std::vector<std::pair<std::string, std::string>> shown_as;  // logical prefix -> shown prefix
+  size_t skipped_files = 0;                     // non-binaries met while walking directories
+  bool install = false;                         // wheels / an environment: the rest is "system"
+  std::vector<std::unique_ptr<TempDirectory>> temp_dirs;
+};
+
+// May replace `fs`: by a RootedFs on an unpacked image, or by a mount of the installed wheels.
+CollectedInputs collect_inputs(std::unique_ptr<FileSystem>& fs, const CollectRequest& request);
+
+// Object.owner for every object a distribution's RECORD lists; with an install, "system" for
+// the rest. Returns an info finding naming the libraries taken from the system.
+std::vector<Finding> attribute_owners(Graph& graph, const CollectedInputs& inputs);
+
+// Rewrites temporary paths into the installed locations the user knows ("site-packages/...").
+void show_installed_paths(ScanResult& result, const CollectedInputs& inputs);
+
+}  // namespace depscan

@@ -1,0 +1,29 @@
+// Container image archives: `docker save` output (manifest.json + layer tars) and OCI image
+// layout archives (index.json, blobs/sha256/...). Layers are applied in order into a private
+// directory with their whiteouts (".wh.<name>" removes, ".wh..wh..opq" empties a directory);
+// links stay inside the image: symlinks are kept as written and resolved inside the image root by
+// RootedFs (absolute targets are re-rooted), hard links must name a file of the image.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "analyzer/input/archive.h"
+#include "analyzer/model.h"
+
+namespace depscan {
+
+struct ImageUnpack {
+  bool ok = false;              // a root file system was produced (possibly with findings)
+  size_t layers = 0;
+  std::vector<Finding> findings;
+};
+
+// Whether an archive looks like an image (has manifest.json or index.json at its top).
+bool is_image_archive(const std::string& host_path);
+
+// Unpacks the image in `host_path` into `rootfs` (files) using `staging` (the outer archive).
+ImageUnpack unpack_image(const std::string& host_path, const std::string& display, SafeTree& staging,
+                         SafeTree& rootfs, const ArchiveLimits& limits = {});
+
+}  // namespace depscan

@@ -1,0 +1,76 @@
+#include "analyzer/input/python_env.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "analyzer/input/wheel.h"
+
+namespace depscan {
+namespace {
+
+bool ends_with(std::string_view s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+}
+
+constexpr size_t kMaxMetadataBytes = 16 << 20;
+
+}  // namespace
+
+std::vector<std::string> find_site_packages(const FileSystem& fs, const std::string& prefix) {
+  std::vector<std::string> found;
+  if (looks_like_site_packages(fs, prefix)) found.push_back(prefix);
+  for (const char* lib : {"lib", "lib64"}) {
+    std::string lib_dir = join_path(prefix, lib);
+    auto names = fs.list(lib_dir);
+    std::sort(names.begin(), names.end());
+    for (const std::string& name : names) {
+      if (name.rfind("python", 0) != 0) continue;
+      for (const char* leaf : {"site-packages", "dist-packages"}) {
+        std::string dir = join_path(join_path(lib_dir, name), leaf);
+        if (fs.is_directory(dir) && std::find(found.begin(), found.end(), dir) == found.end()) found.push_back(dir);
+      }
+    }
+  }
+  std::string windows_style = join_path(join_path(prefix, "Lib"), "site-packages");
+  if (fs.is_directory(windows_style)) found.push_back(windows_style);
+  return found;
+}
+
+bool looks_like_site_packages(const FileSystem& fs, const std::string& dir) {
+  for (const std::string& name : fs.list(dir))
+    if (ends_with(name, ".dist-info") && fs.is_regular(join_path(join_path(dir, name), "METADATA"))) return true;
+  return false;
+}
+
+std::vector<Distribution> read_distributions(const FileSystem& fs, const std::string& site_packages,
+                                             std::vector<Finding>& findings) {
+  std::vector<Distribution> dists;
+  auto names = fs.list(site_packages);
+  std::sort(names.begin(), names.end());
+  for (const std::string& name : names) {
+    if (!ends_with(name, ".dist-info")) continue;
+    std::string dir = join_path(site_packages, name);
+    auto metadata = fs.read_text(join_path(dir, "METADATA"), kMaxMetadataBytes);
+    if (!metadata) {
+      findings.push_back({"dist-info-unreadable", Severity::Warning, std::nullopt,
+                          fmt::format("{}: METADATA: {}", dir, metadata.error()), "", dir});
+      continue;
+    }
+    Metadata meta = parse_metadata(*metadata);
+    Distribution dist;
+    dist.name = meta.name;
+    dist.version = meta.version;
+    dist.requires_dist = std::move(meta.requires_dist);
+    dist.dist_info = dir;
+    dist.site_packages = site_packages;
+    if (auto wheel = fs.read_text(join_path(dir, "WHEEL"), kMaxMetadataBytes)) dist.tags = parse_wheel_tags(*wheel);
+    if (auto record = fs.read_text(join_path(dir, "RECORD"), kMaxMetadataBytes))
+      for (const std::string& path : parse_record_paths(*record))
+        dist.files.push_back(normalize_path(path.front() == '/' ? path : join_path(site_packages, path)));
+    dists.push_back(std::move(dist));
+  }
+  return dists;
+}
+
+}  // namespace depscan
