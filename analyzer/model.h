@@ -102,6 +102,7 @@ struct CudaCode {
 };
 
 std::string cuda_target_name(const CudaImage& image);  // sm_90a / compute_120f
+std::string cuda_code_summary(const CudaCode& code);   // "SASS sm_80 sm_90, PTX compute_90 (ISA 9.0)"
 
 struct Binary {
   std::string path;            // logical path as opened (inside the analysed root)

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "analyzer/check/gpu_targets.h"
 #include "cli/commands.h"
 #include "report/report.h"
 
@@ -53,6 +54,12 @@ void add_scan_command(CLI::App& app, int& exit_code) {
                  "LD_LIBRARY_PATH of the target process (default: this environment's)");
   app.add_option("--preload", args->scan.preload, "LD_PRELOAD of the target process");
   app.add_flag("--no-etc-preload", args->scan.no_etc_preload, "ignore /etc/ld.so.preload");
+  app.add_option("--gpu", args->scan.target.gpus,
+                 "target GPU for the device-code check: compute capability (8.6), sm_90 or a name (H100); repeatable")
+      ->delimiter(',')
+      ->allow_extra_args(false)
+      ->check(CLI::Validator(
+          [](std::string& gpu) { return compute_capability_of(gpu) ? std::string() : "unknown GPU: " + gpu; }, "GPU"));
   app.add_option("--format", args->format, "output format")->check(CLI::IsMember({"text", "json", "sarif", "junit", "github"}));
   app.add_option("--fail-on", args->fail_on, "lowest severity that fails (exit 1)")
       ->check(CLI::IsMember({"error", "warning", "info"}));

@@ -1,3 +1,5 @@
+#include <set>
+
 #include <nlohmann/json.hpp>
 
 #include "report/report.h"
@@ -6,6 +8,23 @@ namespace depscan {
 namespace {
 
 using nlohmann::json;
+
+// The GPU code listing: targets, PTX ISA versions, container and entry counts.
+json cuda_code_json(const CudaCode& code) {
+  std::set<std::string> compressions;
+  for (const CudaImage& image : code.images)
+    compressions.insert(image.compression == CudaCompression::None  ? "none"
+                        : image.compression == CudaCompression::Lz4 ? "lz4"
+                        : image.compression == CudaCompression::Zstd ? "zstd"
+                                                                      : "other");
+  size_t device_link = 0;
+  for (const CudaContainer& c : code.containers) device_link += c.device_link;
+  return {{"sass", code.sass_targets()},       {"ptx", code.ptx_targets()},
+          {"ptx_isa", code.ptx_isas()},         {"containers", code.containers.size()},
+          {"entries", code.images.size()},      {"device_link_containers", device_link},
+          {"compression", compressions},        {"relocatable_ptx_only", code.ptx_only_relocatable()},
+          {"found_by_scan", code.found_by_scan}, {"errors", code.errors}};
+}
 
 json object_json(const Object& obj) {
   json o = {{"path", obj.path}, {"realpath", obj.realpath}};
@@ -18,6 +37,7 @@ json object_json(const Object& obj) {
     o["needed"] = b->needed;
     o["rpath"] = b->rpath ? json(*b->rpath) : json(nullptr);
     o["runpath"] = b->runpath ? json(*b->runpath) : json(nullptr);
+    if (b->cuda_code) o["cuda_code"] = cuda_code_json(*b->cuda_code);
   } else {
     o["error"] = obj.read_error;
   }

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "report/report.h"
+#include "report/summary.h"
 
 namespace depscan {
 namespace {
@@ -52,13 +53,19 @@ class TreePrinter {
     out_.clear();
     expanded_.clear();
     size_t root = graph_.roots[root_index];
-    out_ += style_.paint(graph_.objects[root].path, "1") + "\n";
+    out_ += style_.paint(graph_.objects[root].path, "1") + cuda_suffix(graph_.objects[root]) + "\n";
     expanded_.insert(root);
     print_children(root_index, root, "");
     return out_;
   }
 
  private:
+  // -v: the GPU code an object carries, e.g. " {GPU: SASS sm_80 sm_90, PTX compute_90 (ISA 9.0)}".
+  std::string cuda_suffix(const Object& object) const {
+    if (!options_.verbose || !object.binary || !object.binary->cuda_code) return "";
+    return style_.paint(fmt::format(" {{GPU: {}}}", cuda_code_summary(*object.binary->cuda_code)), "35");
+  }
+
   void print_children(size_t root_index, size_t object, const std::string& prefix) {
     auto it = by_from_.find({root_index, object});
     if (it == by_from_.end()) return;
@@ -88,9 +95,11 @@ class TreePrinter {
     }
     const Object& target = graph_.objects[*edge.to];
     bool again = expanded_.count(*edge.to) > 0;
-    std::string where = options_.verbose || edge.name != target.path ? " => " + target.path : "";
+    std::string where = (options_.verbose || edge.name != target.path ? " => " + target.path : "") +
+                        (target.owner.empty() ? "" : style_.paint(" (" + target.owner + ")", "2"));
     out_ += branch + (again ? edge.name : style_.paint(edge.name, "36")) +
-            style_.paint(fmt::format(" [{}]", how_label(edge)), "33") + kind + where + "\n";
+            style_.paint(fmt::format(" [{}]", how_label(edge)), "33") + kind + where +
+            (again ? "" : cuda_suffix(target)) + "\n";
     if (again) return;
     expanded_.insert(*edge.to);
     print_children(root_index, *edge.to, prefix + (last ? "    " : "│   "));
@@ -122,6 +131,8 @@ std::string render_text(const ScanReport& report, const TextOptions& options) {
   for (size_t r = 0; r < report.result.graph.roots.size(); ++r) out += printer.print_root(r);
   std::string findings = render_findings(report, Style{options.color});
   if (!findings.empty()) out += (out.empty() ? "" : "\n") + findings;
+  std::string summary = render_summary(report, options.color);
+  if (!summary.empty()) out += "\n" + summary;
   return out;
 }
 

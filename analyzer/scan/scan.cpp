@@ -6,6 +6,7 @@
 
 #include "analyzer/check/symbol_index.h"
 #include "analyzer/input/sniff.h"
+#include "analyzer/read/fatbin_reader.h"
 #include "matrix/matrix.h"
 
 namespace depscan {
@@ -81,8 +82,10 @@ ScanReport run_scan(const ScanOptions& options) {
   for (const std::string& root : roots) resolver.add_root(root);
   for (const Finding& f : resolver.diagnostics()) report.result.findings.push_back(f);
   report.result.graph = resolver.take_graph();
+  attach_cuda_code(report.result.graph, *fs);                               // GPU code: fatbin listings
   CheckContext ctx{report.result.graph, matrix, options.target, *fs};       // checks
   for (auto& f : check_missing_libraries(ctx)) report.result.findings.push_back(std::move(f));
+  for (auto& f : check_gpu_code(ctx)) report.result.findings.push_back(std::move(f));           // --gpu vs fatbin
   SymbolIndex symbols(report.result.graph);                                 // symbol tables, once per object
   for (auto& f : check_symbol_versions(ctx, symbols)) report.result.findings.push_back(std::move(f));    // DT_VERNEED
   for (auto& f : check_undefined_symbols(ctx, symbols)) report.result.findings.push_back(std::move(f));  // symbol binding

@@ -50,6 +50,14 @@ std::vector<std::string> CudaCode::ptx_isas() const {
   return out;
 }
 
+std::string cuda_code_summary(const CudaCode& code) {
+  auto sass = code.sass_targets(), ptx = code.ptx_targets();
+  std::string text = sass.empty() ? "no SASS" : fmt::format("SASS {}", fmt::join(sass, " "));
+  text += ptx.empty() ? ", no PTX" : fmt::format(", PTX {} (ISA {})", fmt::join(ptx, " "), fmt::join(code.ptx_isas(), " "));
+  if (code.ptx_only_relocatable()) text += " pre-link only (-rdc)";
+  return text;
+}
+
 bool CudaCode::ptx_only_relocatable() const {
   bool any_ptx = false;
   for (const CudaImage& image : images) {

@@ -1,0 +1,39 @@
+// What the GPU-code check needs to know about GPUs, PTX and drivers: compute capability from
+// what the user typed (sm_90, 9.0, H100), the CUDA version a PTX ISA version came with, and
+// the newest CUDA version a driver supports. Interim tables with sources until the matrix
+// publishes them (matrix/matrix.h).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace depscan {
+
+struct ComputeCapability {
+  int major = 0, minor = 0;
+  int number() const { return major * 10 + minor; }  // 9.0 -> 90, 12.1 -> 121 (the sm_ number)
+  std::string str() const;                           // "9.0"
+  auto operator<=>(const ComputeCapability&) const = default;
+};
+
+struct CudaVersion {
+  int major = 0, minor = 0;
+  std::string str() const;
+  auto operator<=>(const CudaVersion&) const = default;
+};
+
+// "sm_90", "compute_90", "90", "9.0", or a GPU name ("H100", "NVIDIA A100-SXM4-80GB", "RTX 4090").
+std::optional<ComputeCapability> compute_capability_of(std::string_view gpu);
+
+// The CUDA release that introduced a PTX ISA version (9.1 -> 13.1); nullopt if unknown.
+std::optional<CudaVersion> cuda_version_for_ptx_isa(int major, int minor);
+
+// The newest CUDA version a driver runs: "580.65.06" -> 13.0. A CUDA version ("13.0") is taken
+// as it is. nullopt if the text is neither or the driver is older than the table.
+std::optional<CudaVersion> cuda_version_of_driver(std::string_view driver);
+
+// The oldest Linux driver for a CUDA version (13.1 -> "590.44.01"); empty if unknown.
+std::string minimum_driver_for(CudaVersion cuda);
+
+}  // namespace depscan
