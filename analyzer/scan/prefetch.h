@@ -1,0 +1,18 @@
+// Reads the roots of a scan in parallel (TBB) into the BinaryCache before the resolver runs.
+// The Resolver itself is not thread-safe and stays sequential: it then finds every root (and
+// most of the libraries, which are roots themselves in a directory audit) already parsed, so a
+// directory audit spends its parallel time where the time goes (reading) and still builds one
+// graph with one set of objects. Each file is read once: the cache is keyed by device and inode.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "analyzer/read/read.h"
+
+namespace depscan {
+
+// Shows "reading N/M" on standard error when it is a terminal and there are many files.
+void prefetch_binaries(BinaryCache& cache, const std::vector<std::string>& paths);
+
+}  // namespace depscan
