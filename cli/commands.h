@@ -10,5 +10,6 @@ namespace depscan::cli {
 inline constexpr int kExitClean = 0, kExitFindings = 1, kExitUsage = 2, kExitVerify = 3;
 
 void add_scan_command(CLI::App& app, int& exit_code);
+void add_probe_command(CLI::App& app, int& exit_code);  // hidden: the --verify child
 
 }  // namespace depscan::cli

@@ -6,6 +6,7 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", "depscan 0.1.0");
   int exit_code = depscan::cli::kExitClean;
   depscan::cli::add_scan_command(app, exit_code);
+  depscan::cli::add_probe_command(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

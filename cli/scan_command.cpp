@@ -8,6 +8,7 @@
 
 #include "analyzer/check/gpu_targets.h"
 #include "cli/commands.h"
+#include "cli/verify_command.h"
 #include "report/report.h"
 
 namespace depscan::cli {
@@ -19,6 +20,7 @@ struct ScanArgs {
   std::string fail_on = "error";
   bool verbose = false;
   bool no_color = false;
+  VerifyCliOptions verify;  // --verify: runtime confirmation (cli/verify_command.cpp)
 };
 
 Severity threshold_of(const std::string& name) {
@@ -32,6 +34,8 @@ bool use_color(const ScanArgs& args) {
 }
 
 int run(const ScanArgs& args) {
+  if (args.verify.enabled)
+    return run_verify_mode(args.scan, args.format, TextOptions{use_color(args), args.verbose}, threshold_of(args.fail_on), args.verify);
   ScanReport report = run_scan(args.scan);
   std::string out = render(args.format, report, TextOptions{use_color(args), args.verbose});
   std::fwrite(out.data(), 1, out.size(), stdout);
@@ -65,6 +69,7 @@ void add_scan_command(CLI::App& app, int& exit_code) {
       ->check(CLI::IsMember({"error", "warning", "info"}));
   app.add_flag("-v,--verbose", args->verbose, "show libc-family libraries and every tried path");
   app.add_flag("--no-color", args->no_color, "never colour the output");
+  add_verify_options(app, args->verify);
   app.callback([args, &exit_code] { exit_code = run(*args); });
 }
 

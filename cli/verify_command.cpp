@@ -1,0 +1,83 @@
+// --verify: the static scan, then the runtime probe, reported together. And the hidden
+// `__probe` subcommand: the child side, which only the parent starts.
+#include <unistd.h>
+
+#include <cstdio>
+#include <memory>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.h"
+#include "cli/verify_command.h"
+#include "loader/verify.h"
+#include "report/report.h"
+
+namespace depscan::cli {
+namespace {
+
+void print(const std::string& text) { std::fwrite(text.data(), 1, text.size(), stdout); }
+
+std::string render_with_runtime(const std::string& format, const ScanReport& report, const RuntimeReport& runtime,
+                                const TextOptions& text) {
+  if (format == "json") {
+    auto doc = nlohmann::json::parse(render_json(report));
+    doc["runtime"] = runtime_json(runtime);
+    return doc.dump(2) + "\n";
+  }
+  if (format == "text") return render_text(report, text) + runtime_text(runtime);
+  return render(format, report, text);
+}
+
+}  // namespace
+
+int run_verify_mode(const ScanOptions& options, const std::string& format, const TextOptions& text,
+                    Severity threshold, const VerifyCliOptions& cli) {
+  ScanReport report = run_scan(options);
+  VerifyOptions verify;
+  verify.step_timeout = std::chrono::milliseconds(static_cast<long long>(cli.step_seconds * 1000));
+  verify.total_timeout = std::chrono::milliseconds(static_cast<long long>(cli.total_seconds * 1000));
+  RuntimeReport runtime = run_verify(options, report, verify);
+  if (!runtime.refused.empty()) {
+    fmt::print(stderr, "depscan: error: {}\n", runtime.refused);
+    return kExitUsage;
+  }
+  for (const Finding& f : runtime.findings) report.result.findings.push_back(f);
+  print(render_with_runtime(format, report, runtime, text));
+  for (const std::string& input : report.unreadable_inputs)
+    fmt::print(stderr, "depscan: error: {}: cannot be analysed\n", input);
+  if (!report.unreadable_inputs.empty()) return kExitUsage;
+  if (runtime.failed) return kExitVerify;
+  for (const Finding& f : report.result.findings)
+    if (f.severity >= threshold) return kExitFindings;
+  return kExitClean;
+}
+
+void add_verify_options(CLI::App& app, VerifyCliOptions& options) {
+  app.add_flag("--verify", options.enabled,
+               "confirm the prediction at run time: load cuDNN and the driver in a child process as the "
+               "application would, run a kernel and a cuDNN convolution (never the application itself)");
+  app.add_option("--verify-step-timeout", options.step_seconds, "seconds one --verify step may take (default 60)")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--verify-timeout", options.total_seconds, "seconds the whole --verify run may take (default 300)")
+      ->check(CLI::PositiveNumber);
+}
+
+void add_probe_command(CLI::App& app, int& exit_code) {
+  auto* probe = app.add_subcommand("__probe", "internal: the --verify child process");
+  probe->group("");  // hidden from --help
+  auto event_fd = std::make_shared<int>(3);
+  auto request = std::make_shared<std::string>("{}");
+  probe->add_option("--event-fd", *event_fd);
+  probe->add_option("--request", *request);
+  probe->immediate_callback();
+  // The child leaves with _exit once its steps are reported: the scan callback of the main
+  // command must not run, and library destructors are not part of what --verify checks.
+  probe->callback([event_fd, request, &exit_code] {
+    exit_code = probe_main(*request, *event_fd);
+    std::fflush(nullptr);
+    ::_exit(exit_code);
+  });
+}
+
+}  // namespace depscan::cli

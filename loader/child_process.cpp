@@ -1,0 +1,195 @@
+#include "loader/child_process.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include <fmt/format.h>
+
+namespace depscan {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr size_t kStderrKeep = 4096;
+
+struct Pipe {
+  int read = -1, write = -1;
+  // Both ends close-on-exec and above the standard descriptors, so dup2 onto 2 or 3 never
+  // meets itself and nothing else leaks into the child.
+  bool open() {
+    int fds[2];
+    if (::pipe2(fds, O_CLOEXEC) != 0) return false;
+    read = ::fcntl(fds[0], F_DUPFD_CLOEXEC, 10);
+    write = ::fcntl(fds[1], F_DUPFD_CLOEXEC, 10);
+    ::close(fds[0]);
+    ::close(fds[1]);
+    return read >= 0 && write >= 0;
+  }
+  void close_read() { if (read >= 0) ::close(read); read = -1; }
+  void close_write() { if (write >= 0) ::close(write); write = -1; }
+};
+
+std::vector<char*> c_strings(const std::vector<std::string>& strings) {
+  std::vector<char*> out;
+  for (const std::string& s : strings) out.push_back(const_cast<char*>(s.c_str()));
+  out.push_back(nullptr);
+  return out;
+}
+
+pid_t spawn(const std::string& program, const std::vector<std::string>& argv, const std::vector<std::string>& env,
+            Pipe& events, Pipe& errors, std::string& error) {
+  posix_spawn_file_actions_t actions;
+  posix_spawnattr_t attr;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawnattr_init(&attr);
+  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_adddup2(&actions, errors.write, 2);
+  posix_spawn_file_actions_adddup2(&actions, events.write, kProbeEventFd);
+  sigset_t defaults, empty;
+  sigemptyset(&empty);
+  sigemptyset(&defaults);
+  for (int sig : {SIGPIPE, SIGINT, SIGTERM, SIGSEGV, SIGBUS, SIGABRT, SIGCHLD}) sigaddset(&defaults, sig);
+  posix_spawnattr_setsigdefault(&attr, &defaults);
+  posix_spawnattr_setsigmask(&attr, &empty);
+  posix_spawnattr_setpgroup(&attr, 0);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
+  auto args = c_strings(argv);
+  auto envp = c_strings(env);
+  pid_t pid = -1;
+  int rc = ::posix_spawn(&pid, program.c_str(), &actions, &attr, args.data(), envp.data());
+  posix_spawn_file_actions_destroy(&actions);
+  posix_spawnattr_destroy(&attr);
+  if (rc != 0) {
+    error = fmt::format("cannot start {}: {}", program, std::strerror(rc));
+    return -1;
+  }
+  return pid;
+}
+
+class EventReader {
+ public:
+  explicit EventReader(ChildRun& run) : run_(run) {}
+  // Returns true when a start event arrived (the step clock restarts).
+  bool feed(const char* data, size_t n) {
+    bool started = false;
+    buffer_.append(data, n);
+    size_t nl;
+    while ((nl = buffer_.find('\n')) != std::string::npos) {
+      auto event = decode_event(std::string_view(buffer_).substr(0, nl));
+      buffer_.erase(0, nl + 1);
+      if (!event) continue;
+      if (event->is_start) {
+        run_.open_step = *event;
+        started = true;
+      } else {
+        run_.open_step.reset();
+      }
+      run_.events.push_back(std::move(*event));
+    }
+    return started;
+  }
+
+ private:
+  ChildRun& run_;
+  std::string buffer_;
+};
+
+void kill_group(pid_t pid) {
+  ::kill(-pid, SIGKILL);
+  ::kill(pid, SIGKILL);
+}
+
+void record_status(ChildRun& run, int status) {
+  if (WIFEXITED(status)) {
+    run.exited = true;
+    run.exit_code = WEXITSTATUS(status);
+  } else if (WIFSIGNALED(status)) {
+    run.signal = WTERMSIG(status);
+  }
+}
+
+int remaining_ms(Clock::time_point deadline) {
+  auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+  return left <= 0 ? 0 : static_cast<int>(std::min<long long>(left, 1000));
+}
+
+void pump(pid_t pid, Pipe& events, Pipe& errors, const ChildLimits& limits, ChildRun& run) {
+  EventReader reader(run);
+  Clock::time_point start = Clock::now(), overall = start + limits.total_timeout;
+  Clock::time_point step_deadline = start + limits.step_timeout;
+  char buf[8192];
+  while (events.read >= 0 || errors.read >= 0) {
+    Clock::time_point now = Clock::now();
+    if (now >= overall || now >= step_deadline) {
+      run.timeout = now >= overall ? "overall" : "step";
+      kill_group(pid);
+      return;
+    }
+    pollfd fds[2] = {{events.read, POLLIN, 0}, {errors.read, POLLIN, 0}};
+    int ready = ::poll(fds, 2, remaining_ms(std::min(overall, step_deadline)));
+    if (ready < 0 && errno != EINTR) return;
+    for (int i = 0; i < 2 && ready > 0; ++i) {
+      if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+      ssize_t n = ::read(fds[i].fd, buf, sizeof buf);
+      if (n <= 0) {
+        (i == 0 ? events : errors).close_read();
+        continue;
+      }
+      if (i == 0 && reader.feed(buf, static_cast<size_t>(n))) step_deadline = Clock::now() + limits.step_timeout;
+      if (i == 1) {
+        run.stderr_tail.append(buf, static_cast<size_t>(n));
+        if (run.stderr_tail.size() > kStderrKeep) run.stderr_tail.erase(0, run.stderr_tail.size() - kStderrKeep);
+      }
+    }
+  }
+}
+
+// The pipes are closed; the child should be exiting. Wait for it, but not past the deadline.
+void reap(pid_t pid, const ChildLimits& limits, Clock::time_point start, ChildRun& run) {
+  Clock::time_point overall = start + limits.total_timeout;
+  int status = 0;
+  while (true) {
+    pid_t r = ::waitpid(pid, &status, run.timeout.empty() ? WNOHANG : 0);
+    if (r == pid) return record_status(run, status);
+    if (r < 0 && errno != EINTR) return;
+    if (run.timeout.empty() && Clock::now() >= overall) {
+      run.timeout = "overall";
+      kill_group(pid);
+      continue;
+    }
+    if (run.timeout.empty()) ::usleep(10000);
+  }
+}
+
+}  // namespace
+
+ChildRun run_child(const std::string& program, const std::vector<std::string>& args,
+                   const std::vector<std::string>& environment, const ChildLimits& limits) {
+  ChildRun run;
+  Pipe events, errors;
+  if (!events.open() || !errors.open()) {
+    run.spawn_error = fmt::format("cannot create pipes: {}", std::strerror(errno));
+    return run;
+  }
+  Clock::time_point start = Clock::now();
+  pid_t pid = spawn(program, args, environment, events, errors, run.spawn_error);
+  events.close_write();
+  errors.close_write();
+  if (pid > 0) {
+    pump(pid, events, errors, limits, run);
+    reap(pid, limits, start, run);
+  }
+  events.close_read();
+  errors.close_read();
+  run.milliseconds = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+  return run;
+}
+
+}  // namespace depscan

@@ -1,0 +1,109 @@
+#include "loader/cudnn_api.h"
+
+#include <dlfcn.h>
+
+#include <utility>
+
+#include <fmt/format.h>
+
+namespace depscan::cudnn {
+namespace {
+
+template <typename Fn>
+void bind(void* handle, const char* symbol, Fn& slot, std::string* missing) {
+  slot = reinterpret_cast<Fn>(::dlsym(handle, symbol));
+  if (!slot && missing) *missing += missing->empty() ? symbol : fmt::format(", {}", symbol);
+}
+
+// cudnn_graph.h (9.x) and cudnn_ops_infer.h (8.x) numbering.
+constexpr std::pair<Status, const char*> kStatus9[] = {
+    {0, "CUDNN_STATUS_SUCCESS"}, {1001, "CUDNN_STATUS_NOT_INITIALIZED"},
+    {1002, "CUDNN_STATUS_SUBLIBRARY_VERSION_MISMATCH"}, {1003, "CUDNN_STATUS_SERIALIZATION_VERSION_MISMATCH"},
+    {1004, "CUDNN_STATUS_DEPRECATED"}, {1005, "CUDNN_STATUS_LICENSE_ERROR"},
+    {1006, "CUDNN_STATUS_RUNTIME_IN_PROGRESS"}, {1007, "CUDNN_STATUS_RUNTIME_FP_OVERFLOW"},
+    {1008, "CUDNN_STATUS_SUBLIBRARY_LOADING_FAILED"}, {2000, "CUDNN_STATUS_BAD_PARAM"},
+    {2001, "CUDNN_STATUS_INVALID_VALUE"}, {2002, "CUDNN_STATUS_BAD_PARAM_NULL_POINTER"},
+    {3000, "CUDNN_STATUS_NOT_SUPPORTED"}, {3005, "CUDNN_STATUS_NOT_SUPPORTED_INCOMPATIBLE_CUDA_DRIVER"},
+    {3006, "CUDNN_STATUS_NOT_SUPPORTED_INCOMPATIBLE_CUDART"}, {3007, "CUDNN_STATUS_NOT_SUPPORTED_ARCH_MISMATCH"},
+    {3008, "CUDNN_STATUS_NOT_SUPPORTED_RUNTIME_PREREQUISITE_MISSING"},
+    {3009, "CUDNN_STATUS_NOT_SUPPORTED_SUBLIBRARY_UNAVAILABLE"}, {4000, "CUDNN_STATUS_INTERNAL_ERROR"},
+    {4003, "CUDNN_STATUS_INTERNAL_ERROR_HOST_ALLOCATION_FAILED"},
+    {4004, "CUDNN_STATUS_INTERNAL_ERROR_DEVICE_ALLOCATION_FAILED"}, {5000, "CUDNN_STATUS_EXECUTION_FAILED"},
+    {5001, "CUDNN_STATUS_EXECUTION_FAILED_CUDA_DRIVER"}, {5002, "CUDNN_STATUS_EXECUTION_FAILED_CUBLAS"},
+    {5003, "CUDNN_STATUS_EXECUTION_FAILED_CUDART"}};
+constexpr const char* kStatus8[] = {
+    "CUDNN_STATUS_SUCCESS", "CUDNN_STATUS_NOT_INITIALIZED", "CUDNN_STATUS_ALLOC_FAILED",
+    "CUDNN_STATUS_BAD_PARAM", "CUDNN_STATUS_INTERNAL_ERROR", "CUDNN_STATUS_INVALID_VALUE",
+    "CUDNN_STATUS_ARCH_MISMATCH", "CUDNN_STATUS_MAPPING_ERROR", "CUDNN_STATUS_EXECUTION_FAILED",
+    "CUDNN_STATUS_NOT_SUPPORTED", "CUDNN_STATUS_LICENSE_ERROR", "CUDNN_STATUS_RUNTIME_PREREQUISITE_MISSING",
+    "CUDNN_STATUS_RUNTIME_IN_PROGRESS", "CUDNN_STATUS_RUNTIME_FP_OVERFLOW", "CUDNN_STATUS_VERSION_MISMATCH"};
+
+}  // namespace
+
+std::string bind_version_api(void* handle, CudnnApi& api) {
+  std::string missing;
+  bind(handle, "cudnnGetVersion", api.cudnnGetVersion, &missing);
+  bind(handle, "cudnnGetCudartVersion", api.cudnnGetCudartVersion, &missing);
+  bind(handle, "cudnnGetErrorString", api.cudnnGetErrorString, &missing);
+  bind(handle, "cudnnGetMaxDeviceVersion", api.cudnnGetMaxDeviceVersion, nullptr);
+  return missing;
+}
+
+std::string bind_convolution_api(void* handle, CudnnApi& api) {
+  std::string missing;
+  bind(handle, "cudnnCreate", api.cudnnCreate, &missing);
+  bind(handle, "cudnnDestroy", api.cudnnDestroy, &missing);
+  bind(handle, "cudnnCreateTensorDescriptor", api.cudnnCreateTensorDescriptor, &missing);
+  bind(handle, "cudnnSetTensor4dDescriptor", api.cudnnSetTensor4dDescriptor, &missing);
+  bind(handle, "cudnnDestroyTensorDescriptor", api.cudnnDestroyTensorDescriptor, &missing);
+  bind(handle, "cudnnCreateFilterDescriptor", api.cudnnCreateFilterDescriptor, &missing);
+  bind(handle, "cudnnSetFilter4dDescriptor", api.cudnnSetFilter4dDescriptor, &missing);
+  bind(handle, "cudnnDestroyFilterDescriptor", api.cudnnDestroyFilterDescriptor, &missing);
+  bind(handle, "cudnnCreateConvolutionDescriptor", api.cudnnCreateConvolutionDescriptor, &missing);
+  bind(handle, "cudnnSetConvolution2dDescriptor", api.cudnnSetConvolution2dDescriptor, &missing);
+  bind(handle, "cudnnSetConvolutionMathType", api.cudnnSetConvolutionMathType, nullptr);
+  bind(handle, "cudnnDestroyConvolutionDescriptor", api.cudnnDestroyConvolutionDescriptor, &missing);
+  bind(handle, "cudnnGetConvolution2dForwardOutputDim", api.cudnnGetConvolution2dForwardOutputDim, &missing);
+  bind(handle, "cudnnGetConvolutionForwardAlgorithm_v7", api.cudnnGetConvolutionForwardAlgorithm_v7, &missing);
+  bind(handle, "cudnnGetConvolutionForwardWorkspaceSize", api.cudnnGetConvolutionForwardWorkspaceSize, &missing);
+  bind(handle, "cudnnConvolutionForward", api.cudnnConvolutionForward, &missing);
+  return missing;
+}
+
+std::vector<std::string> version_check_functions(int major) {
+  if (major >= 9)
+    return {"cudnnGraphVersionCheck", "cudnnOpsVersionCheck", "cudnnCnnVersionCheck",
+            "cudnnAdvVersionCheck"};
+  if (major == 8)
+    return {"cudnnOpsInferVersionCheck", "cudnnOpsTrainVersionCheck", "cudnnCnnInferVersionCheck",
+            "cudnnCnnTrainVersionCheck", "cudnnAdvInferVersionCheck", "cudnnAdvTrainVersionCheck"};
+  return {};
+}
+
+std::string status_name(int major, Status status) {
+  if (major >= 9) {
+    for (const auto& [value, name] : kStatus9)
+      if (value == status) return name;
+    return "";
+  }
+  if (status >= 0 && status < static_cast<Status>(std::size(kStatus8))) return kStatus8[status];
+  return "";
+}
+
+std::string describe_status(const CudnnApi& api, int major, Status status) {
+  std::string name = status_name(major, status);
+  const char* text = api.cudnnGetErrorString ? api.cudnnGetErrorString(status) : nullptr;
+  return fmt::format("{} ({}): {}", name.empty() ? "cudnnStatus_t" : name, status,
+                     text ? text : "no description from cuDNN");
+}
+
+int major_of(size_t version) {
+  return version >= 10000 ? static_cast<int>(version / 10000) : static_cast<int>(version / 1000);
+}
+
+std::string version_text(size_t version) {
+  if (version >= 10000) return fmt::format("{}.{}.{}", version / 10000, version / 100 % 100, version % 100);
+  return fmt::format("{}.{}.{}", version / 1000, version / 100 % 10, version % 100);
+}
+
+}  // namespace depscan::cudnn

@@ -1,0 +1,144 @@
+#include "loader/prediction.h"
+
+#include <filesystem>
+#include <regex>
+
+#include "analyzer/input/fs.h"
+#include "analyzer/read/read.h"
+#include "analyzer/resolve/resolve.h"
+
+namespace depscan {
+namespace {
+
+const std::regex kCudnnName(R"(libcudnn\.so\.(\d+))");
+const std::regex kCudartName(R"(libcudart\.so\.(\d+)(\.\d+)?)");
+
+struct Session {
+  Resolver& resolver;
+  size_t root_index;
+  size_t root_object;
+};
+
+std::optional<size_t> find_edge(const Graph& g, const std::string& name, std::optional<size_t> from = std::nullopt) {
+  for (size_t i = 0; i < g.edges.size(); ++i)
+    if (g.edges[i].name == name && (!from || g.edges[i].from == *from)) return i;
+  return std::nullopt;
+}
+
+PredictedLibrary library_of(const Graph& g, const Edge& e) {
+  PredictedLibrary lib{e.name, std::nullopt, to_string(e.how)};
+  if (e.to && *e.to < g.objects.size()) lib.path = canonical_or_same(g.objects[*e.to].realpath);
+  return lib;
+}
+
+// The edge for dlopen(name) from `from`: one the graph already has, or a new one. nullopt when
+// the resolver gives no answer at all.
+std::optional<size_t> dlopen_edge(Session& s, size_t from, const std::string& name) {
+  if (auto e = find_edge(s.resolver.graph(), name, from)) return e;
+  size_t e = s.resolver.add_dlopen(s.root_index, from, name, false, "depscan --verify");
+  const Graph& g = s.resolver.graph();
+  if (e < g.edges.size() && g.edges[e].name == name) return e;
+  return std::nullopt;
+}
+
+std::vector<std::string> cudnn_names_in(const Graph& g, const ScanReport& report) {
+  std::vector<std::string> names;
+  auto consider = [&](const std::string& n) {
+    if (std::regex_match(n, kCudnnName) && std::find(names.begin(), names.end(), n) == names.end()) names.push_back(n);
+  };
+  for (const Edge& e : g.edges) consider(e.name);
+  for (const Edge& e : report.result.graph.edges) consider(e.name);
+  for (const Object& o : g.objects)
+    if (o.binary)
+      for (const std::string& n : o.binary->needed) consider(n);
+  return names;
+}
+
+// The first name that resolves wins (the probe tries them in the same order); if none does,
+// the prediction is that the first one is not found.
+void predict_cudnn(Session& s, Prediction& p) {
+  std::optional<size_t> chosen;
+  for (const std::string& name : p.cudnn_names) {
+    std::optional<size_t> e = find_edge(s.resolver.graph(), name);
+    if (!e) e = dlopen_edge(s, s.root_object, name);
+    if (!e) continue;
+    if (!chosen) chosen = e;
+    if (s.resolver.graph().edges[*e].to) {
+      chosen = e;
+      break;
+    }
+  }
+  if (!chosen) return;
+  const Edge edge = s.resolver.graph().edges[*chosen];
+  p.cudnn = library_of(s.resolver.graph(), edge);
+  std::smatch m;
+  std::regex_match(edge.name, m, kCudnnName);
+  p.cudnn_major = std::stoi(m[1]);
+  if (!p.cudnn->path) return;
+  size_t cudnn_object = *edge.to;
+  for (const std::string& sub : cudnn_sublibrary_names(p.cudnn_major))
+    if (auto se = dlopen_edge(s, cudnn_object, sub)) p.sublibraries.push_back(library_of(s.resolver.graph(), s.resolver.graph().edges[*se]));
+  if (auto de = dlopen_edge(s, cudnn_object, "libcuda.so.1")) p.driver = library_of(s.resolver.graph(), s.resolver.graph().edges[*de]);
+  if (p.cudnn->how == to_string(How::Rpath)) p.dirs_before_ld_library_path.push_back(dirname_of(*p.cudnn->path));
+  if (p.cudnn->how == to_string(How::Runpath)) p.dirs_after_ld_library_path.push_back(dirname_of(*p.cudnn->path));
+}
+
+std::optional<int> cudart_major_in(const Graph& g) {
+  for (const Object& o : g.objects) {
+    std::smatch m;
+    std::string name = o.binary && o.binary->soname ? *o.binary->soname : basename_of(o.path);
+    if (std::regex_match(name, m, kCudartName)) return std::stoi(m[1]);
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::vector<std::string> cudnn_sublibrary_names(int major) {
+  if (major >= 9)
+    return {"libcudnn_graph.so.9", "libcudnn_ops.so.9", "libcudnn_cnn.so.9", "libcudnn_adv.so.9",
+            "libcudnn_engines_precompiled.so.9", "libcudnn_engines_runtime_compiled.so.9",
+            "libcudnn_heuristic.so.9"};
+  if (major == 8)
+    return {"libcudnn_ops_infer.so.8", "libcudnn_ops_train.so.8", "libcudnn_cnn_infer.so.8",
+            "libcudnn_cnn_train.so.8", "libcudnn_adv_infer.so.8", "libcudnn_adv_train.so.8"};
+  return {};
+}
+
+bool is_stub_driver_path(const std::string& path) { return path.find("/stubs/") != std::string::npos; }
+
+std::string canonical_or_same(const std::string& path) {
+  std::error_code ec;
+  auto c = std::filesystem::canonical(path, ec);
+  return ec ? path : c.string();
+}
+
+Prediction predict(const ScanOptions& options, const ScanReport& report, const std::string& self_exe) {
+  Prediction p;
+  bool local = options.inputs.empty();
+  p.subject = local ? "this machine's stack" : options.inputs.front();
+  p.root = local ? self_exe : absolute_path(options.inputs.front());
+  auto fs = make_real_fs();
+  BinaryCache cache(*fs);
+  Resolver resolver(cache, ResolveOptions{environment_for(options)});
+  size_t root_index = resolver.add_root(p.root);
+  Session s{resolver, root_index, resolver.graph().roots.at(root_index)};
+  p.cudnn_names = cudnn_names_in(resolver.graph(), report);
+  if (p.cudnn_names.empty() && local) p.cudnn_names = {"libcudnn.so.9", "libcudnn.so.8"};
+  predict_cudnn(s, p);
+  if (!p.driver) {
+    if (auto de = dlopen_edge(s, s.root_object, "libcuda.so.1")) p.driver = library_of(resolver.graph(), resolver.graph().edges[*de]);
+  }
+  p.cudart_major = cudart_major_in(report.result.graph);
+  if (!p.cudart_major) p.cudart_major = cudart_major_in(resolver.graph());
+  for (const char* name : {"libcudart.so.13", "libcudart.so.12", "libcudart.so.11.0"}) {
+    if (p.cudart_major || !local) break;
+    auto e = dlopen_edge(s, s.root_object, name);
+    if (e && resolver.graph().edges[*e].to) p.cudart_major = std::stoi(std::string(name).substr(13));
+  }
+  for (const Finding& f : report.result.findings)
+    if (f.code == "cuda-driver-too-old") p.driver_too_old = true;
+  return p;
+}
+
+}  // namespace depscan

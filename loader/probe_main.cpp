@@ -1,0 +1,99 @@
+// The probe child's sequence of steps. Each step is announced before it runs (so a crash or a
+// hang can be pinned on it) and reported after it, with the objects it added to the process.
+#include <chrono>
+#include <functional>
+
+#include <fmt/format.h>
+
+#include "loader/loaded_objects.h"
+#include "loader/probe.h"
+
+namespace depscan {
+namespace {
+
+class StepRunner {
+ public:
+  explicit StepRunner(int fd) : events_(fd) {}
+
+  StepStatus run(const std::string& step, const std::string& library, const std::function<StepResult()>& body) {
+    StepEvent start;
+    start.step = step;
+    start.library = library;
+    events_.write(start);
+    auto t0 = std::chrono::steady_clock::now();
+    StepResult result = body();
+    StepEvent end = start;
+    end.is_start = false;
+    end.status = result.status;
+    end.message = result.message;
+    end.data = std::move(result.data);
+    end.loaded = tracker_.newly_loaded();
+    end.milliseconds = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    events_.write(end);
+    return result.status;
+  }
+
+ private:
+  EventWriter events_;
+  LoadTracker tracker_;
+};
+
+std::string joined(const std::vector<std::string>& names) {
+  std::string out;
+  for (const std::string& n : names) out += (out.empty() ? "" : " or ") + n;
+  return out;
+}
+
+}  // namespace
+
+nlohmann::json to_json(const ProbeRequest& request) {
+  return {{"cudnn_names", request.cudnn_names}, {"driver_name", request.driver_name},
+          {"max_devices", request.max_devices}};
+}
+
+ProbeRequest probe_request_from(const nlohmann::json& j) {
+  ProbeRequest r;
+  if (j.contains("cudnn_names") && j["cudnn_names"].is_array())
+    for (const auto& n : j["cudnn_names"])
+      if (n.is_string()) r.cudnn_names.push_back(n.get<std::string>());
+  if (j.contains("driver_name") && j["driver_name"].is_string()) r.driver_name = j["driver_name"].get<std::string>();
+  if (j.contains("max_devices") && j["max_devices"].is_number_integer()) r.max_devices = j["max_devices"].get<int>();
+  return r;
+}
+
+int probe_main(const std::string& request_json, int event_fd) {
+  auto parsed = nlohmann::json::parse(request_json, nullptr, false);
+  if (parsed.is_discarded() || !parsed.is_object()) {
+    fmt::print(stderr, "depscan __probe: the request is not a JSON object\n");
+    return 2;
+  }
+  ProbeRequest request = probe_request_from(parsed);
+  ProbeState state;
+  StepRunner steps(event_fd);
+  if (!request.cudnn_names.empty()) {
+    std::string cudnn = joined(request.cudnn_names);
+    steps.run("cudnn.load", cudnn, [&] { return load_cudnn(state, request); });
+    steps.run("cudnn.version", cudnn, [&] { return query_cudnn_versions(state); });
+    steps.run("cudnn.sublibraries", cudnn + " sub-libraries", [&] { return check_cudnn_sublibraries(state); });
+  }
+  steps.run("driver.load", request.driver_name, [&] { return load_driver(state, request); });
+  steps.run("driver.init", request.driver_name, [&] { return init_driver(state); });
+  steps.run("driver.devices", request.driver_name, [&] { return list_devices(state, request.max_devices); });
+  for (ProbeDevice& device : state.devices) {
+    steps.run(fmt::format("kernel.device{}", device.ordinal), request.driver_name + " (PTX JIT)",
+              [&] { return run_vector_add(state, device); });
+    if (!request.cudnn_names.empty())
+      steps.run(fmt::format("cudnn.convolution.device{}", device.ordinal), state.cudnn_name.empty() ? joined(request.cudnn_names) : state.cudnn_name,
+                [&] { return run_cudnn_convolution(state, device); });
+  }
+  if (state.devices.empty()) {
+    std::string reason = "not run: " + (state.no_gpu_reason.empty() ? std::string("no CUDA device") : state.no_gpu_reason);
+    steps.run("kernel", request.driver_name + " (PTX JIT)", [&] { return StepResult{StepStatus::NotRun, reason, {}}; });
+    if (!request.cudnn_names.empty())
+      steps.run("cudnn.convolution", joined(request.cudnn_names), [&] { return StepResult{StepStatus::NotRun, reason, {}}; });
+  }
+  if (state.driver_ready) release_contexts(state);
+  return 0;
+}
+
+}  // namespace depscan

@@ -1,0 +1,86 @@
+// Turns what the child reported (or how it died) into step records and findings.
+#include <signal.h>
+#include <string.h>
+
+#include <fmt/format.h>
+
+#include "loader/verify.h"
+#include "loader/verify_internal.h"
+
+namespace depscan {
+namespace {
+
+std::string last_line(const std::string& text) {
+  size_t end = text.find_last_not_of("\n ");
+  if (end == std::string::npos) return "";
+  size_t start = text.rfind('\n', end);
+  return text.substr(start == std::string::npos ? 0 : start + 1, end - (start == std::string::npos ? 0 : start + 1) + 1);
+}
+
+std::string signal_name(int sig) {
+  const char* abbrev = ::sigabbrev_np(sig);
+  return abbrev ? fmt::format("SIG{} (signal {})", abbrev, sig) : fmt::format("signal {}", sig);
+}
+
+Finding error(std::string code, std::string message, std::string fix) {
+  return {std::move(code), Severity::Error, std::nullopt, std::move(message), std::move(fix), ""};
+}
+
+StepRecord record_of(const StepEvent& e) {
+  return {e.step, e.library, e.status, e.message, e.data, e.loaded, e.milliseconds};
+}
+
+void add_interrupted_step(RuntimeReport& report, const ChildLimits& limits) {
+  const ChildRun& run = report.child;
+  const StepEvent& open = *run.open_step;
+  std::string stderr_line = last_line(run.stderr_tail);
+  std::string tail = stderr_line.empty() ? "" : fmt::format(" (last stderr line: {})", stderr_line);
+  if (!run.timeout.empty()) {
+    auto limit = run.timeout == "step" ? limits.step_timeout : limits.total_timeout;
+    std::string message = fmt::format("timed out in step {} while in {}: no answer within the {} limit of {} s; the probe was killed with SIGKILL{}",
+                                      open.step, open.library, run.timeout == "step" ? "per-step" : "overall",
+                                      limit.count() / 1000.0, tail);
+    report.steps.push_back({open.step, open.library, StepStatus::Failed, message, {{"timeout", run.timeout}}, {}, 0});
+    report.findings.push_back(error("verify-timeout", message,
+        fmt::format("{} hangs when called as the application would call it; check the driver installation (nvidia-smi) and that no other process holds the GPU", open.library)));
+    return;
+  }
+  std::string how = run.signal ? "crashed with " + signal_name(run.signal)
+                               : fmt::format("exited with code {} without finishing", run.exit_code);
+  std::string message = fmt::format("{} in step {} while loading or calling {}{}", how, open.step, open.library, tail);
+  report.steps.push_back({open.step, open.library, StepStatus::Failed, message, {{"signal", run.signal}}, {}, 0});
+  report.findings.push_back(error("verify-crash", "the probe " + message,
+      fmt::format("{} crashes the process that loads it: the application would crash the same way. Check which file was loaded (see the step's library) and replace it", open.library)));
+}
+
+}  // namespace
+
+void collect_steps(RuntimeReport& report, const ChildLimits& limits) {
+  const ChildRun& run = report.child;
+  if (!run.spawn_error.empty()) {
+    report.steps.push_back({"probe", "depscan __probe", StepStatus::Failed, run.spawn_error, {}, {}, 0});
+    report.findings.push_back(error("verify-failed", run.spawn_error, "reinstall depscan; the probe is depscan itself"));
+    return;
+  }
+  for (const StepEvent& e : run.events)
+    if (!e.is_start) report.steps.push_back(record_of(e));
+  if (run.open_step) return add_interrupted_step(report, limits);
+  if (!run.timeout.empty() || run.signal || run.exit_code != 0) {
+    std::string message = !run.timeout.empty() ? fmt::format("the probe was killed after the {} timeout between steps", run.timeout)
+                          : run.signal ? "the probe died with " + signal_name(run.signal) + " between steps"
+                                       : fmt::format("the probe exited with code {}: {}", run.exit_code, last_line(run.stderr_tail));
+    report.steps.push_back({"probe", "depscan __probe", StepStatus::Failed, message, {}, {}, 0});
+    report.findings.push_back(error(run.timeout.empty() ? "verify-failed" : "verify-timeout", message,
+                                    "run depscan __probe by hand with the same environment to see its output"));
+  }
+}
+
+void collect_step_findings(RuntimeReport& report) {
+  for (const StepRecord& s : report.steps) {
+    if (s.status != StepStatus::Failed || s.step == "probe" || s.data.contains("timeout") || s.data.contains("signal")) continue;
+    report.findings.push_back(error("verify-step-failed", fmt::format("{}: {}", s.step, s.message),
+                                    fmt::format("the application would meet the same error when it calls into {}", s.library)));
+  }
+}
+
+}  // namespace depscan
