@@ -193,6 +193,24 @@ void collect_one(std::unique_ptr<FileSystem>& fs, const std::string& input, cons
   out.findings.push_back(input_error(input, why));
 }
 
+// With --root, a wheel or image given on the command line that is not inside the root is read
+// from the host: archives are what gets installed onto the root, not part of it.
+bool is_host_archive(const std::string& input) {
+  auto host = make_real_fs();
+  return (ends_with(input, ".whl") || ends_with(input, ".tar")) && host->is_regular(absolute_path(input));
+}
+
+void collect_host_archive(std::unique_ptr<FileSystem>& fs, const std::string& input, bool single_input,
+                          std::vector<WheelInput>& wheels, CollectedInputs& out) {
+  std::string host = absolute_path(input);
+  if (ends_with(input, ".whl")) wheels.push_back({input, host});
+  else if (single_input && is_image_archive(host)) unpack_image_input(fs, input, host, out);
+  else {
+    out.unreadable_inputs.push_back(input);
+    out.findings.push_back(input_error(input, "a tar archive that is not a container image (or an image given with other inputs)"));
+  }
+}
+
 }  // namespace
 
 CollectedInputs collect_inputs(std::unique_ptr<FileSystem>& fs, const CollectRequest& request) {
@@ -200,6 +218,10 @@ CollectedInputs collect_inputs(std::unique_ptr<FileSystem>& fs, const CollectReq
   std::vector<WheelInput> wheels;
   for (const std::string& input : request.inputs) {
     std::string logical = request.rooted ? normalize_path(input) : absolute_path(input);
+    if (request.rooted && !fs->stat(logical) && is_host_archive(input)) {
+      collect_host_archive(fs, input, request.inputs.size() == 1, wheels, out);
+      continue;
+    }
     collect_one(fs, input, logical, request.inputs.size() == 1, wheels, out);
   }
   if (request.python_env) {

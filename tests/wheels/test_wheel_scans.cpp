@@ -1,0 +1,239 @@
+// depscan on wheels, installs, hostile archives and image archives built at test time
+// (fixtures/wheels/build.sh). Every run gets its own TMPDIR, which must be empty afterwards:
+// the private extraction directory is gone and nothing else was written there.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "support.h"
+
+using namespace depscan::test;
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string fixture(const std::string& name) { return fixtures_dir() + "/wheels/" + name; }
+
+struct Scan {
+  int exit_code = -1;
+  json report;
+  bool tmp_left_empty = false;
+};
+
+Scan scan(const std::string& args, const std::string& label) {
+  TempDir tmp("wheels-" + label);
+  auto result = run_command("TMPDIR=" + shell_quote(tmp.str()) + " " + shell_quote(depscan_bin()) +
+                            " --format json " + args + " 2>/dev/null");
+  Scan out;
+  out.exit_code = result.exit_code;
+  out.report = json::parse(result.output, nullptr, false);
+  out.tmp_left_empty = fs::is_empty(tmp.path());
+  return out;
+}
+
+std::string wheels(std::initializer_list<const char*> names) {
+  std::string args;
+  for (const char* n : names) args += " " + shell_quote(fixture(n));
+  return args;
+}
+
+const char* kTorch = "torch-2.3.0-cp311-cp311-manylinux_2_17_x86_64.whl";
+const char* kCudnn = "nvidia_cudnn_cu12-9.0.0.312-py3-none-manylinux1_x86_64.whl";
+const char* kCudart = "nvidia_cuda_runtime_cu12-12.1.105-py3-none-manylinux1_x86_64.whl";
+
+std::optional<size_t> object_at(const json& report, const std::string& path) {
+  const json& objects = report["objects"];
+  for (size_t i = 0; i < objects.size(); ++i)
+    if (objects[i]["path"] == path) return i;
+  return std::nullopt;
+}
+
+const json* edge(const json& report, size_t from, const std::string& name) {
+  for (const json& e : report["edges"])
+    if (e["from"] == from && e["name"] == name) return &e;
+  return nullptr;
+}
+
+std::vector<json> findings(const json& report, const std::string& code) {
+  std::vector<json> out;
+  for (const json& f : report["findings"])
+    if (f["code"] == code) out.push_back(f);
+  return out;
+}
+
+bool any_message_has(const std::vector<json>& list, const std::string& text) {
+  for (const json& f : list)
+    if (f["message"].get<std::string>().find(text) != std::string::npos) return true;
+  return false;
+}
+
+}  // namespace
+
+TEST_CASE("torch-like wheel with the nvidia wheels: one install, resolved across wheels, attributed") {
+  Scan s = scan(wheels({kTorch, kCudnn, kCudart}), "install");
+  REQUIRE(s.report.is_object());
+  CHECK(s.tmp_left_empty);
+  auto torch = object_at(s.report, "site-packages/torch/lib/libtorch_cuda.so");
+  REQUIRE(torch);
+  CHECK(s.report["objects"][*torch]["owner"] == "torch");
+  const json* cudnn = edge(s.report, *torch, "libcudnn.so.9");
+  REQUIRE(cudnn);
+  REQUIRE(!(*cudnn)["to"].is_null());
+  const json& cudnn_object = s.report["objects"][(*cudnn)["to"].get<size_t>()];
+  CHECK(cudnn_object["path"] == "site-packages/torch/lib/../../nvidia/cudnn/lib/libcudnn.so.9");  // as opened, like ld.so
+  CHECK(cudnn_object["realpath"] == "site-packages/nvidia/cudnn/lib/libcudnn.so.9");
+  CHECK(cudnn_object["owner"] == "nvidia-cudnn-cu12");
+  CHECK((*cudnn)["how"] == "runpath");
+  const json* cudart = edge(s.report, *torch, "libcudart.so.12");
+  REQUIRE(cudart);
+  REQUIRE(!(*cudart)["to"].is_null());
+  CHECK(s.report["objects"][(*cudart)["to"].get<size_t>()]["owner"] == "nvidia-cuda-runtime-cu12");
+  const json* libc = edge(s.report, *torch, "libc.so.6");
+  REQUIRE(libc);
+  REQUIRE(!(*libc)["to"].is_null());
+  CHECK(s.report["objects"][(*libc)["to"].get<size_t>()]["owner"] == "system");
+  CHECK(any_message_has(findings(s.report, "system-libraries"), "libc.so.6"));
+
+  auto pins = findings(s.report, "wheel-pin-mismatch");
+  REQUIRE(pins.size() == 1);  // cuDNN 9.0.0.312 against ==9.1.0.70; the runtime pin is met
+  CHECK(any_message_has(pins, "nvidia-cudnn-cu12==9.1.0.70"));
+  CHECK(any_message_has(pins, "9.0.0.312"));
+  CHECK(findings(s.report, "library-not-found").empty());
+  CHECK(any_message_has(findings(s.report, "wheel-installed"), kTorch));
+}
+
+TEST_CASE("the real loader agrees with the install layout depscan models") {
+  TempDir site("wheels-site");
+  std::string unzip = "python3 -c 'import sys, zipfile\nfor w in sys.argv[2:]: zipfile.ZipFile(w).extractall(sys.argv[1])' " +
+                      shell_quote(site.str()) + wheels({kTorch, kCudnn, kCudart});
+  REQUIRE(run_command(unzip).exit_code == 0);
+  auto listed = run_command("/lib64/ld-linux-x86-64.so.2 --list " + shell_quote(site.str() + "/torch/lib/libtorch_cuda.so"));
+  CHECK(listed.output.find("libcudnn.so.9 => " + site.str() + "/torch/lib/../../nvidia/cudnn/lib/libcudnn.so.9") !=
+        std::string::npos);
+}
+
+TEST_CASE("without the cuDNN wheel, libcudnn.so.9 falls back to the system, after the wheel directories") {
+  Scan s = scan(wheels({kTorch, kCudart}), "fallback");
+  REQUIRE(s.report.is_object());
+  CHECK(s.tmp_left_empty);
+  auto torch = object_at(s.report, "site-packages/torch/lib/libtorch_cuda.so");
+  REQUIRE(torch);
+  const json* cudnn = edge(s.report, *torch, "libcudnn.so.9");
+  REQUIRE(cudnn);
+  REQUIRE(!(*cudnn)["tried"].empty());
+  CHECK((*cudnn)["tried"][0] == "site-packages/torch/lib/../../nvidia/cudnn/lib/libcudnn.so.9");
+  if (!(*cudnn)["to"].is_null()) {  // this machine has a system cuDNN 9: the loader takes it
+    CHECK(s.report["objects"][(*cudnn)["to"].get<size_t>()]["owner"] == "system");
+    CHECK((*cudnn)["how"] != "runpath");
+  }
+}
+
+TEST_CASE("without the cuDNN wheel and no system cuDNN (an empty --root), libcudnn.so.9 is not found") {
+  TempDir root("wheels-empty-root");
+  Scan s = scan("--root " + shell_quote(root.str()) + wheels({kTorch, kCudart}), "no-cudnn");
+  REQUIRE(s.report.is_object());
+  CHECK(s.tmp_left_empty);
+  CHECK(s.exit_code == 1);
+  auto torch = object_at(s.report, "site-packages/torch/lib/libtorch_cuda.so");
+  REQUIRE(torch);
+  const json* cudnn = edge(s.report, *torch, "libcudnn.so.9");
+  REQUIRE(cudnn);
+  CHECK((*cudnn)["to"].is_null());
+  REQUIRE(!(*cudnn)["tried"].empty());
+  CHECK((*cudnn)["tried"][0] == "site-packages/torch/lib/../../nvidia/cudnn/lib/libcudnn.so.9");
+  CHECK(any_message_has(findings(s.report, "library-not-found"), "libcudnn.so.9"));
+}
+
+TEST_CASE("a manylinux_2_17 wheel needing GLIBC_2.34 and a system library names both") {
+  Scan s = scan(wheels({"newglibc-1.0-cp311-cp311-manylinux_2_17_x86_64.whl"}), "policy");
+  REQUIRE(s.report.is_object());
+  CHECK(s.tmp_left_empty);
+  auto violations = findings(s.report, "wheel-policy-violation");
+  REQUIRE(!violations.empty());
+  CHECK(violations[0]["severity"] == "error");
+  CHECK(any_message_has(violations, "pthread_create@GLIBC_2.34"));
+  CHECK(any_message_has(violations, "site-packages/newglibc/libnew_glibc.so"));
+  CHECK(any_message_has(violations, "libarchive.so.13"));
+  CHECK(any_message_has(violations, "manylinux_2_17"));
+}
+
+TEST_CASE("a compliant wheel meets its policy") {
+  Scan s = scan(wheels({kCudart}), "policy-ok");
+  REQUIRE(s.report.is_object());
+  CHECK(findings(s.report, "wheel-policy-violation").empty());
+  CHECK(any_message_has(findings(s.report, "wheel-policy"), "meets it"));
+}
+
+TEST_CASE("zip-slip wheel: escaping names and links refused, duplicates reported, nothing written outside") {
+  Scan s = scan(wheels({"zipslip-1.0-py3-none-any.whl"}), "zipslip");
+  REQUIRE(s.report.is_object());
+  CHECK(s.tmp_left_empty);
+  auto unsafe = findings(s.report, "archive-unsafe-member");
+  CHECK(unsafe.size() >= 4);
+  CHECK(any_message_has(unsafe, "depscan-zipslip-stray.so"));
+  CHECK(any_message_has(unsafe, "absolute member name '/tmp/depscan-zipslip-absolute.so'"));
+  CHECK(any_message_has(unsafe, "zipslip/../../escape.so"));
+  CHECK(any_message_has(unsafe, "'/etc/passwd'"));
+  CHECK(findings(s.report, "archive-duplicate-member").size() == 1);
+  CHECK_FALSE(fs::exists("/tmp/depscan-zipslip-stray.so"));
+  CHECK_FALSE(fs::exists("/tmp/depscan-zipslip-absolute.so"));
+  CHECK(object_at(s.report, "site-packages/zipslip/ok.so"));  // the safe member is still analysed
+}
+
+TEST_CASE("zip bomb: refused from its compression ratio") {
+  Scan s = scan(wheels({"bomb-1.0-py3-none-any.whl"}), "bomb");
+  REQUIRE(s.report.is_object());
+  CHECK(s.tmp_left_empty);
+  CHECK(any_message_has(findings(s.report, "archive-too-large"), "zip bomb"));
+}
+
+TEST_CASE("truncated and corrupt wheels are findings and the rest of the scan goes on") {
+  Scan s = scan(wheels({"truncated-1.0-py3-none-any.whl", "garbage-1.0-py3-none-any.whl", kCudart}), "corrupt");
+  REQUIRE(s.report.is_object());
+  CHECK(s.tmp_left_empty);
+  auto corrupt = findings(s.report, "archive-corrupt");
+  CHECK(any_message_has(corrupt, "truncated-1.0-py3-none-any.whl"));
+  CHECK(any_message_has(corrupt, "garbage-1.0-py3-none-any.whl"));
+  CHECK(object_at(s.report, "site-packages/nvidia/cuda_runtime/lib/libcudart.so.12"));
+}
+
+TEST_CASE("docker-save image: layers applied with whiteouts, links kept inside") {
+  for (const char* image : {"image.tar", "oci-image.tar"}) {
+    CAPTURE(image);
+    Scan s = scan(shell_quote(fixture(image)), "image");
+    REQUIRE(s.report.is_object());
+    CHECK(s.tmp_left_empty);
+    auto app = object_at(s.report, "/usr/bin/app");
+    REQUIRE(app);
+    const json* foo = edge(s.report, *app, "libfoo.so.1");
+    REQUIRE(foo);
+    CHECK((*foo)["to"].is_null());  // removed by the second layer's whiteout
+    CHECK(object_at(s.report, "/usr/lib/libkeep.so.1"));
+    CHECK_FALSE(object_at(s.report, "/usr/lib/libfoo.so.1"));
+    auto unsafe = findings(s.report, "archive-unsafe-member");
+    CHECK(any_message_has(unsafe, "depscan-stray-dotdot"));
+    CHECK(any_message_has(unsafe, "etc-link/depscan-stray-through-link"));
+    CHECK(any_message_has(unsafe, "hardlink-out"));
+    CHECK(any_message_has(unsafe, "hardlink-up"));
+    CHECK(any_message_has(findings(s.report, "archive-unsafe-link"), "up-link"));
+    for (const char* stray : {"/tmp/depscan-stray-dotdot", "/tmp/depscan-stray-up", "/etc/depscan-stray-through-link"})
+      CHECK_FALSE(fs::exists(stray));
+  }
+}
+
+TEST_CASE("a directory audit: every binary a root, non-binaries counted, findings summarised") {
+  TempDir dir("wheels-audit-input");
+  for (const char* f : {"libtorch_cuda.so", "libcudnn.so.9", "app", "make_archives_copy.txt"}) {
+    std::string from = fs::exists(fixture(f)) ? fixture(f) : fixture("torch-2.3.0-cp311-cp311-manylinux_2_17_x86_64.whl");
+    fs::copy_file(from, dir.path() / f);
+  }
+  fs::create_symlink("libcudnn.so.9", dir.path() / "libcudnn.so");
+  Scan s = scan(shell_quote(dir.str()), "dir");
+  REQUIRE(s.report.is_object());
+  CHECK(s.report["roots"].size() == 3);
+  CHECK(any_message_has(findings(s.report, "directory-audited"), "3 ELF/PE files audited, 1 other files skipped"));
+  auto text = run_command(shell_quote(depscan_bin()) + " " + shell_quote(dir.str()) + " 2>/dev/null");
+  CHECK(text.output.find("Findings by code") != std::string::npos);
+}

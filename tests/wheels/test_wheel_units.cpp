@@ -1,0 +1,103 @@
+// Unit tests of the wheel and archive helpers: member-name safety, wheel names, install schemes,
+// METADATA parsing, version specifiers and the manylinux policy data.
+#include <doctest/doctest.h>
+
+#include "analyzer/check/wheel_policy.h"
+#include "analyzer/input/safe_tree.h"
+#include "analyzer/input/wheel.h"
+#include "matrix/policy.h"
+
+using namespace depscan;
+
+TEST_CASE("archive member names: normalised, and refused when they escape") {
+  CHECK(*safe_relative_name("torch/lib/./libc10.so") == "torch/lib/libc10.so");
+  CHECK(*safe_relative_name("a//b\\c") == "a/b/c");
+  CHECK_FALSE(safe_relative_name("/etc/passwd"));
+  CHECK_FALSE(safe_relative_name("../../evil.so"));
+  CHECK_FALSE(safe_relative_name("pkg/../../evil.so"));
+  CHECK_FALSE(safe_relative_name("C:/windows/evil.dll"));
+  CHECK_FALSE(safe_relative_name(""));
+  CHECK_FALSE(safe_relative_name("./"));
+  CHECK(link_stays_inside("usr/lib/libfoo.so", "libfoo.so.1"));
+  CHECK(link_stays_inside("usr/lib/libfoo.so", "../lib64/libfoo.so.1"));
+  CHECK_FALSE(link_stays_inside("usr/lib/libfoo.so", "../../../etc/passwd"));
+  CHECK_FALSE(link_stays_inside("pkg/passwd", "/etc/passwd"));
+}
+
+TEST_CASE("wheel file names and the install schemes of .data directories") {
+  auto name = parse_wheel_file_name("torch-2.3.0-1-cp312-cp312-manylinux_2_17_x86_64.manylinux2014_x86_64.whl");
+  REQUIRE(name);
+  CHECK(name->distribution == "torch");
+  CHECK(name->build == "1");
+  CHECK(name->platform == "manylinux_2_17_x86_64.manylinux2014_x86_64");
+  CHECK_FALSE(parse_wheel_file_name("torch-2.3.0.tar.gz"));
+  CHECK(*python_dir_for_tag("cp312") == "python3.12");
+  CHECK_FALSE(python_dir_for_tag("py3"));
+
+  InstallLayout layout{"lib/python3.12/site-packages", "python3.12"};
+  CHECK(*install_location("torch/lib/libtorch.so", "", "torch", layout) == "lib/python3.12/site-packages/torch/lib/libtorch.so");
+  CHECK(*install_location("x-1.data/platlib/x/_x.so", "x-1.data", "x", layout) == "lib/python3.12/site-packages/x/_x.so");
+  CHECK(*install_location("x-1.data/scripts/xtool", "x-1.data", "x", layout) == "bin/xtool");
+  CHECK(*install_location("x-1.data/data/share/x.so", "x-1.data", "x", layout) == "share/x.so");
+  CHECK(*install_location("x-1.data/headers/x.h", "x-1.data", "x", layout) == "include/site/python3.12/x/x.h");
+  CHECK_FALSE(install_location("x-1.data/unknown/y", "x-1.data", "x", layout));
+}
+
+TEST_CASE("METADATA, WHEEL and RECORD") {
+  Metadata meta = parse_metadata(
+      "Metadata-Version: 2.1\nName: torch\nVersion: 2.3.0\n"
+      "Requires-Dist: nvidia-cudnn-cu12 (==9.1.0.70) ; platform_system == \"Linux\"\n"
+      "Requires-Dist: Typing_Extensions[dev]>=4.8.0\n\nRequires-Dist: not-a-header\n");
+  CHECK(meta.name == "torch");
+  CHECK(meta.version == "2.3.0");
+  REQUIRE(meta.requires_dist.size() == 2);
+  CHECK(meta.requires_dist[0].name == "nvidia-cudnn-cu12");
+  CHECK(meta.requires_dist[0].specifier == "==9.1.0.70");
+  CHECK(meta.requires_dist[0].marker == "platform_system == \"Linux\"");
+  CHECK(meta.requires_dist[1].name == "typing-extensions");
+  CHECK(meta.requires_dist[1].specifier == ">=4.8.0");
+  CHECK(parse_wheel_tags("Wheel-Version: 1.0\nTag: cp312-cp312-manylinux_2_17_x86_64\nTag: py3-none-any\n") ==
+        std::vector<std::string>{"cp312-cp312-manylinux_2_17_x86_64", "py3-none-any"});
+  CHECK(parse_record_paths("a/b.so,sha256=x,1\n\"we,ird\"\"s.so\",,\nc.dist-info/RECORD,,\n") ==
+        std::vector<std::string>{"a/b.so", "we,ird\"s.so", "c.dist-info/RECORD"});
+  CHECK(normalize_dist_name("Nvidia_CuDNN.cu12") == "nvidia-cudnn-cu12");
+}
+
+TEST_CASE("version specifiers (PEP 440 subset)") {
+  CHECK(version_satisfies("9.1.0.70", "==9.1.0.70"));
+  CHECK_FALSE(version_satisfies("9.0.0.312", "==9.1.0.70"));
+  CHECK(version_satisfies("2.3.0+cu121", "==2.3.0"));
+  CHECK(version_satisfies("12.1.105", ">=12.1,<13"));
+  CHECK_FALSE(version_satisfies("13.0.1", ">=12.1,<13"));
+  CHECK(version_satisfies("12.4.1", "==12.*"));
+  CHECK_FALSE(version_satisfies("11.8.0", "==12.*"));
+  CHECK(version_satisfies("2.2.5", "~=2.2"));
+  CHECK_FALSE(version_satisfies("3.0", "~=2.2"));
+  CHECK(version_satisfies("1.0", "!=1.1"));
+}
+
+TEST_CASE("manylinux policies: every row has a source, aliases map, versions are exact") {
+  auto policies = load_embedded_policies();
+  REQUIRE(policies);
+  for (const WheelPolicy& p : policies->policies()) CHECK_MESSAGE(!p.source.empty(), p.name);
+  const WheelPolicy* p2014 = policies->find("manylinux2014");
+  REQUIRE(p2014);
+  CHECK(p2014->name == "manylinux_2_17");
+  CHECK(p2014->symbol_versions.at("x86_64").at("GLIBC").count("2.17"));
+  CHECK_FALSE(p2014->symbol_versions.at("x86_64").at("GLIBC").count("2.34"));
+  CHECK(p2014->lib_whitelist.count("libc.so.6"));
+  CHECK_FALSE(p2014->lib_whitelist.count("libcudart.so.12"));
+  CHECK(policies->find("manylinux1")->name == "manylinux_2_5");
+  CHECK(policies->find("musllinux_1_2")->libc == "musl");
+  CHECK_FALSE(policies->find("linux"));
+  CHECK(policies->policies().front().name == "manylinux_2_5");  // the most compatible first
+
+  auto tag = split_platform_tag("manylinux_2_17_x86_64");
+  REQUIRE(tag);
+  CHECK(tag->policy == "manylinux_2_17");
+  CHECK(tag->arch == "x86_64");
+  CHECK(split_platform_tag("manylinux2014_aarch64")->policy == "manylinux2014");
+  CHECK(split_platform_tag("musllinux_1_2_x86_64")->arch == "x86_64");
+  CHECK_FALSE(split_platform_tag("linux_x86_64"));
+  CHECK_FALSE(split_platform_tag("manylinux_2_x86_64"));
+}
