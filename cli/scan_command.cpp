@@ -54,6 +54,7 @@ void add_scan_command(CLI::App& app, int& exit_code) {
   auto args = std::make_shared<ScanArgs>();
   app.add_option("inputs", args->scan.inputs, "ELF/PE files, directories, wheels or images");
   app.add_option("--root", args->scan.root, "analyse a container root file system as if it were /");
+  app.add_option("--python-env", args->scan.python_env, "a venv or conda prefix: audit its site-packages as one install");
   app.add_option("--ld-library-path", args->scan.ld_library_path,
                  "LD_LIBRARY_PATH of the target process (default: this environment's)");
   app.add_option("--preload", args->scan.preload, "LD_PRELOAD of the target process");

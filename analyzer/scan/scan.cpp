@@ -5,8 +5,11 @@
 #include <fmt/format.h>
 
 #include "analyzer/check/symbol_index.h"
+#include "analyzer/check/wheel_policy.h"
+#include "analyzer/input/collect.h"
 #include "analyzer/input/sniff.h"
 #include "analyzer/read/fatbin_reader.h"
+#include "analyzer/scan/prefetch.h"
 #include "matrix/matrix.h"
 
 namespace depscan {
@@ -35,30 +38,16 @@ Matrix matrix_for(const ScanOptions& options, std::vector<Finding>& findings) {
   return Matrix();
 }
 
-// Inputs as logical paths: with --root they are inside the root, otherwise made absolute.
-std::vector<std::string> collect_roots(const FileSystem& fs, const ScanOptions& options,
-                                       ScanReport& report) {
-  std::vector<std::string> roots;
-  for (const std::string& input : options.inputs) {
-    std::string logical = options.root ? normalize_path(input) : absolute_path(input);
-    auto sniffed = sniff(fs, logical);
-    if (!sniffed) {
-      report.unreadable_inputs.push_back(input);
-      report.result.findings.push_back({"input-error", Severity::Error, std::nullopt,
-                                        fmt::format("{}: {}", input, sniffed.error()), "", input});
-      continue;
-    }
-    if (sniffed->format != FileFormat::Elf && sniffed->format != FileFormat::Pe) {
-      report.unreadable_inputs.push_back(input);
-      report.result.findings.push_back(
-          {"input-error", Severity::Error, std::nullopt,
-           fmt::format("{}: not an ELF or PE file ({})", input, to_string(sniffed->format)), "",
-           input});
-      continue;
-    }
-    roots.push_back(logical);
-  }
-  return roots;
+CollectRequest collect_request(const ScanOptions& options) {
+  return CollectRequest{options.inputs, options.root.has_value(), options.python_env};
+}
+
+// The collected inputs' findings and unreadable inputs become the report's; returns the roots.
+const std::vector<std::string>& adopt_inputs(CollectedInputs& inputs, ScanReport& report) {
+  for (Finding& f : inputs.findings) report.result.findings.push_back(std::move(f));
+  inputs.findings.clear();
+  for (const std::string& input : inputs.unreadable_inputs) report.unreadable_inputs.push_back(input);
+  return inputs.roots;
 }
 
 }  // namespace
@@ -76,13 +65,16 @@ ScanReport run_scan(const ScanOptions& options) {
   ScanReport report;
   auto fs = file_system_for(options);
   Matrix matrix = matrix_for(options, report.result.findings);              // knowledge
-  std::vector<std::string> roots = collect_roots(*fs, options, report);     // inputs -> roots
+  CollectedInputs inputs = collect_inputs(fs, collect_request(options));    // inputs: wheels installed, images unpacked
+  const std::vector<std::string>& roots = adopt_inputs(inputs, report);     // inputs -> roots
   BinaryCache cache(*fs);                                                   // read, once per inode
+  prefetch_binaries(cache, roots);                                          // roots read in parallel
   Resolver resolver(cache, ResolveOptions{environment_for(options)});       // ld.so rules
   for (const std::string& root : roots) resolver.add_root(root);
   for (const Finding& f : resolver.diagnostics()) report.result.findings.push_back(f);
   report.result.graph = resolver.take_graph();
   attach_cuda_code(report.result.graph, *fs);                               // GPU code: fatbin listings
+  for (auto& f : attribute_owners(report.result.graph, inputs)) report.result.findings.push_back(std::move(f));  // distributions
   CheckContext ctx{report.result.graph, matrix, options.target, *fs};       // checks
   for (auto& f : check_missing_libraries(ctx)) report.result.findings.push_back(std::move(f));
   for (auto& f : check_gpu_code(ctx)) report.result.findings.push_back(std::move(f));           // --gpu vs fatbin
@@ -91,6 +83,9 @@ ScanReport run_scan(const ScanOptions& options) {
   for (auto& f : check_undefined_symbols(ctx, symbols)) report.result.findings.push_back(std::move(f));  // symbol binding
   for (auto& f : check_interposition(ctx, symbols)) report.result.findings.push_back(std::move(f));      // shadowed symbols
   for (auto& f : check_target_floors(ctx)) report.result.findings.push_back(std::move(f));               // --target floors
+  for (auto& f : check_wheel_policy(ctx, inputs.distributions)) report.result.findings.push_back(std::move(f));  // manylinux tags
+  for (auto& f : check_wheel_pins(inputs.distributions)) report.result.findings.push_back(std::move(f));        // Requires-Dist pins
+  show_installed_paths(report.result, inputs);  // keep last: temporary paths -> installed locations
   return report;
 }
 
