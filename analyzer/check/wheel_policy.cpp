@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "analyzer/input/fs.h"
+#include "analyzer/input/wheel.h"
 #include "matrix/policy.h"
 
 namespace depscan {
@@ -17,11 +18,18 @@ struct Claim {
   std::string arch;
 };
 
+// The platform tags of the wheel's file name (what installers select on) and of its WHEEL file.
+std::vector<std::string> tags_of(const Distribution& dist) {
+  std::vector<std::string> tags = dist.tags;
+  if (auto name = parse_wheel_file_name(dist.wheel_file)) tags.push_back(name->python + "-" + name->abi + "-" + name->platform);
+  return tags;
+}
+
 // The claimed policy that matters: the most compatible one among the wheel's platform tags
 // (an installer accepts the wheel on any system any tag allows).
 Claim claimed_policy(const PolicySet& policies, const Distribution& dist) {
   Claim best;
-  for (const std::string& tag : dist.tags) {
+  for (const std::string& tag : tags_of(dist)) {
     size_t dash = tag.rfind('-');
     std::string platforms = dash == std::string::npos ? tag : tag.substr(dash + 1);
     size_t i = 0;
@@ -84,7 +92,9 @@ void library_violations(const WheelPolicy& policy, const Graph& graph, size_t in
   for (const Edge& e : graph.edges) {
     if (e.from != index || e.kind != EdgeKind::Needed || !e.to) continue;
     const Object& target = graph.objects[*e.to];
-    if (target.owner != "system" || policy.lib_whitelist.count(basename_of(e.name)) || !reported.insert(e.name).second)
+    std::string name = basename_of(e.name);
+    bool interpreter = name.rfind("ld-", 0) == 0 || name.rfind("ld64.so", 0) == 0;  // part of the libc
+    if (target.owner != "system" || interpreter || policy.lib_whitelist.count(name) || !reported.insert(e.name).second)
       continue;
     out.push_back({index, fmt::format("takes {} from the system ({}), which {} does not allow", e.name, target.path,
                                       policy.name)});
@@ -131,8 +141,8 @@ std::vector<Finding> check_wheel_policy(const CheckContext& ctx, const std::vect
       findings.push_back({"wheel-policy-violation", Severity::Error, v.object,
                           fmt::format("{}: {} (claimed by {} as {}; it meets {} at best)", ctx.graph.objects[v.object].path,
                                       v.what, who, claim.tag, best),
-                          fmt::format("build against an older glibc/libstdc++ (a {} image), bundle the library, or tag "
-                                      "the wheel {}", claim.policy->name, best),
+                          fmt::format("build in a {} image and bundle the libraries it names (auditwheel repair), or "
+                                      "tag the wheel for the policy it meets ({})", claim.policy->name, best),
                           ""});
     if (broken.empty())
       findings.push_back({"wheel-policy", Severity::Info, std::nullopt,

@@ -23,7 +23,7 @@ struct Scan {
 };
 
 Scan scan(const std::string& args, const std::string& label) {
-  TempDir tmp("wheels-" + label);
+  TempDir tmp("wheels-tmpdir-" + label);  // never the name of an input directory
   auto result = run_command("TMPDIR=" + shell_quote(tmp.str()) + " " + shell_quote(depscan_bin()) +
                             " --format json " + args + " 2>/dev/null");
   Scan out;
@@ -236,4 +236,26 @@ TEST_CASE("a directory audit: every binary a root, non-binaries counted, finding
   CHECK(any_message_has(findings(s.report, "directory-audited"), "3 ELF/PE files audited, 1 other files skipped"));
   auto text = run_command(shell_quote(depscan_bin()) + " " + shell_quote(dir.str()) + " 2>/dev/null");
   CHECK(text.output.find("Findings by code") != std::string::npos);
+}
+
+TEST_CASE("--python-env and a site-packages directory: RECORD attribution and pins on an installed env") {
+  TempDir venv("wheels-venv");
+  std::string site = venv.str() + "/lib/python3.11/site-packages";
+  std::string unzip = "python3 -c 'import sys, zipfile\nfor w in sys.argv[2:]: zipfile.ZipFile(w).extractall(sys.argv[1])' " +
+                      shell_quote(site) + wheels({kTorch, kCudnn, kCudart});
+  REQUIRE(run_command(unzip).exit_code == 0);
+  for (std::string args : {"--python-env " + shell_quote(venv.str()), shell_quote(site)}) {
+    CAPTURE(args);
+    Scan s = scan(args, "venv");
+    REQUIRE(s.report.is_object());
+    CHECK(s.tmp_left_empty);
+    auto torch = object_at(s.report, site + "/torch/lib/libtorch_cuda.so");
+    REQUIRE(torch);
+    CHECK(s.report["objects"][*torch]["owner"] == "torch");
+    const json* cudnn = edge(s.report, *torch, "libcudnn.so.9");
+    REQUIRE(cudnn);
+    REQUIRE(!(*cudnn)["to"].is_null());
+    CHECK(s.report["objects"][(*cudnn)["to"].get<size_t>()]["owner"] == "nvidia-cudnn-cu12");
+    CHECK(findings(s.report, "wheel-pin-mismatch").size() == 1);
+  }
 }
