@@ -11,5 +11,6 @@ inline constexpr int kExitClean = 0, kExitFindings = 1, kExitUsage = 2, kExitVer
 
 void add_scan_command(CLI::App& app, int& exit_code);
 void add_probe_command(CLI::App& app, int& exit_code);  // hidden: the --verify child
+void add_symbol_command(CLI::App& app, int& exit_code);  // depscan symbol NAME FILE...
 
 }  // namespace depscan::cli

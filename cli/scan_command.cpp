@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "analyzer/check/gpu_targets.h"
+#include "analyzer/check/baselines.h"
 #include "cli/commands.h"
 #include "cli/verify_command.h"
 #include "report/report.h"
@@ -59,6 +60,15 @@ void add_scan_command(CLI::App& app, int& exit_code) {
                  "LD_LIBRARY_PATH of the target process (default: this environment's)");
   app.add_option("--preload", args->scan.preload, "LD_PRELOAD of the target process");
   app.add_flag("--no-etc-preload", args->scan.no_etc_preload, "ignore /etc/ld.so.preload");
+  app.add_flag("--bind-now", args->scan.target.bind_now,
+               "model LD_BIND_NOW=1: every undefined symbol must bind at load, not at first call");
+  app.add_option("--target-glibc", args->scan.target.glibc,
+                 "oldest glibc the binaries must run with (2.28): every symbol too new is an error");
+  app.add_option("--target-glibcxx", args->scan.target.glibcxx,
+                 "oldest libstdc++ (GLIBCXX_ version, 3.4.25) the binaries must run with");
+  app.add_option("--target", args->scan.target.baseline,
+                 "named baseline for the version floors: debian-11, ubuntu-22.04, rhel-8, manylinux2014, ...")
+      ->check(CLI::Validator([](std::string& name) { return known_baseline_or_error(name); }, "BASELINE"));
   app.add_option("--gpu", args->scan.target.gpus,
                  "target GPU for the device-code check: compute capability (8.6), sm_90 or a name (H100); repeatable")
       ->delimiter(',')

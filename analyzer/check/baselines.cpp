@@ -31,4 +31,15 @@ std::optional<Baseline> find_baseline(std::string_view name) {
   return std::nullopt;
 }
 
+std::string known_baseline_or_error(std::string_view name) {
+  auto all = load_baselines();
+  if (!all) return all.error();
+  std::string known;
+  for (const Baseline& b : *all) {
+    if (b.name == name) return "";
+    known += (known.empty() ? "" : ", ") + b.name;
+  }
+  return "unknown target '" + std::string(name) + "' (known: " + known + ")";
+}
+
 }  // namespace depscan

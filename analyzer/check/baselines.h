@@ -22,4 +22,7 @@ struct Baseline {
 Expected<std::vector<Baseline>> load_baselines();
 std::optional<Baseline> find_baseline(std::string_view name);
 
+// Empty if `name` is a known baseline, else a one-line error listing the known names.
+std::string known_baseline_or_error(std::string_view name);
+
 }  // namespace depscan

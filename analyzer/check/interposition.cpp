@@ -24,6 +24,14 @@ bool is_glibc_library(const Object& object) {
   return soname && names.count(*soname);
 }
 
+// Replacing glibc's allocator (jemalloc, tcmalloc, tbbmalloc_proxy, profilers) is done on purpose.
+bool is_allocator_function(std::string_view name) {
+  static const std::set<std::string, std::less<>> names = {
+      "malloc", "free", "calloc", "realloc", "memalign", "posix_memalign", "aligned_alloc", "valloc",
+      "pvalloc", "malloc_usable_size", "reallocarray"};
+  return names.count(name) > 0;
+}
+
 bool is_preloaded(const Graph& graph, size_t root, size_t object) {
   for (const Edge& e : graph.edges)
     if (e.root == root && e.kind == EdgeKind::Preload && e.to == object) return true;
@@ -70,6 +78,7 @@ class InterpositionScan {
     const Object& p = ctx_.graph.objects[provider];
     if (winner.object == ctx_.graph.roots[root] && w.binary->is_executable()) return true;  // the program's own (copy relocations, deliberate overrides)
     if (is_glibc_library(w) && is_glibc_library(p)) return true;
+    if (is_glibc_library(p) && is_allocator_function(ref.name)) return true;
     if (winner.symbol->binding == SymbolBinding::Weak) return true;  // vague linkage: inline and template copies
     const Symbol* theirs = symbols_.match(provider, ref);
     if (!theirs || theirs->binding == SymbolBinding::Weak) return true;

@@ -34,6 +34,31 @@ struct RootFacts {
   bool missing_library = false;  // the loader stops at library-not-found before binding
 };
 
+// A library scanned on its own may be a plugin or extension: the program that loads it comes
+// first in the scope and may define its unversioned references (Perl_*, Py*).
+bool may_come_from_host(const RootFacts& facts, const Symbol& ref) {
+  return !facts.program && ref.version_file.empty();
+}
+
+// One warning per plugin-like object for all the symbols its host must define.
+Finding host_symbols_finding(const Graph& graph, size_t root, size_t object, const std::vector<std::string>& names) {
+  const Object& requester = graph.objects[object];
+  Finding f;
+  f.code = "undefined-symbol";
+  f.severity = Severity::Warning;
+  f.object = object;
+  f.path = requester.path;
+  f.message = fmt::format("symbol lookup error: {}: undefined symbol: {}{}; no loaded object defines {}, so "
+                          "the program that loads {} must (a plugin or extension module?)",
+                          requester.path, names.front(),
+                          names.size() > 1 ? fmt::format(" and {} more ({})", names.size() - 1,
+                                                         join_limited({names.begin() + 1, names.end()}, 5))
+                                           : "",
+                          names.size() > 1 ? "them" : "it", graph.objects[graph.roots[root]].path);
+  f.fix = "load it from the program it was built for, or link the library that defines these symbols";
+  return f;
+}
+
 // Why and when the unresolved reference fails: at load, or only at its first call.
 std::string when_it_fails(const Binary& requester, const Symbol& ref, const Target& target) {
   if (is_data(ref.type)) return "fails at load: data reference";
@@ -64,11 +89,9 @@ std::optional<Finding> unresolved(const CheckContext& ctx, const SymbolIndex& sy
   } else if (facts.missing_library) {
     return std::nullopt;  // the missing library may define it; the loader stops before binding
   }
-  bool host_may_define = !facts.program && !provider;
   Finding f;
   f.code = "undefined-symbol";
-  f.severity = fails_at_load(*requester.binary, ref, ctx.target) && !host_may_define ? Severity::Error
-                                                                                      : Severity::Warning;
+  f.severity = fails_at_load(*requester.binary, ref, ctx.target) ? Severity::Error : Severity::Warning;
   f.object = object;
   f.path = requester.path;
   std::string versioned = ref.version.empty() ? "" : ", version " + ref.version;
@@ -86,9 +109,6 @@ std::optional<Finding> unresolved(const CheckContext& ctx, const SymbolIndex& sy
                         "rebuild {} without the reference", ref.name, requester.path);
   }
   f.message += "; " + when_it_fails(*requester.binary, ref, ctx.target);
-  if (host_may_define)
-    f.message += fmt::format("; unless the program that loads {} defines it",
-                             ctx.graph.objects[ctx.graph.roots[facts.root]].path);
   return f;
 }
 
@@ -96,6 +116,7 @@ std::optional<Finding> unresolved(const CheckContext& ctx, const SymbolIndex& sy
 
 std::vector<Finding> check_undefined_symbols(const CheckContext& ctx, const SymbolIndex& symbols) {
   std::map<std::tuple<size_t, std::string_view, std::string_view>, Finding> found;
+  std::map<size_t, std::pair<size_t, std::vector<std::string>>> host_symbols;  // object -> root, names
   for (size_t root = 0; root < ctx.graph.load_order.size() && root < ctx.graph.roots.size(); ++root) {
     const Object& root_object = ctx.graph.objects[ctx.graph.roots[root]];
     RootFacts facts{root, root_object.binary && root_object.binary->is_executable(),
@@ -105,6 +126,11 @@ std::vector<Finding> check_undefined_symbols(const CheckContext& ctx, const Symb
       for (const Symbol& ref : ctx.graph.objects[o].binary->symbols) {
         if (ref.defined || ref.binding != SymbolBinding::Global || ref.name.empty()) continue;
         if (symbols.bind(scope, ref)) continue;
+        if (may_come_from_host(facts, ref) && !facts.missing_library) {
+          auto& [first_root, names] = host_symbols.try_emplace(o, root, std::vector<std::string>()).first->second;
+          if (first_root == root) names.push_back(ref.name);
+          continue;
+        }
         auto finding = unresolved(ctx, symbols, facts, o, ref);
         if (!finding) continue;
         auto [it, inserted] = found.try_emplace({o, ref.name, ref.version}, *finding);
@@ -114,6 +140,7 @@ std::vector<Finding> check_undefined_symbols(const CheckContext& ctx, const Symb
   }
   std::vector<Finding> out;
   for (auto& [key, f] : found) out.push_back(std::move(f));
+  for (auto& [object, entry] : host_symbols) out.push_back(host_symbols_finding(ctx.graph, entry.first, object, entry.second));
   return out;
 }
 
