@@ -4,12 +4,14 @@
 
 #include <fmt/format.h>
 
+#include "analyzer/check/cuda_checks.h"
 #include "analyzer/check/symbol_index.h"
 #include "analyzer/check/wheel_policy.h"
 #include "analyzer/input/collect.h"
 #include "analyzer/input/sniff.h"
 #include "analyzer/read/fatbin_reader.h"
 #include "analyzer/scan/prefetch.h"
+#include "analyzer/scan/dlopen_edges.h"
 #include "matrix/matrix.h"
 
 namespace depscan {
@@ -72,12 +74,14 @@ ScanReport run_scan(const ScanOptions& options) {
   Resolver resolver(cache, ResolveOptions{environment_for(options)});       // ld.so rules
   for (const std::string& root : roots) resolver.add_root(root);
   for (const Finding& f : resolver.diagnostics()) report.result.findings.push_back(f);
+  if (options.dlopen_edges) add_dlopen_edges(resolver, matrix, *fs);         // run-time edges: known (matrix) and inferred (.rodata) dlopen
   report.result.graph = resolver.take_graph();
   attach_cuda_code(report.result.graph, *fs);                               // GPU code: fatbin listings
   for (auto& f : attribute_owners(report.result.graph, inputs)) report.result.findings.push_back(std::move(f));  // distributions
   CheckContext ctx{report.result.graph, matrix, options.target, *fs};       // checks
   for (auto& f : check_missing_libraries(ctx)) report.result.findings.push_back(std::move(f));
   for (auto& f : check_gpu_code(ctx)) report.result.findings.push_back(std::move(f));           // --gpu vs fatbin
+  for (auto& f : check_cuda_stack(ctx)) report.result.findings.push_back(std::move(f));         // CUDA/cuDNN/driver compatibility
   SymbolIndex symbols(report.result.graph);                                 // symbol tables, once per object
   for (auto& f : check_symbol_versions(ctx, symbols)) report.result.findings.push_back(std::move(f));    // DT_VERNEED
   for (auto& f : check_undefined_symbols(ctx, symbols)) report.result.findings.push_back(std::move(f));  // symbol binding

@@ -1,0 +1,83 @@
+#include <algorithm>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "analyzer/check/cuda_checks.h"
+
+namespace depscan {
+namespace {
+
+// The CUDA major the process's own CUDA libraries agree on (cudart first), if any.
+const CudaLibrary* cuda_anchor(const std::vector<const CudaLibrary*>& libs) {
+  const CudaLibrary* found = nullptr;
+  for (const CudaLibrary* lib : libs) {
+    if (lib->component == "cudnn" || lib->component == "driver" || lib->cuda_majors.size() != 1) continue;
+    if (lib->component == "cudart") return lib;
+    if (!found) found = lib;
+  }
+  return found;
+}
+
+std::string majors_text(const std::vector<int>& majors) {
+  std::string out;
+  for (int m : majors) out += (out.empty() ? "" : " or ") + std::to_string(m);
+  return out;
+}
+
+// A cuDNN release whose support matrix has no build for the process's CUDA version.
+void no_build_for(const CheckContext& ctx, const CudaLibrary& cudnn, const CudaLibrary& cuda, std::vector<Finding>& out) {
+  if (!cudnn.version || !cuda.version || cuda.version->parts.size() < 2) return;
+  for (const CudnnRelease* release : ctx.matrix.cudnn_releases_matching(*cudnn.version)) {
+    Version wanted{{cuda.version->major(), cuda.version->minor()}};
+    bool covered = std::any_of(release->builds.begin(), release->builds.end(), [&](const CudnnBuild& b) {
+      return !(wanted < Version{{b.cuda_min.major(), b.cuda_min.minor()}}) &&
+             !(Version{{b.cuda_max.major(), b.cuda_max.minor()}} < wanted);
+    });
+    if (covered) return;
+    std::string ranges;
+    for (const CudnnBuild& b : release->builds)
+      ranges += (ranges.empty() ? "" : ", ") + b.cuda_min.str() + (b.cuda_max == b.cuda_min ? "" : "-" + b.cuda_max.str());
+    append_unique(out, Finding{
+        "cudnn-cuda-mismatch", Severity::Warning, cudnn.object,
+        fmt::format("cuDNN {} has no build for CUDA {} ({} is {}); its builds are for CUDA {} (source: {})",
+                    cudnn.version->str(), wanted.str(), cuda.name, cuda.version->str(), ranges, release->source),
+        "use a cuDNN release whose support matrix lists this CUDA version (depscan matrix cudnn " +
+            cudnn.version->str() + ")",
+        ""});
+    return;
+  }
+}
+
+}  // namespace
+
+std::vector<Finding> check_cudnn_cuda_mismatch(const CheckContext& ctx, const CudaStack& stack) {
+  std::vector<Finding> out;
+  const Graph& g = ctx.graph;
+  for (size_t root = 0; root < g.roots.size(); ++root) {
+    std::vector<const CudaLibrary*> libs = libraries_in_root(g, stack, root);
+    const CudaLibrary* cuda = cuda_anchor(libs);
+    if (!cuda) continue;
+    int major = cuda->cuda_majors.front();
+    for (const CudaLibrary* lib : libs) {
+      if (lib->component != "cudnn") continue;
+      if (!lib->cuda_majors.empty() &&
+          std::find(lib->cuda_majors.begin(), lib->cuda_majors.end(), major) == lib->cuda_majors.end()) {
+        append_unique(out, Finding{
+            "cudnn-cuda-mismatch", Severity::Error, lib->object,
+            fmt::format("{} was built for CUDA {} ({}), but this process uses CUDA {} ({}); cuDNN will fail to "
+                        "load its CUDA libraries (e.g. 'Invalid handle. Cannot load symbol cublasLtGetVersion')",
+                        describe(g, *lib), majors_text(lib->cuda_majors), lib->cuda_source, major, describe(g, *cuda)),
+            fmt::format("install the cuDNN build for CUDA {} (pip: nvidia-cudnn-cu{}; conda/apt: the cuda{} "
+                        "variant), or use CUDA {} libraries throughout",
+                        major, major, major, majors_text(lib->cuda_majors)),
+            ""});
+        continue;
+      }
+      no_build_for(ctx, *lib, *cuda, out);
+    }
+  }
+  return out;
+}
+
+}  // namespace depscan

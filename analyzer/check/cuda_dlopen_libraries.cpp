@@ -1,0 +1,83 @@
+#include <fmt/format.h>
+
+#include "analyzer/check/cuda_checks.h"
+
+namespace depscan {
+namespace {
+
+std::string name_of(const Object& o) {
+  if (o.binary && o.binary->soname) return *o.binary->soname;
+  return basename_of(o.realpath.empty() ? o.path : o.realpath);
+}
+
+bool is_driver_name(std::string_view name) { return name == "libcuda.so.1" || name == "libcuda.so"; }
+
+// The matrix row that makes `opener` open `name`, if the row says the opener copes without it.
+bool optional_for(const Matrix& matrix, const std::string& opener, const std::string& name) {
+  for (const DlopenRow* row : matrix.dlopen_rows_for(opener))
+    for (const std::string& opens : row->opens)
+      if (opens == name) return row->optional;
+  return false;
+}
+
+// Openers that need every library they name (TensorFlow's DSO loader, the matrix's
+// "library_name_strings" rows).
+bool needs_all_named(const Matrix& matrix, const std::string& opener) {
+  for (const DlopenRow* row : matrix.dlopen_rows_for(opener))
+    if (row->probe == "library_name_strings") return true;
+  return false;
+}
+
+// A real (not stub) libcuda.so.1 was found somewhere: the driver is installed.
+bool driver_present(const Graph& g, const CudaStack& stack) {
+  for (const CudaLibrary* d : stack.of("driver"))
+    if (!d->stub && d->name == "libcuda.so.1") {
+      for (const Edge& e : g.edges)
+        if (e.to == d->object) return true;
+    }
+  return false;
+}
+
+std::string tried_text(const Edge& e) {
+  std::string tried;
+  size_t shown = 0;
+  for (const Attempt& a : e.tried) {
+    if (++shown > 6) {
+      tried += ", ...";
+      break;
+    }
+    tried += (tried.empty() ? "" : ", ") + a.path;
+  }
+  return tried;
+}
+
+}  // namespace
+
+std::vector<Finding> check_dlopen_libraries(const CheckContext& ctx, const CudaStack& stack) {
+  std::vector<Finding> out;
+  const Graph& g = ctx.graph;
+  bool has_driver = driver_present(g, stack);
+  for (const Edge& e : g.edges) {
+    if (e.kind != EdgeKind::Dlopen || e.to) continue;
+    if (is_driver_name(e.name) && !has_driver) continue;  // no driver at all: the stack summary says so
+    const Object& from = g.objects[e.from];
+    std::string opener = name_of(from);
+    if (optional_for(ctx.matrix, opener, e.name)) continue;
+    bool required = !e.inferred || needs_all_named(ctx.matrix, opener);
+    std::string tried = tried_text(e);
+    append_unique(out, Finding{
+        "dlopen-library-not-found", required ? Severity::Error : Severity::Warning, e.from,
+        fmt::format("{} opens {} with dlopen at run time{}, and it cannot be found{}: the loader reports "
+                    "'{}: cannot open shared object file' only when that code runs (ldd does not show it)",
+                    from.path, e.name,
+                    e.inferred ? " (name found in its read-only data)" : "",
+                    tried.empty() ? "" : " (tried " + tried + ")", e.name),
+        fmt::format("install the library that provides {} (for CUDA/cuDNN: the matching nvidia-* wheel or toolkit "
+                    "package) or add its directory to LD_LIBRARY_PATH or {}'s RUNPATH",
+                    e.name, basename_of(from.path)),
+        ""});
+  }
+  return out;
+}
+
+}  // namespace depscan

@@ -1,0 +1,294 @@
+#include "analyzer/check/cuda_stack.h"
+
+#include <algorithm>
+#include <map>
+#include <regex>
+#include <set>
+
+#include <fmt/format.h>
+
+namespace depscan {
+namespace {
+
+std::string object_name(const Object& o) {
+  if (o.binary && o.binary->soname) return *o.binary->soname;
+  return basename_of(o.realpath.empty() ? o.path : o.realpath);
+}
+
+std::string file_name(const Object& o) { return basename_of(o.realpath.empty() ? o.path : o.realpath); }
+
+// Components whose SONAME major is the CUDA major (libcudart.so.12 -> CUDA 12).
+bool soname_major_is_cuda_major(std::string_view component) {
+  static const std::set<std::string_view> kinds = {"cudart", "cublas", "cublasLt", "nvrtc", "nvjitlink", "cupti"};
+  return kinds.contains(component);
+}
+
+// "#define NAME 123" in a header's text.
+std::optional<int> header_define(std::string_view text, std::string_view name) {
+  std::string pattern = fmt::format("#define {} ", name);
+  size_t at = text.find(pattern);
+  if (at == std::string_view::npos) return std::nullopt;
+  size_t i = at + pattern.size();
+  while (i < text.size() && text[i] == ' ') ++i;
+  int value = 0;
+  bool any = false;
+  while (i < text.size() && text[i] >= '0' && text[i] <= '9' && value < 100000000) {
+    value = value * 10 + (text[i++] - '0');
+    any = true;
+  }
+  return any ? std::optional<int>(value) : std::nullopt;
+}
+
+std::vector<std::string> include_dirs_for(const std::string& library_dir) {
+  return {normalize_path(library_dir + "/../include"), normalize_path(library_dir + "/../../include"),
+          "/usr/include", "/usr/include/x86_64-linux-gnu", "/usr/local/cuda/include"};
+}
+
+// CUDART_VERSION (13000 -> 13.0) from cuda_runtime_api.h beside the library.
+std::optional<SourcedVersion> cudart_header_version(const FileSystem& fs, const std::string& library_dir, int major) {
+  for (const std::string& dir : include_dirs_for(library_dir)) {
+    std::string path = join_path(dir, "cuda_runtime_api.h");
+    auto text = fs.read_text(path, 1 << 20);
+    if (!text) continue;
+    auto value = header_define(*text, "CUDART_VERSION");
+    if (!value || *value / 1000 != major) continue;
+    return SourcedVersion{Version{{*value / 1000, *value % 1000 / 10}}, "CUDART_VERSION in " + path};
+  }
+  return std::nullopt;
+}
+
+// The CUDA majors a cuDNN library was built for: from the CUDA libraries it opens or needs,
+// the distribution that installed it (nvidia-cudnn-cu12), or its RUNPATH (.../cu13/lib).
+std::pair<std::vector<int>, std::string> cudnn_cuda_majors(const Graph& g, size_t index, const Matrix& matrix) {
+  std::set<int> majors;
+  std::string evidence;
+  for (const Edge& e : g.edges) {
+    if (e.from != index) continue;
+    const ComponentRow* comp = matrix.component_of(e.name);
+    if (!comp || (comp->component != "cublasLt" && comp->component != "cublas" && comp->component != "nvrtc" &&
+                  comp->component != "cudart"))
+      continue;
+    std::vector<int> m = matrix.cuda_majors_of(e.name);
+    if (m.size() != 1) continue;
+    majors.insert(m.front());
+    if (evidence.empty()) evidence = fmt::format("it opens {}", e.name);
+  }
+  if (!majors.empty()) return {{majors.begin(), majors.end()}, evidence};
+  const Object& o = g.objects[index];
+  static const std::regex cu(R"(cu(1[0-9]))");
+  std::smatch m;
+  if (!o.owner.empty() && std::regex_search(o.owner, m, cu))
+    return {{std::stoi(m[1].str())}, fmt::format("installed by {}", o.owner)};
+  if (o.binary && o.binary->runpath) {
+    static const std::regex runpath(R"(/cu(1[0-9])/lib)");
+    if (std::regex_search(*o.binary->runpath, m, runpath))
+      return {{std::stoi(m[1].str())}, fmt::format("its RUNPATH names {}", m[0].str())};
+  }
+  return {{}, ""};
+}
+
+std::optional<CudaLibrary> identify(const CheckContext& ctx, size_t index) {
+  const Object& o = ctx.graph.objects[index];
+  if (!o.binary) return std::nullopt;
+  std::string name = object_name(o);
+  std::string file = file_name(o);
+  std::string dir = dirname_of(o.realpath.empty() ? o.path : o.realpath);
+  CudaLibrary lib;
+  lib.object = index;
+  lib.name = name;
+  if (const CudnnSeries* series = ctx.matrix.cudnn_series_of(name)) {
+    lib.component = "cudnn";
+    lib.cudnn_major = series->major;
+    lib.cudnn_shim = name == series->shim;
+    if (auto v = version_from_file_name(file, 3); v && v->major() == series->major) {
+      lib.version = v;
+      lib.version_source = "file name " + file;
+    } else if (auto h = cudnn_header_version(ctx.fs, dir, series->major)) {
+      lib.version = h->version;
+      lib.version_source = h->source;
+    }
+    return lib;
+  }
+  const ComponentRow* comp = ctx.matrix.component_of(name);
+  if (!comp) return std::nullopt;
+  lib.component = comp->component;
+  lib.cuda_majors = ctx.matrix.cuda_majors_of(name);
+  lib.cuda_source = "SONAME " + name;
+  auto soname_version = version_from_file_name(name);
+  if (lib.cuda_majors.empty() && soname_version && soname_version->major() >= 11 &&
+      soname_major_is_cuda_major(lib.component))
+    lib.cuda_majors = {soname_version->major()};
+  if (lib.component == "driver") {
+    lib.stub = is_stub_driver(o);
+    lib.cuda_majors.clear();
+    if (auto v = version_from_file_name(file, 2); v && v->major() >= 100 && !lib.stub) {
+      lib.version = v;
+      lib.version_source = "file name " + file;
+    }
+    return lib;
+  }
+  size_t soname_parts = soname_version ? soname_version->parts.size() : 0;
+  if (auto v = version_from_file_name(file, soname_parts + 1); v && file.starts_with(comp->prefix + ".")) {
+    lib.version = v;
+    lib.version_source = "file name " + file;
+  } else if (lib.component == "cudart" && soname_version) {
+    if (auto h = cudart_header_version(ctx.fs, dir, soname_version->major())) {
+      lib.version = h->version;
+      lib.version_source = h->source;
+    }
+  } else if (lib.component == "nvrtc-builtins") {
+    if (auto builtins = version_from_file_name(name, 2)) {
+      lib.version = builtins;
+      lib.version_source = "SONAME " + name;
+      lib.cuda_majors = {builtins->major()};
+    }
+  }
+  return lib;
+}
+
+// Libraries of one cuDNN install share the CUDA major they were built for.
+void share_cudnn_cuda_majors(const Graph& g, std::vector<CudaLibrary>& libraries) {
+  for (CudaLibrary& lib : libraries) {
+    if (lib.component != "cudnn" || !lib.cuda_majors.empty()) continue;
+    std::string dir = dirname_of(g.objects[lib.object].realpath);
+    for (const CudaLibrary& other : libraries)
+      if (other.component == "cudnn" && !other.cuda_majors.empty() && other.cudnn_major == lib.cudnn_major &&
+          dirname_of(g.objects[other.object].realpath) == dir) {
+        lib.cuda_majors = other.cuda_majors;
+        lib.cuda_source = fmt::format("same cuDNN install as {}, where {}", other.name, other.cuda_source);
+        break;
+      }
+  }
+}
+
+void add_requirement(CudaStack& stack, const Matrix& matrix, size_t object, const std::string& name,
+                     std::string what) {
+  CudaRequirement r;
+  r.object = object;
+  r.what = std::move(what);
+  if (const CudnnSeries* s = matrix.cudnn_series_of(name)) {
+    r.component = "cudnn";
+    r.cudnn_major = s->major;
+  } else if (const ComponentRow* c = matrix.component_of(name)) {
+    r.component = c->component;
+    std::vector<int> majors = matrix.cuda_majors_of(name);
+    if (majors.size() == 1) r.cuda_major = majors.front();
+  } else {
+    return;
+  }
+  stack.requirements.push_back(std::move(r));
+}
+
+// NEEDED entries, version needs and imported symbols of the objects that are not CUDA libraries.
+void collect_requirements(const CheckContext& ctx, CudaStack& stack) {
+  const Graph& g = ctx.graph;
+  for (size_t i = 0; i < g.objects.size(); ++i) {
+    const Object& o = g.objects[i];
+    if (!o.binary || stack.for_object(i)) continue;
+    for (const std::string& needed : o.binary->needed) add_requirement(stack, ctx.matrix, i, needed, "NEEDED " + needed);
+    std::set<std::string> versions;
+    for (const VersionNeed& need : o.binary->version_needs)
+      if (versions.insert(need.file + "/" + need.version).second)
+        add_requirement(stack, ctx.matrix, i, need.file, fmt::format("version {} of {}", need.version, need.file));
+    size_t imported = 0;
+    for (const Symbol& s : o.binary->symbols) {
+      if (s.defined || !(s.name.starts_with("cuda") || s.name.starts_with("cudnn") || s.name.starts_with("cu"))) continue;
+      if (s.version_file.empty() || ++imported > 3) continue;
+      add_requirement(stack, ctx.matrix, i, s.version_file, fmt::format("symbol {}@{}", s.name, s.version));
+    }
+  }
+  for (const Edge& e : g.edges)
+    if (e.kind == EdgeKind::Dlopen && !stack.for_object(e.from))
+      add_requirement(stack, ctx.matrix, e.from, e.name,
+                      fmt::format("dlopen {}{}", e.name, e.inferred ? " (name found in its read-only data)" : ""));
+}
+
+}  // namespace
+
+std::vector<const CudaLibrary*> CudaStack::of(std::string_view component) const {
+  std::vector<const CudaLibrary*> out;
+  for (const CudaLibrary& lib : libraries)
+    if (lib.component == component) out.push_back(&lib);
+  return out;
+}
+
+const CudaLibrary* CudaStack::for_object(size_t object) const {
+  for (const CudaLibrary& lib : libraries)
+    if (lib.object == object) return &lib;
+  return nullptr;
+}
+
+std::optional<Version> version_from_file_name(std::string_view file_name, size_t min_parts) {
+  size_t at = file_name.find(".so.");
+  if (at == std::string_view::npos) return std::nullopt;
+  auto v = Version::parse(file_name.substr(at + 4));
+  if (!v || v->parts.size() < min_parts) return std::nullopt;
+  return v;
+}
+
+std::optional<Version> parse_nvidia_version_text(std::string_view text) {
+  std::string line(text.substr(0, text.find('\n')));
+  static const std::regex version(R"((^|\s)(\d+\.\d+(\.\d+)?)(\s|$))");
+  std::smatch m;
+  if (!std::regex_search(line, m, version)) return std::nullopt;
+  return Version::parse(m[2].str());
+}
+
+std::optional<SourcedVersion> driver_version_from_system(const FileSystem& fs) {
+  for (const char* path : {"/proc/driver/nvidia/version", "/sys/module/nvidia/version"}) {
+    auto text = fs.read_text(path, 4096);
+    if (!text) continue;
+    if (auto v = parse_nvidia_version_text(*text); v && v->major() >= 100) return SourcedVersion{*v, path};
+  }
+  return std::nullopt;
+}
+
+std::optional<SourcedVersion> cudnn_header_version(const FileSystem& fs, const std::string& library_dir, int major) {
+  std::vector<std::string> names = {fmt::format("cudnn_version_v{}.h", major), "cudnn_version.h", "cudnn.h"};
+  for (const std::string& dir : include_dirs_for(library_dir))
+    for (const std::string& name : names) {
+      std::string path = join_path(dir, name);
+      auto text = fs.read_text(path, 1 << 20);
+      if (!text) continue;
+      auto ma = header_define(*text, "CUDNN_MAJOR");
+      auto mi = header_define(*text, "CUDNN_MINOR");
+      auto pa = header_define(*text, "CUDNN_PATCHLEVEL");
+      if (ma && mi && pa && *ma == major) return SourcedVersion{Version{{*ma, *mi, *pa}}, "CUDNN_MAJOR/MINOR/PATCHLEVEL in " + path};
+    }
+  return std::nullopt;
+}
+
+bool is_stub_driver(const Object& object) {
+  const std::string& path = object.realpath.empty() ? object.path : object.realpath;
+  if (path.find("/stubs/") != std::string::npos) return true;
+  const Binary* b = object.binary.get();
+  if (!b || b->soname != std::optional<std::string>("libcuda.so.1") || !b->needed.empty()) return false;
+  auto text = std::find_if(b->sections.begin(), b->sections.end(), [](const Section& s) { return s.name == ".text"; });
+  return text != b->sections.end() && text->size < (64u << 10);
+}
+
+CudaStack identify_cuda_stack(const CheckContext& ctx) {
+  CudaStack stack;
+  const Graph& g = ctx.graph;
+  for (size_t i = 0; i < g.objects.size(); ++i)
+    if (auto lib = identify(ctx, i)) stack.libraries.push_back(std::move(*lib));
+  for (CudaLibrary& lib : stack.libraries)
+    if (lib.component == "cudnn") std::tie(lib.cuda_majors, lib.cuda_source) = cudnn_cuda_majors(g, lib.object, ctx.matrix);
+  share_cudnn_cuda_majors(g, stack.libraries);
+  collect_requirements(ctx, stack);
+  for (const Edge& e : g.edges)
+    if (e.name == "libcuda.so.1") stack.driver_searched = true;
+  if (ctx.target.driver) {
+    if (auto v = Version::parse(*ctx.target.driver)) stack.driver = SourcedVersion{*v, "--driver"};
+  }
+  if (!stack.driver)
+    for (const CudaLibrary* d : stack.of("driver"))
+      if (d->version) {
+        stack.driver = SourcedVersion{*d->version, d->version_source};
+        break;
+      }
+  if (!stack.driver) stack.driver = driver_version_from_system(ctx.fs);
+  return stack;
+}
+
+}  // namespace depscan

@@ -1,0 +1,80 @@
+#include "analyzer/read/rodata_strings.h"
+
+#include <algorithm>
+#include <cstring>
+#include <unordered_set>
+
+#include "analyzer/input/mapped_file.h"
+
+namespace depscan {
+namespace {
+
+bool is_name_char(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-' ||
+         c == '+' || c == '.';
+}
+
+// "lib<name>.so" then zero or more ".<digits>" or ".%d" parts, and nothing else.
+bool is_library_name(std::string_view s) {
+  if (s.size() < 7 || !s.starts_with("lib")) return false;
+  size_t so = s.find(".so");
+  while (so != std::string_view::npos && so + 3 < s.size() && s[so + 3] != '.') so = s.find(".so", so + 1);
+  if (so == std::string_view::npos || so <= 3) return false;
+  if (!std::all_of(s.begin(), s.begin() + static_cast<std::ptrdiff_t>(so), is_name_char)) return false;
+  std::string_view rest = s.substr(so + 3);
+  while (!rest.empty()) {
+    if (rest[0] != '.' || rest.size() < 2) return false;
+    rest.remove_prefix(1);
+    if (rest.starts_with("%d")) {
+      rest.remove_prefix(2);
+      continue;
+    }
+    size_t digits = 0;
+    while (digits < rest.size() && rest[digits] >= '0' && rest[digits] <= '9') ++digits;
+    if (digits == 0) return false;
+    rest.remove_prefix(digits);
+  }
+  return true;
+}
+
+}  // namespace
+
+std::vector<std::string> library_names_in(ByteView bytes) {
+  std::vector<std::string> out;
+  std::unordered_set<std::string_view> seen;
+  std::string_view text = bytes.as_chars();
+  size_t pos = 0;
+  while (true) {
+    size_t hit = text.find(".so", pos);
+    if (hit == std::string_view::npos) break;
+    size_t start = hit;
+    while (start > 0 && text[start - 1] != '\0' && hit - start < 256) --start;
+    size_t end = text.find('\0', hit);
+    if (end == std::string_view::npos) break;  // not NUL-terminated: not a C string
+    pos = end + 1;
+    if (start > 0 && text[start - 1] != '\0') continue;  // longer than any library name
+    std::string_view candidate = text.substr(start, end - start);
+    if (is_library_name(candidate) && seen.insert(candidate).second) out.emplace_back(candidate);
+  }
+  return out;
+}
+
+Expected<std::vector<std::string>> rodata_library_names(const FileSystem& fs, const Binary& binary) {
+  if (binary.format != Format::Elf) return std::vector<std::string>{};
+  auto section = std::find_if(binary.sections.begin(), binary.sections.end(),
+                              [](const Section& s) { return s.name == ".rodata"; });
+  if (section == binary.sections.end() || section->type == 8 /* SHT_NOBITS */) return std::vector<std::string>{};
+  auto host = fs.host_path(binary.path);
+  if (!host) return Error{host.error()};
+  auto file = MappedFile::open(*host);
+  if (!file) return Error{file.error()};
+  ByteView bytes = (*file)->bytes();
+  uint64_t length = std::min<uint64_t>(section->size, kMaxRodataScan);
+  if (section->offset >= bytes.size()) return std::vector<std::string>{};
+  length = std::min<uint64_t>(length, bytes.size() - section->offset);
+  auto rodata = bytes.sub(section->offset, length);
+  if (!rodata) return std::vector<std::string>{};
+  return library_names_in(*rodata);
+}
+
+}  // namespace depscan

@@ -1,0 +1,220 @@
+#include "analyzer/scan/dlopen_edges.h"
+
+#include <map>
+#include <set>
+#include <unordered_map>
+
+#include <fmt/format.h>
+
+#include "analyzer/check/cuda_stack.h"
+#include "analyzer/read/rodata_strings.h"
+
+namespace depscan {
+namespace {
+
+bool is_system_path(std::string_view path) {
+  for (std::string_view dir : {"/lib/", "/lib64/", "/usr/lib/", "/usr/lib64/", "/lib32/", "/usr/lib32/"})
+    if (path.starts_with(dir)) return true;
+  return false;
+}
+
+std::string name_of(const Object& o) {
+  if (o.binary && o.binary->soname) return *o.binary->soname;
+  return basename_of(o.realpath.empty() ? o.path : o.realpath);
+}
+
+// "libcudnn_ops.so" -> "libcudnn_ops.so." (what a versioned sibling starts with).
+bool has_versioned_sibling(const std::vector<std::string>& names, const std::string& name) {
+  for (const std::string& other : names)
+    if (other.size() > name.size() && other.starts_with(name + ".")) return true;
+  return false;
+}
+
+class DlopenEdges {
+ public:
+  DlopenEdges(Resolver& resolver, const Matrix& matrix, const FileSystem& fs)
+      : resolver_(resolver), matrix_(matrix), fs_(fs) {}
+
+  void run() {
+    for (size_t root = 0; root < resolver_.graph().roots.size(); ++root) {
+      walk(root, /*with_cuda_major=*/false);
+      walk(root, /*with_cuda_major=*/true);
+    }
+  }
+
+ private:
+  // Every object in the root's load order, including the ones dlopen edges add on the way. The
+  // second walk adds what needs the CUDA major of the cuDNN install, known once it is loaded.
+  void walk(size_t root, bool with_cuda_major) {
+    for (size_t k = 0; k < resolver_.graph().load_order[root].size(); ++k) {
+      size_t object = resolver_.graph().load_order[root][k];
+      if (!resolver_.graph().objects[object].binary) continue;
+      add_known(root, object, /*with_cuda_major=*/false);
+      if (!with_cuda_major) continue;
+      add_known(root, object, /*with_cuda_major=*/true);
+      add_inferred(root, object);  // after the known edges, so a name both give stays "known"
+    }
+  }
+
+  bool is_cuda_name(std::string_view name) const {
+    return matrix_.component_of(name) != nullptr || matrix_.cudnn_series_of(name) != nullptr;
+  }
+
+  bool worth_scanning(const Object& o) const {
+    return !is_system_path(o.realpath.empty() ? o.path : o.realpath) || is_cuda_name(name_of(o));
+  }
+
+  const std::vector<std::string>& strings_of(size_t object) {
+    auto it = strings_.find(object);
+    if (it != strings_.end()) return it->second;
+    std::vector<std::string> names;
+    const Object& o = resolver_.graph().objects[object];
+    if (o.binary && worth_scanning(o))
+      if (auto found = rodata_library_names(fs_, *o.binary)) names = std::move(*found);
+    return strings_.emplace(object, std::move(names)).first->second;
+  }
+
+  bool already_has(size_t root, size_t object, const std::string& name) {
+    if (!done_.insert({root, object, name}).second) return true;
+    for (const Edge& e : resolver_.graph().edges)
+      if (e.root == root && e.from == object && e.name == name) return true;
+    return false;
+  }
+
+  void add(size_t root, size_t object, const std::string& name, bool inferred, const std::string& source) {
+    if (already_has(root, object, name)) return;
+    resolver_.add_dlopen(root, object, name, inferred, source);
+  }
+
+  // The opener's own version from its file name: libnvrtc.so.13.0.88 -> 13.0.88.
+  std::optional<Version> own_version(size_t object) const {
+    const Object& o = resolver_.graph().objects[object];
+    return version_from_file_name(basename_of(o.realpath.empty() ? o.path : o.realpath), 2);
+  }
+
+  // The CUDA major a cuDNN library was built for, from the CUDA library names it (or another
+  // cuDNN library of the same directory) keeps in its read-only data.
+  std::optional<int> cuda_major_of(size_t object) {
+    std::string dir = dirname_of(resolver_.graph().objects[object].realpath);
+    std::vector<size_t> candidates = {object};
+    for (size_t i = 0; i < resolver_.graph().objects.size(); ++i) {
+      const Object& o = resolver_.graph().objects[i];
+      if (i != object && o.binary && dirname_of(o.realpath) == dir && matrix_.cudnn_series_of(name_of(o)))
+        candidates.push_back(i);
+    }
+    for (size_t candidate : candidates)
+      for (const std::string& name : strings_of(candidate)) {
+        const ComponentRow* c = matrix_.component_of(name);
+        if (!c || (c->component != "cublasLt" && c->component != "nvrtc")) continue;
+        std::vector<int> majors = matrix_.cuda_majors_of(name);
+        if (majors.size() == 1) return majors.front();
+      }
+    return std::nullopt;
+  }
+
+  // {major} {minor} {cuda_major}; nullopt when a value is unknown.
+  std::optional<std::string> expand(std::string name, size_t object, bool with_cuda_major) {
+    auto replace = [&](std::string_view key, const std::string& value) {
+      for (size_t at = name.find(key); at != std::string::npos; at = name.find(key)) name.replace(at, key.size(), value);
+    };
+    if (name.find("{major}") != std::string::npos || name.find("{minor}") != std::string::npos) {
+      auto v = own_version(object);
+      if (!v) return std::nullopt;
+      replace("{major}", std::to_string(v->major()));
+      replace("{minor}", std::to_string(v->minor()));
+    }
+    bool wants_cuda = name.find("{cuda_major}") != std::string::npos;
+    if (wants_cuda != with_cuda_major) return std::nullopt;
+    if (wants_cuda) {
+      auto major = cuda_major_of(object);
+      if (!major) return std::nullopt;
+      replace("{cuda_major}", std::to_string(*major));
+    }
+    return name;
+  }
+
+  bool resolves(size_t root, size_t object, const std::string& name) const {
+    std::vector<Attempt> steps = resolver_.explain(root, object, name);
+    return !steps.empty() && steps.back().outcome.starts_with("found");
+  }
+
+  // The cuDNN shim's probe: name.M.m.p, name.M.m, then name (E14's "Unable to load any of").
+  void add_probed(size_t root, size_t object, const std::string& name, const DlopenRow& row) {
+    const Object& o = resolver_.graph().objects[object];
+    std::vector<std::string> candidates;
+    std::optional<Version> v = own_version(object);
+    if (!v || v->parts.size() < 3) {
+      if (const CudnnSeries* s = matrix_.cudnn_series_of(name_of(o)))
+        if (auto h = cudnn_header_version(fs_, dirname_of(o.realpath), s->major)) v = h->version;
+    }
+    if (v && v->parts.size() >= 3) {
+      candidates.push_back(fmt::format("{}.{}.{}", name, v->minor(), v->patch()));
+      candidates.push_back(fmt::format("{}.{}", name, v->minor()));
+    }
+    candidates.push_back(name);
+    std::string chosen = name;
+    for (const std::string& c : candidates)
+      if (resolves(root, object, c)) {
+        chosen = c;
+        break;
+      }
+    std::string tried;
+    for (const std::string& c : candidates) tried += (tried.empty() ? "" : ", ") + c;
+    add(root, object, chosen, false, fmt::format("matrix: {} tries {{{}}} ({})", name_of(o), tried, row.source));
+  }
+
+  void add_known(size_t root, size_t object, bool with_cuda_major) {
+    std::string opener = name_of(resolver_.graph().objects[object]);
+    for (const DlopenRow* row : matrix_.dlopen_rows_for(opener)) {
+      if (row->probe == "library_name_strings") {
+        if (with_cuda_major) continue;
+        for (const std::string& name : strings_of(object))
+          if (is_cuda_name(name) && name.find('%') == std::string::npos)
+            add(root, object, name, true,
+                fmt::format("string \"{}\" in .rodata; {} opens CUDA libraries by name ({})", name, opener, row->source));
+        continue;
+      }
+      for (const std::string& pattern : row->opens) {
+        auto name = expand(pattern, object, with_cuda_major);
+        if (!name) continue;
+        if (row->probe == "cudnn_version_suffixes") add_probed(root, object, *name, *row);
+        else add(root, object, *name, false, fmt::format("matrix: {} opens {} ({})", opener, *name, row->source));
+      }
+    }
+  }
+
+  // Library names in .rodata the matrix knows as CUDA or cuDNN libraries.
+  void add_inferred(size_t root, size_t object) {
+    const std::vector<std::string>& names = strings_of(object);
+    std::string self = name_of(resolver_.graph().objects[object]);
+    for (const std::string& name : names) {
+      if (name == self || name.find('%') != std::string::npos || !is_cuda_name(name)) continue;
+      if (version_from_file_name(name) == std::nullopt && has_versioned_sibling(names, name)) continue;
+      if (covered_by_probe(object, name)) continue;
+      add(root, object, name, true, fmt::format("string \"{}\" in .rodata of {}", name, self));
+    }
+  }
+
+  // "libcudnn_ops.so" in the shim is the stem of a probed name, not a name of its own.
+  bool covered_by_probe(size_t object, const std::string& name) const {
+    if (version_from_file_name(name) != std::nullopt) return false;
+    for (const DlopenRow* row : matrix_.dlopen_rows_for(name_of(resolver_.graph().objects[object])))
+      for (const std::string& opens : row->opens)
+        if (opens.starts_with(name + ".")) return true;
+    return false;
+  }
+
+  Resolver& resolver_;
+  const Matrix& matrix_;
+  const FileSystem& fs_;
+  std::unordered_map<size_t, std::vector<std::string>> strings_;
+  std::set<std::tuple<size_t, size_t, std::string>> done_;
+};
+
+}  // namespace
+
+void add_dlopen_edges(Resolver& resolver, const Matrix& matrix, const FileSystem& fs) {
+  DlopenEdges(resolver, matrix, fs).run();
+}
+
+}  // namespace depscan

@@ -1,0 +1,15 @@
+// The libraries a process will only meet at run time: dlopen edges known from the matrix
+// (cudart and cuDNN open libcuda.so.1, the cuDNN shim opens its sub-libraries, ...) and ones
+// inferred from library names in an object's read-only data. Each is resolved with dlopen's
+// rules from the object that opens it, and its NEEDED closure is loaded too.
+#pragma once
+
+#include "analyzer/input/fs.h"
+#include "analyzer/resolve/resolve.h"
+#include "matrix/matrix.h"
+
+namespace depscan {
+
+void add_dlopen_edges(Resolver& resolver, const Matrix& matrix, const FileSystem& fs);
+
+}  // namespace depscan
