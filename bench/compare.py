@@ -46,10 +46,12 @@ def measure(argv, env):
         return float(wall), int(rss)
 
 
-def tools(depscan, files, extra):
-    """Command lines of every available tool over the same files."""
+def tools(depscan, files, extra, directory=None):
+    """Command lines of every available tool over the same files ("depscan DIR": the directory
+    audit, which finds the files itself, skipping symlinks and relocatable objects)."""
     candidates = {
         "depscan": [depscan, "--format", "json"] + extra + files,
+        **({"depscan DIR": [depscan, "--format", "json"] + extra + [directory]} if directory else {}),
         "libtree": ["libtree"] + files,
         "lddtree": ["lddtree"] + files,
         "ldd": ["ldd"] + files,
@@ -66,20 +68,21 @@ def main():
     a = ap.parse_args()
     sets = a.set or ["cuda=/usr/local/cuda/lib64", "system=/usr/lib/x86_64-linux-gnu:recursive"]
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C"}
-    print(f"{'set':8} {'tool':8} {'files':>6} {'median s':>9} {'peak MiB':>9} {'time/depscan':>13} {'rss/depscan':>12}")
+    print(f"{'set':8} {'tool':11} {'files':>6} {'median s':>9} {'peak MiB':>9} {'time/depscan':>13} {'rss/depscan':>12}")
     for spec in sets:
         name, _, rest = spec.partition("=")
         directory, _, mode = rest.partition(":")
         files = elf_files(directory, mode == "recursive")
         rows = {}
-        for tool, argv in tools(os.path.abspath(a.depscan), files, a.depscan_args.split()).items():
+        audit_dir = directory if mode == "recursive" else None
+        for tool, argv in tools(os.path.abspath(a.depscan), files, a.depscan_args.split(), audit_dir).items():
             runs = [measure(argv, env) for _ in range(a.runs)]
             rows[tool] = (statistics.median(r[0] for r in runs), statistics.median(r[1] for r in runs))
         base_t, base_m = rows.get("depscan", (None, None))
         for tool, (t, m) in rows.items():
             rt = f"{t / base_t:.2f}x" if base_t else "-"
             rm = f"{m / base_m:.2f}x" if base_m else "-"
-            print(f"{name:8} {tool:8} {len(files):6d} {t:9.3f} {m / 1024:9.1f} {rt:>13} {rm:>12}")
+            print(f"{name:8} {tool:11} {len(files):6d} {t:9.3f} {m / 1024:9.1f} {rt:>13} {rm:>12}")
         sys.stdout.flush()
 
 

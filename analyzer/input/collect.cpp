@@ -30,6 +30,16 @@ Finding info(const char* code, const std::string& path, const std::string& messa
   return {code, Severity::Info, std::nullopt, message, "", path};
 }
 
+// Relocatable objects (.o) and core files are ELF but never loaded: not audited.
+bool loadable_elf(const FileSystem& fs, const std::string& path) {
+  auto head = fs.read_text(path, 18);
+  if (!head || head->size() < 18) return false;
+  bool little = (*head)[5] != 2;
+  unsigned type = little ? static_cast<unsigned char>((*head)[16]) | static_cast<unsigned char>((*head)[17]) << 8
+                         : static_cast<unsigned char>((*head)[17]) | static_cast<unsigned char>((*head)[16]) << 8;
+  return type == 2 || type == 3;  // ET_EXEC, ET_DYN
+}
+
 // Every ELF or PE file under `dir`, sorted, without following symlinks (a link to a file is
 // audited through its target; links to directories are not entered, so there are no cycles).
 void walk_binaries(const FileSystem& fs, const std::string& dir, CollectedInputs& out, size_t& audited) {
@@ -51,7 +61,7 @@ void walk_binaries(const FileSystem& fs, const std::string& dir, CollectedInputs
       auto sniffed = sniff(fs, child);
       if (!sniffed) continue;
       if (sniffed->format == FileFormat::Directory) pending.push_back(child);
-      else if (sniffed->format == FileFormat::Elf || sniffed->format == FileFormat::Pe) {
+      else if ((sniffed->format == FileFormat::Elf && loadable_elf(fs, child)) || sniffed->format == FileFormat::Pe) {
         out.roots.push_back(child);
         ++audited;
       } else ++out.skipped_files;

@@ -259,3 +259,21 @@ TEST_CASE("--python-env and a site-packages directory: RECORD attribution and pi
     CHECK(findings(s.report, "wheel-pin-mismatch").size() == 1);
   }
 }
+
+TEST_CASE("--root with no inputs audits the whole root file system") {
+  TempDir root("wheels-rootfs");
+  fs::create_directories(root.path() / "usr/bin");
+  fs::create_directories(root.path() / "usr/lib");
+  fs::copy_file(fixture("app"), root.path() / "usr/bin/app");
+  fs::copy_file(fixture("libfoo.so.1"), root.path() / "usr/lib/libfoo.so.1");
+  Scan s = scan("--root " + shell_quote(root.str()), "rootfs");
+  REQUIRE(s.report.is_object());
+  CHECK(s.report["roots"].size() == 2);
+  auto app = object_at(s.report, "/usr/bin/app");
+  REQUIRE(app);
+  const json* foo = edge(s.report, *app, "libfoo.so.1");
+  REQUIRE(foo);
+  REQUIRE(!(*foo)["to"].is_null());
+  CHECK(s.report["objects"][(*foo)["to"].get<size_t>()]["realpath"] == "/usr/lib/libfoo.so.1");
+  CHECK(any_message_has(findings(s.report, "directory-audited"), "2 ELF/PE files audited"));
+}

@@ -3,9 +3,11 @@
 #include <doctest/doctest.h>
 
 #include "analyzer/check/wheel_policy.h"
+#include "analyzer/input/archive.h"
 #include "analyzer/input/safe_tree.h"
 #include "analyzer/input/wheel.h"
 #include "matrix/policy.h"
+#include "support.h"
 
 using namespace depscan;
 
@@ -100,4 +102,26 @@ TEST_CASE("manylinux policies: every row has a source, aliases map, versions are
   CHECK(split_platform_tag("musllinux_1_2_x86_64")->arch == "x86_64");
   CHECK_FALSE(split_platform_tag("linux_x86_64"));
   CHECK_FALSE(split_platform_tag("manylinux_2_x86_64"));
+}
+
+TEST_CASE("archive reader: member count cap and encrypted members") {
+  std::string dir = depscan::test::fixtures_dir() + "/wheels/";
+  ArchiveLimits few;
+  few.max_members = 3;
+  auto reader = ArchiveReader::open(dir + "zipslip-1.0-py3-none-any.whl", "zipslip.whl", few);
+  REQUIRE(reader);
+  while ((*reader)->next()) {
+  }
+  CHECK((*reader)->failed());
+  bool capped = false;
+  for (const Finding& f : (*reader)->findings()) capped |= f.code == "archive-too-many-members";
+  CHECK(capped);
+
+  auto encrypted = ArchiveReader::open(dir + "encrypted-1.0-py3-none-any.whl", "encrypted.whl");
+  REQUIRE(encrypted);
+  CHECK_FALSE((*encrypted)->next());  // the only member is refused
+  bool reported = false;
+  for (const Finding& f : (*encrypted)->findings())
+    reported |= f.code == "archive-encrypted-member" && f.message.find("encrypted/libcudart.so.12") != std::string::npos;
+  CHECK(reported);
 }
