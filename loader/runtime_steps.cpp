@@ -30,9 +30,20 @@ StepRecord record_of(const StepEvent& e) {
   return {e.step, e.library, e.status, e.message, e.data, e.loaded, e.milliseconds};
 }
 
+// "libcuda.so.1 (PTX JIT)" -> "libcuda.so.1 (PTX JIT) = /usr/lib/x86_64-linux-gnu/libcuda.so.1" when an
+// earlier step recorded which file the loader picked for that name.
+std::string with_file(const RuntimeReport& report, const std::string& library) {
+  std::string name = library.substr(0, library.find(' '));
+  for (const StepRecord& s : report.steps)
+    if (s.data.value("name", "") == name && s.data.contains("path") && s.data["path"].is_string())
+      return fmt::format("{} = {}", library, s.data["path"].get<std::string>());
+  return library;
+}
+
 void add_interrupted_step(RuntimeReport& report, const ChildLimits& limits) {
   const ChildRun& run = report.child;
-  const StepEvent& open = *run.open_step;
+  StepEvent open = *run.open_step;
+  open.library = with_file(report, open.library);
   std::string stderr_line = last_line(run.stderr_tail);
   std::string tail = stderr_line.empty() ? "" : fmt::format(" (last stderr line: {})", stderr_line);
   if (!run.timeout.empty()) {

@@ -80,7 +80,7 @@ void cudart_row(RuntimeReport& r) {
     r.verdicts.push_back({"CUDA runtime of cuDNN", "no libcudart in the graph", observed, Verdict::NotChecked});
     return;
   }
-  r.verdicts.push_back({"CUDA runtime of cuDNN", fmt::format("CUDA {}.x (libcudart of the {})", *p.cudart_major, p.subject), observed,
+  r.verdicts.push_back({"CUDA runtime of cuDNN", fmt::format("CUDA {}.x (libcudart.so.{} resolved for {})", *p.cudart_major, *p.cudart_major, p.subject), observed,
                         agree(*cudart / 1000 == *p.cudart_major)});
 }
 

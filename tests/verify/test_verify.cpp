@@ -1,0 +1,304 @@
+// depscan --verify against the fake CUDA driver and fake cuDNN 8/9 (fixtures/fakecuda), the
+// real cuDNN 9.19 in /usr/local/cuda and the toolkit's real stub libcuda.so.
+#include <doctest/doctest.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "loader/cudnn_api.h"
+#include "loader/probe_events.h"
+#include "support.h"
+
+namespace fs = std::filesystem;
+using depscan::test::run_command;
+using depscan::test::shell_quote;
+using nlohmann::json;
+
+namespace {
+
+std::string fake(const std::string& sub) { return depscan::test::fixtures_dir() + "/fakecuda/" + sub; }
+std::string fake_path9() { return fake("driver") + ":" + fake("cudnn9"); }
+std::string fake_path8() { return fake("driver") + ":" + fake("cudnn8"); }
+
+struct Verify {
+  int exit_code = -1;
+  json doc;
+  json runtime;
+  std::string output;
+  double seconds = 0;
+
+  const json* step(const std::string& name) const {
+    for (const json& s : runtime["steps"])
+      if (s["step"] == name) return &s;
+    return nullptr;
+  }
+  std::string status(const std::string& name) const { auto* s = step(name); return s ? (*s)["status"].get<std::string>() : "absent"; }
+  std::string message(const std::string& name) const { auto* s = step(name); return s ? (*s)["message"].get<std::string>() : ""; }
+  std::string verdict(const std::string& subject) const {
+    for (const json& v : runtime["verdicts"])
+      if (v["subject"] == subject) return v["verdict"];
+    return "absent";
+  }
+  bool has_finding(const std::string& code) const {
+    for (const json& f : doc["findings"])
+      if (f["code"] == code) return true;
+    return false;
+  }
+};
+
+// Runs depscan --verify --format json with a clean LD_LIBRARY_PATH and the given environment.
+Verify verify(const std::string& env, const std::string& args) {
+  std::string cmd = "env -u LD_LIBRARY_PATH -u LD_PRELOAD " + env + " " + shell_quote(depscan::test::depscan_bin()) +
+                    " --verify --format json --verify-step-timeout 5 --verify-timeout 60 " + args + " 2>/dev/null";
+  auto t0 = std::chrono::steady_clock::now();
+  auto r = run_command(cmd);
+  Verify v;
+  v.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  v.exit_code = r.exit_code;
+  v.output = r.output;
+  v.doc = json::parse(r.output, nullptr, false);
+  if (!v.doc.is_discarded() && v.doc.contains("runtime")) v.runtime = v.doc["runtime"];
+  INFO(cmd);
+  INFO(r.output);
+  REQUIRE(v.runtime.is_object());
+  return v;
+}
+
+Verify verify_fake9(const std::string& env, const std::string& extra = "") {
+  return verify(env, "--ld-library-path " + shell_quote(fake_path9()) + " " + extra + " " + shell_quote(fake("apps/app9")));
+}
+Verify verify_fake8(const std::string& env) {
+  return verify(env, "--ld-library-path " + shell_quote(fake_path8()) + " " + shell_quote(fake("apps/app8")));
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::string canonical(const std::string& p) { return fs::canonical(p).string(); }
+
+}  // namespace
+
+TEST_CASE("fake driver and cuDNN 9: every step runs and every prediction is confirmed") {
+  depscan::test::TempDir tmp("verify-ok");
+  std::string log = tmp.str() + "/fake.log";
+  Verify v = verify_fake9("FAKECUDA_LOG=" + shell_quote(log));
+  INFO(v.output);
+  CHECK(v.exit_code != 3);
+  CHECK(v.runtime["status"] == "passed");
+  for (const char* step : {"cudnn.load", "cudnn.version", "cudnn.sublibraries", "driver.load", "driver.init",
+                           "driver.devices", "kernel.device0", "cudnn.convolution.device0"})
+    CHECK_MESSAGE(v.status(step) == "ok", step);
+  CHECK(v.step("cudnn.load")->at("data")["path"] == fake("cudnn9") + "/libcudnn.so.9");
+  CHECK(v.step("cudnn.version")->at("data")["version"] == 91900);
+  CHECK(v.step("kernel.device0")->at("data")["mismatches"] == 0);
+  CHECK(v.step("kernel.device0")->at("data")["elements"] == 65536);
+  CHECK(v.step("cudnn.convolution.device0")->at("data")["mismatches"] == 0);
+  CHECK(v.verdict("cuDNN library") == "confirmed");
+  CHECK(v.verdict("cuDNN version") == "confirmed");
+  CHECK(v.verdict("driver library") == "confirmed");
+  CHECK(v.verdict("driver version for the runtime") == "confirmed");
+  for (const char* sub : {"graph", "ops", "cnn", "adv", "engines_precompiled", "engines_runtime_compiled", "heuristic"})
+    CHECK_MESSAGE(v.verdict(std::string("cuDNN sub-library libcudnn_") + sub + ".so.9") == "confirmed", sub);
+  // The launch protocol really ran: the fake driver saw the grid, the block and n, and every
+  // allocation and the module were released before the context was.
+  std::string trace = read_file(log);
+  CHECK(trace.find("launch grid=256 block=256 n=65536") != std::string::npos);
+  CHECK(trace.find("release live=0 module=0") != std::string::npos);
+  // Only the probe child ever loads CUDA or cuDNN.
+  std::istringstream lines(trace);
+  int loads = 0;
+  for (std::string line; std::getline(lines, line);)
+    if (line.rfind("loaded ", 0) == 0) {
+      ++loads;
+      CHECK_MESSAGE(line.find(" __probe ") != std::string::npos, line);
+    }
+  CHECK(loads == 1 + 7 + 1);
+}
+
+TEST_CASE("fake cuDNN 8: the 8.x version checks and status numbering") {
+  Verify v = verify_fake8("");
+  INFO(v.output);
+  CHECK(v.exit_code != 3);
+  CHECK(v.status("cudnn.sublibraries") == "ok");
+  CHECK(v.step("cudnn.sublibraries")->at("data")["checks"].size() == 6);
+  CHECK(v.step("cudnn.version")->at("data")["version_text"] == "8.9.7");
+  CHECK(v.step("cudnn.version")->at("data")["max_device"].is_null());
+  CHECK(v.status("cudnn.convolution.device0") == "ok");
+  CHECK(v.verdict("cuDNN sub-library libcudnn_cnn_infer.so.8") == "confirmed");
+  Verify bad = verify_fake8("FAKECUDNN_MODE=sublib-mismatch");
+  CHECK(bad.exit_code == 3);
+  CHECK(bad.status("cudnn.sublibraries") == "failed");
+  CHECK(bad.message("cudnn.sublibraries").find("cudnnOpsInferVersionCheck() = CUDNN_STATUS_VERSION_MISMATCH (14)") != std::string::npos);
+}
+
+TEST_CASE("fake driver behaviours end in the right step status, finding and exit code") {
+  struct Case { const char* env; const char* step; const char* status; const char* text; const char* finding; bool fails; };
+  const Case cases[] = {
+      {"FAKECUDA_MODE=no-device", "driver.init", "not run", "CUDA_ERROR_NO_DEVICE (100): no CUDA-capable device is detected", "verify-gpu-not-run", false},
+      {"FAKECUDA_MODE=zero-devices", "driver.devices", "not run", "cuDeviceGetCount() = 0", "verify-gpu-not-run", false},
+      {"FAKECUDA_MODE=stub", "driver.init", "not run", "CUDA_ERROR_STUB_LIBRARY (34): CUDA driver is a stub library", "verify-gpu-not-run", false},
+      {"FAKECUDA_MODE=old-driver", "driver.init", "ok", "CUDA 12.2", "verify-contradiction", true},
+      {"FAKECUDA_MODE=launch-failure", "kernel.device0", "failed", "CUDA_ERROR_LAUNCH_FAILED (719): unspecified launch failure", "verify-step-failed", true},
+      {"FAKECUDA_MODE=wrong-results", "kernel.device0", "failed", "wrong results: 1 of 65536 elements differ", "verify-step-failed", true},
+      {"FAKECUDA_MODE=crash", "kernel.device0", "failed", "crashed with SIGSEGV (signal 11) in step kernel.device0 while loading or calling libcuda.so.1", "verify-crash", true},
+      {"FAKECUDA_MODE=hang", "kernel.device0", "failed", "timed out in step kernel.device0", "verify-timeout", true},
+      {"FAKECUDNN_MODE=sublib-mismatch", "cudnn.sublibraries", "failed", "cudnnOpsVersionCheck() = CUDNN_STATUS_SUBLIBRARY_VERSION_MISMATCH (1002)", "verify-step-failed", true},
+      {"FAKECUDNN_MODE=conv-wrong", "cudnn.convolution.device0", "failed", "wrong results: 1 of 108 elements differ", "verify-step-failed", true},
+      {"FAKECUDNN_MODE=arch-mismatch", "cudnn.convolution.device0", "failed", "CUDNN_STATUS_NOT_SUPPORTED_ARCH_MISMATCH (3007)", "verify-step-failed", true},
+  };
+  for (const Case& c : cases) {
+    Verify v = verify_fake9(c.env);
+    INFO(c.env);
+    INFO(v.output);
+    CHECK(v.status(c.step) == c.status);
+    CHECK_MESSAGE(v.message(c.step).find(c.text) != std::string::npos, v.message(c.step));
+    CHECK(v.has_finding(c.finding));
+    if (c.fails) CHECK(v.exit_code == 3);
+    else CHECK(v.exit_code != 3);
+    CHECK((v.runtime["status"] == "failed") == c.fails);
+    CHECK(v.seconds < 15);
+  }
+}
+
+TEST_CASE("a driver older than the runtime and a GPU without kernel images contradict the prediction") {
+  Verify old = verify_fake9("FAKECUDA_MODE=old-driver");
+  CHECK(old.verdict("driver version for the runtime") == "contradicted");
+  Verify arch = verify_fake9("FAKECUDNN_MODE=arch-mismatch");
+  CHECK(arch.verdict("kernel image for sm_86") == "contradicted");
+}
+
+TEST_CASE("sub-libraries loaded from another place than predicted are a contradiction") {
+  Verify v = verify_fake9("FAKECUDNN_MODE=sublib-elsewhere FAKECUDNN_SUBLIB_DIR=" + shell_quote(fake("elsewhere9")));
+  INFO(v.output);
+  CHECK(v.exit_code == 3);
+  CHECK(v.verdict("cuDNN sub-library libcudnn_ops.so.9") == "contradicted");
+  CHECK(v.verdict("cuDNN library") == "confirmed");
+  CHECK(v.has_finding("verify-contradiction"));
+}
+
+TEST_CASE("cudnnCreate failing with each documented status is reported with cuDNN's own name") {
+  const std::pair<int, const char*> statuses9[] = {{1001, "CUDNN_STATUS_NOT_INITIALIZED"}, {2000, "CUDNN_STATUS_BAD_PARAM"},
+      {3007, "CUDNN_STATUS_NOT_SUPPORTED_ARCH_MISMATCH"}, {4000, "CUDNN_STATUS_INTERNAL_ERROR"},
+      {4003, "CUDNN_STATUS_INTERNAL_ERROR_HOST_ALLOCATION_FAILED"}, {1005, "CUDNN_STATUS_LICENSE_ERROR"}};
+  for (auto [status, name] : statuses9) {
+    Verify v = verify_fake9("FAKECUDNN_CREATE_STATUS=" + std::to_string(status));
+    std::string expected = "cudnnCreate returned " + std::string(name) + " (" + std::to_string(status) + ")";
+    INFO(expected);
+    CHECK(v.exit_code == 3);
+    CHECK(v.message("cudnn.convolution.device0").find(expected) != std::string::npos);
+  }
+  const std::pair<int, const char*> statuses8[] = {{1, "CUDNN_STATUS_NOT_INITIALIZED"}, {2, "CUDNN_STATUS_ALLOC_FAILED"},
+      {3, "CUDNN_STATUS_BAD_PARAM"}, {4, "CUDNN_STATUS_INTERNAL_ERROR"}, {6, "CUDNN_STATUS_ARCH_MISMATCH"},
+      {10, "CUDNN_STATUS_LICENSE_ERROR"}};
+  for (auto [status, name] : statuses8) {
+    Verify v = verify_fake8("FAKECUDNN_CREATE_STATUS=" + std::to_string(status));
+    std::string expected = "cudnnCreate returned " + std::string(name) + " (" + std::to_string(status) + ")";
+    INFO(expected);
+    CHECK(v.exit_code == 3);
+    CHECK(v.message("cudnn.convolution.device0").find(expected) != std::string::npos);
+  }
+}
+
+TEST_CASE("an application's DT_RPATH is carried to the probe, which loads the predicted file") {
+  Verify v = verify("", "--ld-library-path " + shell_quote(fake("driver")) + " " + shell_quote(fake("apps/app9_rpath")));
+  INFO(v.output);
+  CHECK(v.runtime["prediction"]["cudnn"]["how"] == "rpath");
+  CHECK(v.runtime["environment"][0].get<std::string>().rfind("LD_LIBRARY_PATH=" + canonical(fake("cudnn9")), 0) == 0);
+  CHECK(v.verdict("cuDNN library") == "confirmed");
+  CHECK(v.exit_code != 3);
+}
+
+TEST_CASE("--verify refuses --root: a live run cannot happen inside another file system") {
+  auto r = run_command(shell_quote(depscan::test::depscan_bin()) + " --verify --root / /bin/true 2>&1");
+  CHECK(r.exit_code == 2);
+  CHECK(r.output.find("cannot apply to --root") != std::string::npos);
+}
+
+TEST_CASE("real cuDNN 9.19 on this machine: host steps run, GPU steps do not, nothing crashes") {
+  if (!fs::exists("/usr/local/cuda/lib64/libcudnn.so.9")) {
+    MESSAGE("skipped: no /usr/local/cuda/lib64/libcudnn.so.9");
+    return;
+  }
+  if (fs::exists("/proc/driver/nvidia/version")) {
+    MESSAGE("skipped: this machine has an NVIDIA driver");
+    return;
+  }
+  Verify v = verify("", "");
+  INFO(v.output);
+  CHECK(v.exit_code != 3);
+  CHECK(v.runtime["status"] == "passed");
+  CHECK(v.status("cudnn.load") == "ok");
+  CHECK(v.step("cudnn.load")->at("data")["path"].get<std::string>().find("libcudnn.so.9") != std::string::npos);
+  CHECK(canonical(v.step("cudnn.load")->at("data")["path"]) == canonical("/usr/local/cuda/lib64/libcudnn.so.9"));
+  CHECK(v.step("cudnn.version")->at("data")["version"] == 91900);
+  CHECK(v.step("cudnn.version")->at("data")["cudart"] == 13010);
+  CHECK(v.step("cudnn.version")->at("data")["max_device"] == 1210);
+  CHECK(v.status("cudnn.sublibraries") == "ok");
+  CHECK(v.verdict("cuDNN library") == "confirmed");
+  CHECK(v.verdict("cuDNN version") == "confirmed");
+  for (const char* sub : {"graph", "ops", "cnn", "adv"})
+    CHECK_MESSAGE(v.verdict(std::string("cuDNN sub-library libcudnn_") + sub + ".so.9") == "confirmed", sub);
+  CHECK(v.status("driver.load") == "not run");
+  CHECK(v.message("driver.load").find("no NVIDIA driver") != std::string::npos);
+  CHECK(v.status("kernel") == "not run");
+  CHECK(v.status("cudnn.convolution") == "not run");
+  CHECK(v.has_finding("verify-gpu-not-run"));
+}
+
+TEST_CASE("the toolkit's real stub libcuda.so on LD_LIBRARY_PATH is recognised") {
+  const std::string stub = "/usr/local/cuda/lib64/stubs/libcuda.so";
+  if (!fs::exists(stub)) {
+    MESSAGE("skipped: no stub libcuda.so");
+    return;
+  }
+  depscan::test::TempDir tmp("verify-stub");
+  fs::create_symlink(stub, tmp.path() / "libcuda.so.1");
+  Verify v = verify("", "--ld-library-path " + shell_quote(tmp.str()));
+  INFO(v.output);
+  CHECK(v.status("driver.load") == "ok");
+  CHECK(v.step("driver.load")->at("data")["stub"] == true);
+  CHECK(v.status("driver.init") == "not run");
+  CHECK(v.step("driver.init")->at("data")["cuInit"] == 34);
+  CHECK(v.message("driver.init").find("no NVIDIA driver") != std::string::npos);
+  CHECK(v.verdict("driver library") == "confirmed");
+  CHECK(v.exit_code != 3);
+}
+
+TEST_CASE("the event protocol round-trips, and a line that is not an event is ignored") {
+  depscan::StepEvent e;
+  e.is_start = false;
+  e.step = "driver.init";
+  e.library = "libcuda.so.1";
+  e.status = depscan::StepStatus::NotRun;
+  e.message = "no NVIDIA driver: \"quoted\"\n";
+  e.data = {{"cuInit", 34}};
+  e.loaded = {"/x/libcuda.so.1"};
+  auto back = depscan::decode_event(depscan::encode_event(e));
+  REQUIRE(back);
+  CHECK(back->step == e.step);
+  CHECK(back->status == e.status);
+  CHECK(back->message == e.message);
+  CHECK(back->data["cuInit"] == 34);
+  CHECK(back->loaded == e.loaded);
+  CHECK(!depscan::decode_event("garbage"));
+  CHECK(!depscan::decode_event(R"({"event":"end","step":"x","status":"exploded"})"));
+}
+
+TEST_CASE("cuDNN version encodings and status names differ between 8.x and 9.x") {
+  CHECK(depscan::cudnn::version_text(91900) == "9.19.0");
+  CHECK(depscan::cudnn::version_text(8902) == "8.9.2");
+  CHECK(depscan::cudnn::major_of(91900) == 9);
+  CHECK(depscan::cudnn::major_of(7605) == 7);
+  CHECK(depscan::cudnn::status_name(9, 1001) == "CUDNN_STATUS_NOT_INITIALIZED");
+  CHECK(depscan::cudnn::status_name(8, 1) == "CUDNN_STATUS_NOT_INITIALIZED");
+  CHECK(depscan::cudnn::status_name(8, 14) == "CUDNN_STATUS_VERSION_MISMATCH");
+  CHECK(depscan::cudnn::status_name(9, 14) == "");
+}
