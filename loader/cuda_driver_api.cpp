@@ -13,6 +13,20 @@ void bind(void* handle, const char* symbol, Fn& slot, std::string& missing) {
   if (!slot) missing += missing.empty() ? symbol : fmt::format(", {}", symbol);
 }
 
+// Names from cuda.h for the results the probe reasons about, for drivers (like the toolkit's
+// stub) whose cuGetErrorName does not answer.
+const char* name_from_header(CUresult result) {
+  switch (result) {
+    case kErrorNotInitialized: return "CUDA_ERROR_NOT_INITIALIZED";
+    case kErrorStubLibrary: return "CUDA_ERROR_STUB_LIBRARY";
+    case kErrorInsufficientDriver: return "CUDA_ERROR_INSUFFICIENT_DRIVER";
+    case kErrorNoDevice: return "CUDA_ERROR_NO_DEVICE";
+    case kErrorNoBinaryForGpu: return "CUDA_ERROR_NO_BINARY_FOR_GPU";
+    case kErrorUnsupportedPtxVersion: return "CUDA_ERROR_UNSUPPORTED_PTX_VERSION";
+    default: return nullptr;
+  }
+}
+
 }  // namespace
 
 std::string bind_driver_api(void* handle, DriverApi& api) {
@@ -46,6 +60,9 @@ std::string describe_cuda_error(const DriverApi& api, CUresult result) {
   const char* text = nullptr;
   if (api.cuGetErrorName && api.cuGetErrorName(result, &name) != kSuccess) name = nullptr;
   if (api.cuGetErrorString && api.cuGetErrorString(result, &text) != kSuccess) text = nullptr;
+  if (!name && (name = name_from_header(result)))
+    return fmt::format("{} ({}; the driver's cuGetErrorName gave no name, this one is from cuda.h){}{}", name, result,
+                       text ? ": " : "", text ? text : "");
   return fmt::format("{} ({}): {}", name ? name : "unknown CUresult", result,
                      text ? text : "no description from the driver");
 }

@@ -62,7 +62,8 @@ StepResult init_driver(ProbeState& state) {
   }
   if (init == cuda::kErrorStubLibrary) {
     data["stub"] = true;
-    state.no_gpu_reason = "no NVIDIA driver: cuInit returned " + describe_cuda_error(cu, init);
+    state.no_gpu_reason = fmt::format("no NVIDIA driver: the loader picked a stub libcuda.so.1 (cuInit returned {})",
+                                      describe_cuda_error(cu, init));
     return {StepStatus::NotRun, state.no_gpu_reason, data};
   }
   if (init == cuda::kErrorNoDevice) {

@@ -268,6 +268,8 @@ TEST_CASE("the toolkit's real stub libcuda.so on LD_LIBRARY_PATH is recognised")
   CHECK(v.status("driver.init") == "not run");
   CHECK(v.step("driver.init")->at("data")["cuInit"] == 34);
   CHECK(v.message("driver.init").find("no NVIDIA driver") != std::string::npos);
+  CHECK(v.message("driver.init").find("CUDA_ERROR_STUB_LIBRARY (34") != std::string::npos);
+  CHECK(v.has_finding("stub-driver"));
   CHECK(v.verdict("driver library") == "confirmed");
   CHECK(v.exit_code != 3);
 }
