@@ -161,9 +161,11 @@ class GpuCodeJudge {
                    fmt::format("{}: {}{}; it has {}. Kernel launches fail with \"no kernel image is available for "
                                "execution on the device\" (cudaErrorNoKernelImageForDevice, 209)",
                                subject(gpu), which, scope(), listing(code_)),
-                   fmt::format("use a build that includes sm_{0} (nvcc -gencode arch=compute_{0},code=sm_{0}), or PTX "
-                               "for an older architecture the driver can compile",
-                               gpu.cc.number()));
+                   modules_.library_union
+                       ? fmt::format("use a release of this library built for compute capability {}", gpu.cc.str())
+                       : fmt::format("use a build that includes sm_{0} (nvcc -gencode arch=compute_{0},code=sm_{0}), "
+                                     "or PTX for an older architecture the driver can compile",
+                                     gpu.cc.number()));
   }
 
   Finding jit_only(const Gpu& gpu, const CudaImage& ptx) const {
@@ -171,9 +173,13 @@ class GpuCodeJudge {
                    fmt::format("{}: no SASS for this GPU{}; the driver must JIT-compile PTX {} at load time ({}); "
                                "it has {}",
                                subject(gpu), scope(), cuda_target_name(ptx), ptx_requirement(ptx), listing(code_)),
-                   fmt::format("add SASS for the GPU (nvcc -gencode arch=compute_{0},code=sm_{0}) to avoid slow "
-                               "first starts and JIT failures",
-                               gpu.cc.number()));
+                   modules_.library_union
+                       ? fmt::format("expect a slow first start while the driver compiles; a release of this library "
+                                     "with SASS for compute capability {} avoids it",
+                                     gpu.cc.str())
+                       : fmt::format("add SASS for the GPU (nvcc -gencode arch=compute_{0},code=sm_{0}) to avoid slow "
+                                     "first starts and JIT failures",
+                                     gpu.cc.number()));
   }
 
   Finding needs_newer_driver(const Gpu& gpu, const CudaImage& ptx) const {

@@ -100,7 +100,7 @@ std::vector<std::string> name_tokens(std::string_view text) {
   std::vector<std::string> tokens;
   std::string current;
   for (char c : text) {
-    if (std::isalnum(static_cast<unsigned char>(c))) {
+    if (std::isalnum(static_cast<unsigned char>(c)) || c == '#') {
       current += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
     } else if (!current.empty()) {
       tokens.push_back(std::move(current));

@@ -139,6 +139,11 @@ class FatbinWalker {
       if (!container_end) return;  // error recorded; go on with the next section
       p = *container_end;
     }
+    for (uint64_t rest = p; rest < end; ++rest)
+      if (file_.read<uint8_t>(rest) != 0) {
+        error("{}: truncated fatbin container at {:#x}", section.name, p);
+        return;
+      }
   }
 
   // No section table: every magic that starts a well-formed container, anywhere in the file.
@@ -329,8 +334,12 @@ void mark_device_link(FatbinWalker& walker, const std::vector<SectionHeader>* se
 
 CudaCode read_fatbin(ByteView file) {
   auto layout = elf_layout(file);
-  if (!layout) return {};
   FatbinWalker walker(file);
+  if (!layout) {  // a raw .fatbin file (nvcc -fatbin) is scanned; anything else has no device code
+    if (file.read<uint32_t>(0) != kFatbinMagic) return {};
+    walker.scan_file();
+    return walker.take();
+  }
   auto sections = section_table(file, *layout);
   if (sections) {
     for (const SectionHeader& s : *sections)

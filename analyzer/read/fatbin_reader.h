@@ -1,5 +1,6 @@
-// Lists the CUDA device code embedded in an ELF file: every fatbin container (magic 0xBA55ED50)
-// in the .nv_fatbin and __nv_relfatbin sections, entry headers only (nothing is decompressed).
+// Lists the CUDA device code embedded in an ELF file (or held in a raw .fatbin file): every
+// fatbin container (magic 0xBA55ED50) in the .nv_fatbin and __nv_relfatbin sections, entry
+// headers only (nothing is decompressed).
 // Layout: ../shared/reference/fatbin.md. Without a section table the whole file is scanned for
 // the magic and only hits that parse as containers are kept. Every read is bounds-checked;
 // a malformed container becomes one line in CudaCode::errors and the walk goes on with the
@@ -19,7 +20,7 @@ namespace depscan {
 inline constexpr uint32_t kFatbinMagic = 0xBA55ED50;         // container header
 inline constexpr uint32_t kFatbinWrapperMagic = 0x466243B1;  // .nvFatBinSegment wrapper
 
-// The device code in an ELF file (any other bytes give an empty result).
+// The device code in an ELF file or a raw .fatbin (any other bytes give an empty result).
 CudaCode read_fatbin(ByteView file);
 
 // read_fatbin on a file; null when the file holds no device code at all.

@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "analyzer/read/elf_reader.h"
+#include "analyzer/read/fatbin_reader.h"
 #include "analyzer/scan/scan.h"
 
 namespace depscan::fuzz {
@@ -13,6 +14,8 @@ namespace {
 void elf_reader(const uint8_t* data, size_t size) {
   (void)read_elf(ByteView(data, size), "fuzz.so");
 }
+
+void fatbin_reader(const uint8_t* data, size_t size) { (void)read_fatbin(ByteView(data, size)); }
 
 // The whole static pipeline on one input file, with no environment influence.
 void pipeline(const uint8_t* data, size_t size) {
@@ -41,6 +44,7 @@ const std::vector<Target>& targets() {
   static const std::vector<Target> all = {
       {"elf", elf_reader},
       {"pipeline", pipeline},
+      {"fatbin", fatbin_reader},
   };
   return all;
 }

@@ -1,0 +1,192 @@
+// --gpu verdicts (reference/fatbin.md part 2) through the whole scan, on the nvcc fixtures and
+// the real cuDNN / cuBLAS libraries, and the GPU name / PTX / driver tables they rely on.
+#include <doctest/doctest.h>
+
+#include "analyzer/check/gpu_targets.h"
+#include "analyzer/scan/scan.h"
+#include "fatbin_support.h"
+
+using namespace depscan;
+using namespace depscan::test;
+
+namespace {
+
+const std::set<std::string> kGpuCodes = {"no-kernel-image", "ptx-jit-only", "ptx-needs-newer-driver", "fatbin-error",
+                                         "unknown-gpu"};
+
+// The GPU-code findings about `path` when scanned for one GPU (and optionally a driver).
+std::vector<Finding> gpu_findings(const std::string& path, const std::string& gpu,
+                                  std::optional<std::string> driver = std::nullopt) {
+  ScanOptions options;
+  options.inputs = {std::filesystem::absolute(path).string()};
+  options.target.gpus = {gpu};
+  options.target.driver = driver;
+  ScanReport report = run_scan(options);
+  std::vector<Finding> out;
+  for (const Finding& f : report.result.findings) {
+    if (!kGpuCodes.count(f.code)) continue;
+    if (f.object && report.result.graph.objects[*f.object].path != options.inputs[0]) continue;
+    out.push_back(f);
+  }
+  return out;
+}
+
+// The single verdict code ("" when the code runs natively).
+std::string verdict(const std::string& path, const std::string& gpu, std::optional<std::string> driver = std::nullopt) {
+  auto findings = gpu_findings(path, gpu, driver);
+  if (findings.empty()) return "";
+  CHECK(findings.size() == 1);
+  return findings.front().code;
+}
+
+std::string lib(const char* name) { return std::string(kCudaLib) + "/" + name; }
+
+}  // namespace
+
+TEST_CASE("GPU names, capabilities and sm_ numbers resolve to a compute capability") {
+  CHECK(compute_capability_of("sm_90") == ComputeCapability{9, 0});
+  CHECK(compute_capability_of("sm_90a") == ComputeCapability{9, 0});
+  CHECK(compute_capability_of("compute_121") == ComputeCapability{12, 1});
+  CHECK(compute_capability_of("8.6") == ComputeCapability{8, 6});
+  CHECK(compute_capability_of("100") == ComputeCapability{10, 0});
+  CHECK(compute_capability_of("H100") == ComputeCapability{9, 0});
+  CHECK(compute_capability_of("NVIDIA H100 80GB HBM3") == ComputeCapability{9, 0});
+  CHECK(compute_capability_of("NVIDIA A100-SXM4-80GB") == ComputeCapability{8, 0});
+  CHECK(compute_capability_of("NVIDIA GeForce RTX 4090") == ComputeCapability{8, 9});
+  CHECK(compute_capability_of("NVIDIA GeForce RTX 3060 Ti") == ComputeCapability{8, 6});
+  CHECK(compute_capability_of("RTX 6000 Ada") == ComputeCapability{8, 9});
+  CHECK(compute_capability_of("Tesla T4") == ComputeCapability{7, 5});
+  CHECK(compute_capability_of("L40S") == ComputeCapability{8, 9});
+  CHECK(compute_capability_of("GB200") == ComputeCapability{10, 0});
+  CHECK(compute_capability_of("B300") == ComputeCapability{10, 3});
+  CHECK(compute_capability_of("GeForce RTX 5090") == ComputeCapability{12, 0});
+  CHECK(!compute_capability_of("potato"));
+  CHECK(!compute_capability_of("sm_"));
+  CHECK(!compute_capability_of(""));
+}
+
+TEST_CASE("PTX ISA and driver versions map to CUDA versions") {
+  CHECK(cuda_version_for_ptx_isa(9, 1) == CudaVersion{13, 1});
+  CHECK(cuda_version_for_ptx_isa(9, 0) == CudaVersion{13, 0});
+  CHECK(cuda_version_for_ptx_isa(8, 6) == CudaVersion{12, 7});
+  CHECK(!cuda_version_for_ptx_isa(1, 4));
+  CHECK(cuda_version_of_driver("580.65.06") == CudaVersion{13, 0});
+  CHECK(cuda_version_of_driver("580.65.05") == CudaVersion{12, 9});
+  CHECK(cuda_version_of_driver("590.44.01") == CudaVersion{13, 1});
+  CHECK(cuda_version_of_driver("550.54.14") == CudaVersion{12, 4});
+  CHECK(cuda_version_of_driver("13.0") == CudaVersion{13, 0});
+  CHECK(!cuda_version_of_driver("banana"));
+  CHECK(minimum_driver_for({13, 1}) == "590.44.01");
+  CHECK(minimum_driver_for({12, 7}) == "570.26");
+}
+
+TEST_CASE("SASS rules: same major, minor <= device; a exact; f like plain") {
+  if (!have_nvcc()) return;
+  std::string sm75 = fatbin_fixture("sm75_exe");
+  CHECK(verdict(sm75, "7.5") == "");
+  CHECK(verdict(sm75, "sm_80") == "no-kernel-image");   // other major: never
+  CHECK(verdict(sm75, "7.0") == "no-kernel-image");     // older minor: never
+  std::string b = fatbin_fixture("libsm80_ptx90.so");
+  CHECK(verdict(b, "8.0") == "");
+  CHECK(verdict(b, "8.6") == "");                       // sm_80 on 8.6
+  CHECK(verdict(b, "9.0") == "");
+  CHECK(verdict(b, "10.0") == "ptx-jit-only");          // compute_90 JITs for 10.0
+  CHECK(verdict(b, "7.5") == "no-kernel-image");        // PTX never runs on an older device
+  std::string a90 = fatbin_fixture("libsm90a.so");
+  CHECK(verdict(a90, "H100") == "");
+  CHECK(verdict(a90, "10.0") == "no-kernel-image");
+  std::string af = fatbin_fixture("libsm100f_120a.so");
+  CHECK(verdict(af, "10.0") == "");
+  CHECK(verdict(af, "10.3") == "");                     // sm_100f on 10.3
+  CHECK(verdict(af, "12.0") == "");                     // sm_120a exactly
+  CHECK(verdict(af, "12.1") == "no-kernel-image");      // sm_120a and compute_120a: 12.0 only
+  CHECK(verdict(af, "11.0") == "no-kernel-image");
+}
+
+TEST_CASE("PTX ISA against the driver") {
+  if (!have_nvcc()) return;
+  std::string b = fatbin_fixture("libsm80_ptx90.so");
+  CHECK(verdict(b, "10.0", "580.65.06") == "ptx-jit-only");           // CUDA 13.0 driver: ISA 9.0 fine
+  CHECK(verdict(b, "10.0", "575.57.08") == "ptx-needs-newer-driver");  // CUDA 12.9 driver: 222
+  CHECK(verdict(b, "9.0", "575.57.08") == "");                         // SASS needs no JIT
+  auto findings = gpu_findings(b, "10.0", "570.26");
+  REQUIRE(findings.size() == 1);
+  CHECK(findings[0].severity == Severity::Warning);
+  CHECK(findings[0].message.find("222") != std::string::npos);
+  CHECK(findings[0].fix.find("580.65.06") != std::string::npos);
+}
+
+TEST_CASE("applications: each kernel module is judged; nvcc's dlink container is not one") {
+  if (!have_nvcc()) return;
+  std::string two = fatbin_fixture("two_modules_exe");  // kernel.cu for sm_80, other.cu for sm_90
+  auto findings = gpu_findings(two, "9.0");
+  REQUIRE(findings.size() == 1);
+  CHECK(findings[0].code == "no-kernel-image");
+  CHECK(findings[0].message.find("1 of its 2 kernel modules") != std::string::npos);
+  CHECK(verdict(two, "8.0") == "no-kernel-image");      // the sm_90 module has nothing for 8.0
+  // the dlink container (sm_80 + sm_90, no kernels) must not fail a single-module program
+  CHECK(verdict(fatbin_fixture("libsm80_ptx90_zstd_all.so"), "10.0") == "ptx-jit-only");
+  CHECK(verdict(fatbin_fixture("libsm80_ptx90_noshdr.so"), "10.0") == "ptx-jit-only");
+}
+
+TEST_CASE("-rdc: PTX only in __nv_relfatbin") {
+  if (!have_nvcc()) return;
+  std::string rdc = fatbin_fixture("rdc_sm86_exe");
+  CHECK(verdict(rdc, "8.6") == "");
+  CHECK(verdict(rdc, "8.9") == "");
+  auto findings = gpu_findings(rdc, "9.0");
+  REQUIRE(findings.size() == 1);
+  CHECK(findings[0].code == "ptx-jit-only");
+  CHECK(findings[0].message.find("JIT possible only via pre-link PTX") != std::string::npos);
+  CHECK(verdict(rdc, "7.5") == "no-kernel-image");
+}
+
+TEST_CASE("vendor libraries are judged on the union of their containers") {
+  std::string ops = lib("libcudnn_ops.so.9");
+  if (!std::filesystem::exists(ops)) return;
+  CHECK(verdict(ops, "11.0") == "no-kernel-image");  // Thor: no sm_110 and compute_121 > 11.0
+  CHECK(verdict(ops, "7.0") == "no-kernel-image");
+  CHECK(verdict(ops, "H100") == "");                 // sm_90a
+  CHECK(verdict(ops, "8.6") == "");                  // sm_80
+  CHECK(verdict(ops, "10.3") == "");                 // sm_100f
+  CHECK(verdict(ops, "12.1") == "");                 // sm_121
+  auto thor = gpu_findings(ops, "11.0");
+  REQUIRE(thor.size() == 1);
+  CHECK(thor[0].severity == Severity::Error);
+  CHECK(thor[0].message.find("union of its 22 containers") != std::string::npos);
+  CHECK(thor[0].message.find("209") != std::string::npos);
+  std::string lt = lib("libcublasLt.so.13");
+  if (!std::filesystem::exists(lt)) return;
+  CHECK(verdict(lt, "8.9") == "");
+  CHECK(verdict(lt, "11.0") == "ptx-jit-only");      // no sm_110; compute_75 JIT-compiles for 11.0
+  CHECK(verdict(lt, "11.0", "575.57.08") == "ptx-needs-newer-driver");  // ISA 9.0 needs CUDA 13.0
+}
+
+TEST_CASE("depscan --gpu on the command line") {
+  std::string ops = lib("libcudnn_ops.so.9");
+  if (!std::filesystem::exists(ops)) return;
+  auto thor = run_command(depscan_bin() + " --format json --gpu 11.0 " + shell_quote(ops));
+  CHECK(thor.exit_code == 1);
+  auto doc = nlohmann::json::parse(thor.output, nullptr, false);
+  REQUIRE(!doc.is_discarded());
+  bool found = false;
+  for (const auto& f : doc["findings"]) found = found || f["code"] == "no-kernel-image";
+  CHECK(found);
+  bool listed = false;
+  for (const auto& o : doc["objects"])
+    if (o["path"] == ops) {
+      REQUIRE(o.contains("cuda_code"));
+      listed = true;
+      CHECK(o["cuda_code"]["containers"] == 22);
+      CHECK(o["cuda_code"]["entries"] == 154);
+      CHECK(o["cuda_code"]["ptx_isa"] == nlohmann::json::array({"9.1"}));
+    }
+  CHECK(listed);
+  auto h100 = run_command(depscan_bin() + " --gpu H100 --gpu 8.6 " + shell_quote(ops) + " 2>&1");
+  CHECK(h100.output.find("no-kernel-image") == std::string::npos);
+  auto verbose = run_command(depscan_bin() + " -v --gpu H100 " + shell_quote(ops) + " 2>&1");
+  CHECK(verbose.output.find("{GPU: SASS sm_75 sm_80 sm_90a sm_100f sm_120f sm_121") != std::string::npos);
+  auto bad = run_command(depscan_bin() + " --gpu potato " + shell_quote(ops) + " 2>&1");
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.output.find("unknown GPU: potato") != std::string::npos);
+}
