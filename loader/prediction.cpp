@@ -138,6 +138,7 @@ Prediction predict(const ScanOptions& options, const ScanReport& report, const s
   }
   for (const Finding& f : report.result.findings)
     if (f.code == "cuda-driver-too-old") p.driver_too_old = true;
+  for (const Object& o : resolver.graph().objects) p.graph_objects.push_back(canonical_or_same(o.realpath));
   return p;
 }
 

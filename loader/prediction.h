@@ -27,6 +27,7 @@ struct Prediction {
   std::optional<PredictedLibrary> driver;
   std::optional<int> cudart_major;               // the application's CUDA runtime major
   bool driver_too_old = false;                   // the scan reported cuda-driver-too-old
+  std::vector<std::string> graph_objects;        // canonical paths of every object the graph predicts
   // Search directories the application's own RPATH/RUNPATH contributes; the probe cannot carry
   // them (it is another executable), so they go before / after its LD_LIBRARY_PATH.
   std::vector<std::string> dirs_before_ld_library_path, dirs_after_ld_library_path;

@@ -1,5 +1,6 @@
 // One verdict per prediction: what the static analysis said, what the probe saw, and whether
 // they agree. A row is `not checked` when either side has nothing to compare.
+#include <algorithm>
 #include <regex>
 
 #include <fmt/format.h>
@@ -112,6 +113,26 @@ void sublibrary_rows(RuntimeReport& r) {
   }
 }
 
+// Every object the probe's steps added, against the predicted graph. Objects outside it are
+// listed, not judged: a real driver opens its own helpers (PTX JIT compiler and others) that no
+// static graph contains; cuDNN's own sub-libraries are judged in sublibrary_rows.
+void loaded_objects_row(RuntimeReport& r) {
+  std::vector<std::string> loaded = all_loaded(r), outside;
+  if (loaded.empty()) return;
+  for (const std::string& l : loaded)
+    if (std::find(r.prediction.graph_objects.begin(), r.prediction.graph_objects.end(), l) == r.prediction.graph_objects.end())
+      outside.push_back(l);
+  std::string predicted = fmt::format("{} objects in the predicted graph", r.prediction.graph_objects.size());
+  if (outside.empty()) {
+    r.verdicts.push_back({"objects loaded by the probe", predicted, fmt::format("{} loaded, all in the predicted graph", loaded.size()), Verdict::Confirmed});
+    return;
+  }
+  std::string list;
+  for (const std::string& o : outside) list += (list.empty() ? "" : ", ") + o;
+  r.verdicts.push_back({"objects loaded by the probe", predicted,
+                        fmt::format("{} loaded, {} not in the predicted graph: {}", loaded.size(), outside.size(), list), Verdict::NotChecked});
+}
+
 void driver_row(RuntimeReport& r) {
   const Prediction& p = r.prediction;
   const StepRecord* load = find_step(r, "driver.load");
@@ -189,6 +210,7 @@ void collect_verdicts(RuntimeReport& report, const std::vector<Finding>& device_
   version_row(report);
   cudart_row(report);
   sublibrary_rows(report);
+  loaded_objects_row(report);
   driver_row(report);
   driver_version_row(report);
   kernel_image_rows(report, device_findings);

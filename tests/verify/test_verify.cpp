@@ -105,6 +105,7 @@ TEST_CASE("fake driver and cuDNN 9: every step runs and every prediction is conf
   CHECK(v.verdict("cuDNN version") == "confirmed");
   CHECK(v.verdict("driver library") == "confirmed");
   CHECK(v.verdict("driver version for the runtime") == "confirmed");
+  CHECK(v.verdict("objects loaded by the probe") == "confirmed");
   for (const char* sub : {"graph", "ops", "cnn", "adv", "engines_precompiled", "engines_runtime_compiled", "heuristic"})
     CHECK_MESSAGE(v.verdict(std::string("cuDNN sub-library libcudnn_") + sub + ".so.9") == "confirmed", sub);
   // The launch protocol really ran: the fake driver saw the grid, the block and n, and every
@@ -166,6 +167,30 @@ TEST_CASE("fake driver behaviours end in the right step status, finding and exit
     CHECK((v.runtime["status"] == "failed") == c.fails);
     CHECK(v.seconds < 15);
   }
+}
+
+TEST_CASE("a crash while cuDNN is being loaded names the step and the file the loader was opening") {
+  Verify v = verify_fake9("FAKECUDNN_MODE=crash-on-load");
+  INFO(v.output);
+  CHECK(v.exit_code == 3);
+  CHECK(v.status("cudnn.load") == "failed");
+  CHECK(v.message("cudnn.load").find("crashed with SIGSEGV (signal 11) in step cudnn.load while loading or calling libcudnn.so.9") != std::string::npos);
+  CHECK(v.has_finding("verify-crash"));
+  CHECK(v.runtime["child"]["signal"] == 11);
+}
+
+TEST_CASE("the overall timeout stops a probe whose steps each stay under the step limit") {
+  auto t0 = std::chrono::steady_clock::now();
+  auto r = run_command("env -u LD_LIBRARY_PATH FAKECUDA_MODE=hang " + shell_quote(depscan::test::depscan_bin()) +
+                       " --verify --format json --verify-step-timeout 30 --verify-timeout 2 --ld-library-path " +
+                       shell_quote(fake_path9()) + " " + shell_quote(fake("apps/app9")) + " 2>/dev/null");
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  json doc = json::parse(r.output, nullptr, false);
+  REQUIRE(!doc.is_discarded());
+  CHECK(r.exit_code == 3);
+  CHECK(seconds < 10);
+  CHECK(doc["runtime"]["child"]["timeout"] == "overall");
+  CHECK(doc["runtime"]["child"]["signal"] == 9);
 }
 
 TEST_CASE("a driver older than the runtime and a GPU without kernel images contradict the prediction") {
@@ -246,6 +271,7 @@ TEST_CASE("real cuDNN 9.19 on this machine: host steps run, GPU steps do not, no
   CHECK(v.verdict("cuDNN version") == "confirmed");
   for (const char* sub : {"graph", "ops", "cnn", "adv"})
     CHECK_MESSAGE(v.verdict(std::string("cuDNN sub-library libcudnn_") + sub + ".so.9") == "confirmed", sub);
+  CHECK(v.verdict("objects loaded by the probe") == "confirmed");
   CHECK(v.status("driver.load") == "not run");
   CHECK(v.message("driver.load").find("no NVIDIA driver") != std::string::npos);
   CHECK(v.status("kernel") == "not run");
