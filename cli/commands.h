@@ -12,5 +12,6 @@ inline constexpr int kExitClean = 0, kExitFindings = 1, kExitUsage = 2, kExitVer
 void add_scan_command(CLI::App& app, int& exit_code);
 void add_probe_command(CLI::App& app, int& exit_code);  // hidden: the --verify child
 void add_symbol_command(CLI::App& app, int& exit_code);  // depscan symbol NAME FILE...
+void add_why_command(CLI::App& app, int& exit_code);     // depscan why FILE LIBNAME
 
 }  // namespace depscan::cli

@@ -56,7 +56,7 @@ const std::vector<std::string>& adopt_inputs(CollectedInputs& inputs, ScanReport
 
 LoaderEnvironment environment_for(const ScanOptions& options) {
   LoaderEnvironment env = default_environment();
-  if (options.ld_library_path) env.ld_library_path = split_list(*options.ld_library_path, ":;");
+  if (options.ld_library_path) env.ld_library_path = split_ld_library_path(*options.ld_library_path);  // "" elements = cwd
   if (options.preload) env.preload = split_list(*options.preload, " :");
   if (options.no_etc_preload) env.use_etc_preload = false;
   if (options.root) env.cwd = "/";

@@ -1,0 +1,107 @@
+// depscan why FILE LIBNAME: how the loader finds LIBNAME in FILE's graph, step by step - every
+// candidate in order with why it was taken or skipped. The request explained is the first one
+// in load order (the object that NEEDs it); without one, FILE itself asks for it.
+#include <cstdio>
+#include <functional>
+#include <memory>
+
+#include <fmt/format.h>
+
+#include "analyzer/input/sniff.h"
+#include "analyzer/read/read.h"
+#include "analyzer/resolve/resolve.h"
+#include "analyzer/scan/scan.h"
+#include "cli/commands.h"
+
+namespace depscan::cli {
+namespace {
+
+struct WhyArgs {
+  std::string file;
+  std::string library;
+  ScanOptions scan;
+};
+
+bool names_library(const Graph& g, const Edge& e, const std::string& library) {
+  if (e.name == library) return true;
+  if (!e.to) return false;
+  const Object& target = g.objects[*e.to];
+  if (target.binary && target.binary->soname == library) return true;
+  return basename_of(target.path) == library;
+}
+
+void print_steps(const std::vector<Attempt>& steps) {
+  size_t n = 0;
+  for (const Attempt& a : steps) fmt::print("  {:>3}. {}: {}\n", ++n, a.path, a.outcome);
+}
+
+std::string describe(const Graph& g, const Edge& e) {
+  std::string how = e.how_detail.empty() ? to_string(e.how) : e.how_detail;
+  if (e.to) return fmt::format("found {} (real path {}) [{}]", g.objects[*e.to].path, g.objects[*e.to].realpath, how);
+  return fmt::format("NOT FOUND: {}", how);
+}
+
+int run(const WhyArgs& args) {
+  std::unique_ptr<FileSystem> fs =
+      args.scan.root ? make_rooted_fs(absolute_path(*args.scan.root)) : make_real_fs();
+  std::string logical = args.scan.root ? normalize_path(args.file) : absolute_path(args.file);
+  auto sniffed = sniff(*fs, logical);
+  if (!sniffed) {
+    fmt::print(stderr, "depscan: error: {}: {}\n", args.file, sniffed.error());
+    return kExitUsage;
+  }
+  BinaryCache cache(*fs);
+  Resolver resolver(cache, ResolveOptions{environment_for(args.scan)});
+  size_t root = resolver.add_root(logical);
+  const Graph& g = resolver.graph();
+  size_t root_object = g.roots[root];
+  if (!g.objects[root_object].binary) {
+    fmt::print(stderr, "depscan: error: {}: {}\n", args.file, g.objects[root_object].read_error);
+    return kExitUsage;
+  }
+  const Edge* first = nullptr;
+  std::vector<const Edge*> later;
+  for (const Edge& e : g.edges) {
+    if (e.root != root || !names_library(g, e, args.library)) continue;
+    if (!first) first = &e;
+    else later.push_back(&e);
+  }
+  if (!first) {
+    fmt::print("{} is not requested by anything in the graph of {}; if {} asked for it:\n", args.library,
+               logical, logical);
+    std::vector<Attempt> steps = resolver.explain(root, root_object, args.library);
+    print_steps(steps);
+    bool found = !steps.empty() && steps.back().outcome.rfind("found", 0) == 0;
+    return found ? kExitClean : kExitFindings;
+  }
+  fmt::print("{} requested by {} ({}), first in load order:\n", first->name, g.objects[first->from].path,
+             to_string(first->kind));
+  print_steps(first->tried);
+  fmt::print("  => {}\n", describe(g, *first));
+  for (const Edge* e : later)
+    fmt::print("also requested by {} as {}: {}\n", g.objects[e->from].path, e->name, describe(g, *e));
+  return first->to ? kExitClean : kExitFindings;
+}
+
+}  // namespace
+
+void add_why_command(CLI::App& app, int& exit_code) {
+  auto args = std::make_shared<WhyArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "why", "explain step by step how the loader finds LIBNAME in FILE's graph: every candidate and why "
+             "it was taken or skipped (exit 1 if it is not found)");
+  cmd->add_option("file", args->file, "the executable or library whose graph to explain")->required();
+  cmd->add_option("library", args->library, "the library name (NEEDED entry or soname)")->required();
+  cmd->add_option("--root", args->scan.root, "analyse a container root file system as if it were /");
+  cmd->add_option("--ld-library-path", args->scan.ld_library_path, "LD_LIBRARY_PATH of the target process");
+  cmd->add_option("--preload", args->scan.preload, "LD_PRELOAD of the target process");
+  cmd->add_flag("--no-etc-preload", args->scan.no_etc_preload, "ignore /etc/ld.so.preload");
+  // The top-level app's callback is the scan; it would run after this one and overwrite the
+  // exit code, so a `why` run clears it.
+  cmd->callback([args, &exit_code, &app] {
+    exit_code = run(*args);
+    app.callback(std::function<void()>());
+  });
+}
+
+}  // namespace depscan::cli

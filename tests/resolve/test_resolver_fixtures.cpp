@@ -1,0 +1,183 @@
+// The resolver against the real loader on fixtures built from source (fixtures/resolve): for
+// every library the loader reports, depscan must name the same file (or also not find it), and
+// load objects in the same breadth-first order.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+
+#include "resolve_support.h"
+
+namespace depscan::test {
+namespace {
+
+const std::string kInterp = "/lib64/ld-linux-x86-64.so.2";
+
+std::string normal(const std::string& cwd, const std::string& path) {
+  return normalize_path(path[0] == '/' ? path : join_path(cwd.empty() ? "/" : cwd, path));
+}
+
+void expect_matches_loader(const std::string& exe, LoaderEnvironment env, const std::string& env_text = "",
+                           const std::string& cwd = "") {
+  std::vector<TraceLine> trace = loader_trace(exe, env_text, cwd);
+  REQUIRE_MESSAGE(!trace.empty(), "the loader printed nothing for " << exe);
+  if (!cwd.empty()) env.cwd = cwd;
+  Walk walk(exe, env);
+  std::vector<std::string> loader_order, our_order;
+  for (const TraceLine& t : trace) {
+    INFO(exe << ": " << t.name << " => " << t.path);
+    if (t.name == t.path) {  // the interpreter, a preload or a NEEDED with a '/'
+      if (t.path == kInterp) continue;
+      loader_order.push_back(normal(cwd, t.path));
+      continue;
+    }
+    CHECK(walk.where(t.name) == t.path);
+    if (t.path != "not found") loader_order.push_back(normal(cwd, t.path));
+  }
+  const std::vector<std::string> order = walk.load_order();
+  for (size_t i = 1; i < order.size(); ++i)
+    if (order[i] != kInterp) our_order.push_back(normal(cwd, order[i]));
+  CHECK(our_order == loader_order);
+}
+
+}  // namespace
+
+TEST_CASE("DT_RPATH is inherited down the loader chain, DT_RUNPATH is not") {
+  expect_matches_loader(resolve_fixture("chain/exe_rpath"), clean_environment());
+  expect_matches_loader(resolve_fixture("chain/exe_runpath"), clean_environment());
+  Walk rpath(resolve_fixture("chain/exe_rpath"), clean_environment());
+  const Edge* b = rpath.edge("libb.so");
+  REQUIRE(b != nullptr);
+  CHECK(b->how == How::Rpath);
+  CHECK(b->how_detail == "rpath of exe_rpath");
+  Walk runpath(resolve_fixture("chain/exe_runpath"), clean_environment());
+  CHECK(runpath.where("libb.so") == "not found");
+  CHECK(runpath.edge("liba.so")->how == How::Runpath);
+}
+
+TEST_CASE("a library with a RUNPATH uses no RPATH of its loaders") {
+  expect_matches_loader(resolve_fixture("rb/exe"), clean_environment());
+}
+
+TEST_CASE("a candidate of the other ELF class is skipped and the search goes on") {
+  expect_matches_loader(resolve_fixture("wc/exe"), clean_environment());
+  expect_matches_loader(resolve_fixture("wc/exe_only32"), clean_environment());
+  Walk found(resolve_fixture("wc/exe"), clean_environment());
+  const Edge* e = found.edge("libw.so");
+  REQUIRE(e != nullptr);
+  bool skipped = std::any_of(e->tried.begin(), e->tried.end(), [](const Attempt& a) {
+    return a.path.find("/w32/libw.so") != std::string::npos && a.outcome == "skipped: wrong ELF class: ELFCLASS32";
+  });
+  CHECK(skipped);
+  Walk missing(resolve_fixture("wc/exe_only32"), clean_environment());
+  CHECK(missing.edge("libw.so")->how_detail == "wrong ELF class: ELFCLASS32");
+}
+
+TEST_CASE("DF_1_NODEFLIB: no ld.so.cache entry in a system directory, no default path") {
+  expect_matches_loader(resolve_fixture("nd/exe"), clean_environment());
+  expect_matches_loader(resolve_fixture("nd/exe_runpath"), clean_environment());
+  Walk nd(resolve_fixture("nd/exe"), clean_environment());
+  const Edge* e = nd.edge("libc.so.6");
+  REQUIRE(e != nullptr);
+  CHECK_FALSE(e->to.has_value());
+  bool cache_skipped = std::any_of(e->tried.begin(), e->tried.end(), [](const Attempt& a) {
+    return a.outcome.find("DF_1_NODEFLIB") != std::string::npos;
+  });
+  CHECK(cache_skipped);
+}
+
+TEST_CASE("$ORIGIN: the executable's resolved directory, a library's opened-by directory") {
+  expect_matches_loader(resolve_fixture("og/bin/exe"), clean_environment());
+  Walk walk(resolve_fixture("og/bin/exe"), clean_environment());
+  CHECK(walk.where("liby.so") == resolve_fixture("og/a/b") + "/../../lib/dep/liby.so");
+}
+
+TEST_CASE("an already loaded soname is reused") {
+  expect_matches_loader(resolve_fixture("dup/exe"), clean_environment());
+  expect_matches_loader(resolve_fixture("dup/exe_user"), clean_environment());
+  Walk walk(resolve_fixture("dup/exe"), clean_environment());
+  int reused = 0;
+  for (const Edge& e : walk.graph().edges)
+    if (e.name == "libdup.so.1" && e.how == How::AlreadyLoaded) ++reused;
+  CHECK(reused == 1);
+}
+
+TEST_CASE("glibc-hwcaps and legacy hwcap subdirectories come before the directory") {
+  expect_matches_loader(resolve_fixture("hw/exe"), clean_environment());
+}
+
+TEST_CASE("LD_LIBRARY_PATH comes after RPATH and before RUNPATH") {
+  LoaderEnvironment env = clean_environment();
+  env.ld_library_path = {resolve_fixture("llp/env")};
+  std::string env_text = "LD_LIBRARY_PATH=" + shell_quote(resolve_fixture("llp/env"));
+  expect_matches_loader(resolve_fixture("llp/exe_rpath"), env, env_text);
+  expect_matches_loader(resolve_fixture("llp/exe_runpath"), env, env_text);
+  Walk walk(resolve_fixture("llp/exe_runpath"), env);
+  CHECK(walk.edge("libl.so")->how == How::LdLibraryPath);
+}
+
+TEST_CASE("a NEEDED with a slash is opened relative to the working directory") {
+  expect_matches_loader(resolve_fixture("sl/exe"), clean_environment(), "", resolve_fixture("sl"));
+}
+
+TEST_CASE("breadth-first load order, and LD_PRELOAD before the NEEDED") {
+  expect_matches_loader(resolve_fixture("bfs/exe"), clean_environment());
+  LoaderEnvironment env = clean_environment();
+  env.preload = {resolve_fixture("bfs/libb2.so")};
+  expect_matches_loader(resolve_fixture("bfs/exe"), env, "LD_PRELOAD=" + shell_quote(resolve_fixture("bfs/libb2.so")));
+  Walk walk(resolve_fixture("bfs/exe"), env);
+  const Edge* pre = walk.edge(resolve_fixture("bfs/libb2.so"));
+  REQUIRE(pre != nullptr);
+  CHECK(pre->kind == EdgeKind::Preload);
+  CHECK(pre->how == How::Preload);
+  CHECK(walk.where("libb2.so") == resolve_fixture("bfs/libb2.so"));
+  CHECK(walk.edge("libb2.so")->how == How::AlreadyLoaded);
+}
+
+TEST_CASE("an unreadable preload entry is a warning and loading goes on") {
+  LoaderEnvironment env = clean_environment();
+  env.preload = {"libdoes-not-exist.so"};
+  Walk walk(resolve_fixture("bfs/exe"), env);
+  CHECK(walk.where("liba1.so") == resolve_fixture("bfs/liba1.so"));
+  bool warned = false;
+  for (const Finding& f : walk.resolver->diagnostics())
+    warned = warned || (f.code == "preload-not-loaded" && f.severity == Severity::Warning &&
+                        f.message.find("libdoes-not-exist.so") != std::string::npos);
+  CHECK(warned);
+}
+
+TEST_CASE("dlopen: the caller's RUNPATH applies, then the new object's NEEDED closure loads") {
+  Walk walk(resolve_fixture("bfs/exe"), clean_environment());
+  size_t exe = walk.graph().roots[walk.root];
+  size_t before = walk.load_order().size();
+  size_t edge = walk.resolver->add_dlopen(walk.root, exe, "liba1.so", false, "test");
+  CHECK(walk.graph().edges[edge].how == How::AlreadyLoaded);
+  edge = walk.resolver->add_dlopen(walk.root, exe, resolve_fixture("dl/libplug.so"), true, "strings");
+  const Edge& e = walk.graph().edges[edge];
+  CHECK(e.kind == EdgeKind::Dlopen);
+  CHECK(e.inferred);
+  CHECK(e.how == How::DirectPath);
+  std::vector<std::string> order = walk.load_order();
+  REQUIRE(order.size() == before + 2);
+  CHECK(order[before] == resolve_fixture("dl/libplug.so"));
+  CHECK(order[before + 1] == resolve_fixture("dl/libplug_dep.so"));
+  size_t missing = walk.resolver->add_dlopen(walk.root, exe, "libplug_dep_not_here.so", false, "test");
+  CHECK_FALSE(walk.graph().edges[missing].to.has_value());
+}
+
+TEST_CASE("explain lists every candidate and the result") {
+  Walk walk(resolve_fixture("chain/exe_runpath"), clean_environment());
+  size_t liba = *walk.edge("liba.so")->to;
+  std::vector<Attempt> steps = walk.resolver->explain(walk.root, liba, "libb.so");
+  REQUIRE(steps.size() >= 2);
+  CHECK(steps.back().outcome.rfind("not found", 0) == 0);
+  bool asked_cache = std::any_of(steps.begin(), steps.end(), [](const Attempt& a) { return a.path == "ld.so.cache"; });
+  CHECK(asked_cache);
+  size_t exe = walk.graph().roots[walk.root];
+  std::vector<Attempt> again = walk.resolver->explain(walk.root, exe, "liba.so");
+  CHECK(again.back().outcome.find("already loaded") != std::string::npos);
+  size_t objects = walk.graph().objects.size();
+  walk.resolver->explain(walk.root, exe, "libb.so");
+  CHECK(walk.graph().objects.size() == objects);  // explaining loads nothing
+}
+
+}  // namespace depscan::test

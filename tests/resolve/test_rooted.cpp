@@ -1,0 +1,126 @@
+// --root: a container root file system analysed as "/": its ld.so.cache, ld.so.conf and
+// ld.so.preload, absolute symlinks and ".." kept inside it. Where we may chroot (root user),
+// the real loader inside the root is the judge.
+#include <doctest/doctest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "resolve_support.h"
+
+namespace depscan::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+void write_file(const fs::path& p, const std::string& text) {
+  fs::create_directories(p.parent_path());
+  std::ofstream(p) << text;
+}
+
+void copy_into(const std::string& from, const fs::path& to) {
+  fs::create_directories(to.parent_path());
+  fs::copy_file(from, to, fs::copy_options::overwrite_existing);
+}
+
+// Builds ROOT under tmp: the fixture app, its libraries, libc and the loader, a cache made by
+// ldconfig -r, /etc/ld.so.preload; and a decoy library just outside the root.
+fs::path build_root(const TempDir& tmp) {
+  fs::path root = tmp.path() / "root";
+  copy_into(resolve_fixture("rooted/app"), root / "opt/app/bin/app");
+  fs::permissions(root / "opt/app/bin/app", fs::perms::owner_all);
+  copy_into(resolve_fixture("rooted/libr.so"), root / "opt/real/libr.so.1");
+  fs::create_directories(root / "opt/libs");
+  fs::create_symlink("/opt/real/libr.so.1", root / "opt/libs/libr.so");
+  copy_into(resolve_fixture("rooted/libcached.so"), root / "opt/cached/libcached.so");
+  copy_into(resolve_fixture("rooted/libpre.so"), root / "opt/cached/libpre.so");
+  copy_into(resolve_fixture("rooted/libcached.so"), tmp.path() / "opt/libs/libr.so");  // decoy outside
+  copy_into(fs::canonical("/lib/x86_64-linux-gnu/libc.so.6").string(), root / "lib/x86_64-linux-gnu/libc.so.6");
+  copy_into(fs::canonical("/lib64/ld-linux-x86-64.so.2").string(), root / "lib/x86_64-linux-gnu/ld-linux-x86-64.so.2");
+  fs::create_directories(root / "lib64");
+  fs::create_symlink("/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2", root / "lib64/ld-linux-x86-64.so.2");
+  write_file(root / "etc/ld.so.conf", "/opt/cached\n");
+  write_file(root / "etc/ld.so.preload", "libpre.so\n");
+  auto rc = run_command("/sbin/ldconfig -r " + shell_quote(root.string()) + " 2>&1");
+  REQUIRE_MESSAGE(rc.exit_code == 0, rc.output);
+  return root;
+}
+
+bool has_diagnostic(const Walk& w, const std::string& code) {
+  for (const Finding& f : w.resolver->diagnostics())
+    if (f.code == code) return true;
+  return false;
+}
+
+}  // namespace
+
+TEST_CASE("a root's cache, preload file, absolute symlinks and '..' stay inside the root") {
+  TempDir tmp("rooted");
+  fs::path root = build_root(tmp);
+  Walk walk("/opt/app/bin/app", clean_environment(), root.string());
+  CHECK(walk.where("libr.so") == "/opt/app/bin/../../../../opt/libs/libr.so");
+  const Edge* r = walk.edge("libr.so");
+  REQUIRE(r != nullptr);
+  REQUIRE(r->to.has_value());
+  const Object& libr = walk.graph().objects[*r->to];
+  CHECK(libr.realpath == "/opt/real/libr.so.1");
+  REQUIRE(libr.binary != nullptr);
+  CHECK(libr.binary->soname == std::string("libr.so"));  // not the decoy outside the root
+  CHECK(walk.where("libcached.so") == "/opt/cached/libcached.so");
+  CHECK(walk.edge("libcached.so")->how == How::LdSoCache);
+  CHECK(walk.where("libc.so.6") == "/lib/x86_64-linux-gnu/libc.so.6");
+  const Edge* pre = walk.edge("libpre.so");
+  REQUIRE(pre != nullptr);
+  CHECK(pre->kind == EdgeKind::Preload);
+  CHECK(walk.where("libpre.so") == "/opt/cached/libpre.so");
+  CHECK_FALSE(has_diagnostic(walk, "no-ld-so-cache"));
+
+  if (::geteuid() != 0) {
+    MESSAGE("not root: skipping the comparison with the loader inside the root (chroot)");
+    return;
+  }
+  // The loader inside the root, in its list mode (the app is not a symlink, so $ORIGIN agrees).
+  CommandResult chrooted = run_command("chroot " + shell_quote(root.string()) +
+                                       " /lib64/ld-linux-x86-64.so.2 --list /opt/app/bin/app 2>&1");
+  INFO(chrooted.output);
+  for (const char* name : {"libr.so", "libcached.so", "libc.so.6"}) {
+    std::string expected = std::string(name) + " => " + walk.where(name) + " (";
+    CHECK(chrooted.output.find(expected) != std::string::npos);
+  }
+  CHECK(chrooted.output.find("/opt/cached/libpre.so") != std::string::npos);
+}
+
+TEST_CASE("without ld.so.cache the root's ld.so.conf directories stand in, and it is said") {
+  TempDir tmp("rootednocache");
+  fs::path root = build_root(tmp);
+  fs::remove(root / "etc/ld.so.cache");
+  Walk walk("/opt/app/bin/app", clean_environment(), root.string());
+  CHECK(walk.where("libcached.so") == "/opt/cached/libcached.so");
+  CHECK(walk.edge("libcached.so")->how_detail == "ld.so.conf (no ld.so.cache)");
+  CHECK(walk.where("libc.so.6") == "/lib/x86_64-linux-gnu/libc.so.6");
+  CHECK(walk.edge("libc.so.6")->how == How::DefaultPath);
+  CHECK(has_diagnostic(walk, "no-ld-so-cache"));
+}
+
+TEST_CASE("a corrupt ld.so.cache is a warning and the conf directories stand in") {
+  TempDir tmp("rootedbadcache");
+  fs::path root = build_root(tmp);
+  write_file(root / "etc/ld.so.cache", "glibc-ld.so.cache1.1 truncated");
+  Walk walk("/opt/app/bin/app", clean_environment(), root.string());
+  CHECK(has_diagnostic(walk, "ld-so-cache-error"));
+  CHECK(walk.where("libcached.so") == "/opt/cached/libcached.so");
+}
+
+TEST_CASE("$LIB follows the root's layout: multiarch or lib64") {
+  TempDir tmp("rootedlayout");
+  fs::path root = tmp.path() / "root";
+  copy_into(resolve_fixture("rooted/libr.so"), root / "usr/lib64/libc.so.6");
+  copy_into(resolve_fixture("rooted/libcached.so"), root / "usr/lib64/libcached.so");
+  copy_into(resolve_fixture("rooted/app"), root / "app");
+  Walk walk("/app", clean_environment(), root.string());
+  CHECK(walk.where("libcached.so") == "/usr/lib64/libcached.so");
+  CHECK(walk.edge("libcached.so")->how == How::DefaultPath);
+}
+
+}  // namespace depscan::test

@@ -1,0 +1,42 @@
+// `depscan why FILE LIBNAME`: every candidate, in order, with why it was taken or skipped.
+#include <doctest/doctest.h>
+
+#include "resolve_support.h"
+
+namespace depscan::test {
+
+TEST_CASE("why: an inherited RPATH finds the library") {
+  CommandResult r = run_command(depscan_bin() + " why " + shell_quote(resolve_fixture("chain/exe_rpath")) + " libb.so 2>&1");
+  INFO(r.output);
+  CHECK(r.exit_code == 0);
+  CHECK(r.output.find("libb.so requested by " + resolve_fixture("chain/lib1/liba.so")) != std::string::npos);
+  CHECK(r.output.find(resolve_fixture("chain/lib1") + "/libb.so: not found") != std::string::npos);
+  CHECK(r.output.find(resolve_fixture("chain/lib2") + "/libb.so: taken") != std::string::npos);
+  CHECK(r.output.find("[rpath of exe_rpath]") != std::string::npos);
+}
+
+TEST_CASE("why: RUNPATH is not inherited, so the search fails, step by step") {
+  CommandResult r = run_command(depscan_bin() + " why " + shell_quote(resolve_fixture("chain/exe_runpath")) + " libb.so 2>&1");
+  INFO(r.output);
+  CHECK(r.exit_code == 1);
+  CHECK(r.output.find("ld.so.cache: no entry for libb.so") != std::string::npos);
+  CHECK(r.output.find("/usr/lib/x86_64-linux-gnu/libb.so: not found") != std::string::npos);
+  CHECK(r.output.find("NOT FOUND") != std::string::npos);
+}
+
+TEST_CASE("why: wrong-class candidates are shown as skipped; options are honoured") {
+  CommandResult r = run_command(depscan_bin() + " why " + shell_quote(resolve_fixture("wc/exe")) + " libw.so 2>&1");
+  INFO(r.output);
+  CHECK(r.output.find("skipped: wrong ELF class: ELFCLASS32") != std::string::npos);
+  CommandResult llp = run_command(depscan_bin() + " why --ld-library-path " + shell_quote(resolve_fixture("llp/env")) +
+                                  " " + shell_quote(resolve_fixture("llp/exe_runpath")) + " libl.so 2>&1");
+  INFO(llp.output);
+  CHECK(llp.output.find(resolve_fixture("llp/env") + "/libl.so: taken") != std::string::npos);
+  CommandResult none = run_command(depscan_bin() + " why " + shell_quote(resolve_fixture("bfs/exe")) + " libnothing.so 2>&1");
+  CHECK(none.exit_code == 1);
+  CHECK(none.output.find("is not requested by anything") != std::string::npos);
+  CommandResult bad = run_command(depscan_bin() + " why /nonexistent/file libc.so.6 2>&1");
+  CHECK(bad.exit_code == 2);
+}
+
+}  // namespace depscan::test
