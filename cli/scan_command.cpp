@@ -75,6 +75,12 @@ void add_scan_command(CLI::App& app, int& exit_code) {
       ->allow_extra_args(false)
       ->check(CLI::Validator(
           [](std::string& gpu) { return compute_capability_of(gpu) ? std::string() : "unknown GPU: " + gpu; }, "GPU"));
+  app.add_option("--driver", args->scan.target.driver,
+                 "installed NVIDIA driver version (550.54.14) for the CUDA driver checks (default: read from the "
+                 "analysed system)");
+  app.add_option("--matrix", args->scan.matrix_path, "replace the embedded CUDA/cuDNN data with this matrix file");
+  app.add_flag("--no-dlopen", [args](int64_t) { args->scan.dlopen_edges = false; },
+               "do not add the libraries opened with dlopen (known from the matrix or named in read-only data)");
   app.add_option("--format", args->format, "output format")->check(CLI::IsMember({"text", "json", "sarif", "junit", "github"}));
   app.add_option("--fail-on", args->fail_on, "lowest severity that fails (exit 1)")
       ->check(CLI::IsMember({"error", "warning", "info"}));

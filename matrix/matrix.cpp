@@ -30,10 +30,12 @@ std::optional<Version> Version::parse(std::string_view text) {
     if (j == text.size()) break;
     i = j + 1;
   }
+  v.spelled = std::string(text);
   return v;
 }
 
 std::string Version::str() const {
+  if (!spelled.empty()) return spelled;
   std::string out;
   for (size_t i = 0; i < parts.size(); ++i) out += (i ? "." : "") + std::to_string(parts[i]);
   return out;

@@ -19,9 +19,14 @@ namespace depscan {
 // A dotted numeric version: "12.4", "580.65.06", "9.1.0.70".
 struct Version {
   std::vector<int> parts;
+  std::string spelled;  // the text it was parsed from ("580.65.06" keeps its zero); may be empty
+
+  Version() = default;
+  explicit Version(std::vector<int> numbers, std::string text = {})
+      : parts(std::move(numbers)), spelled(std::move(text)) {}
 
   static std::optional<Version> parse(std::string_view text);
-  std::string str() const;
+  std::string str() const;  // as spelled when parsed, else the numbers joined by '.'
   int major() const { return parts.empty() ? 0 : parts[0]; }
   int minor() const { return parts.size() < 2 ? 0 : parts[1]; }
   int patch() const { return parts.size() < 3 ? 0 : parts[2]; }

@@ -56,11 +56,16 @@ std::vector<Finding> check_cudnn_cuda_mismatch(const CheckContext& ctx, const Cu
   const Graph& g = ctx.graph;
   for (size_t root = 0; root < g.roots.size(); ++root) {
     std::vector<const CudaLibrary*> libs = libraries_in_root(g, stack, root);
+    std::stable_partition(libs.begin(), libs.end(), [](const CudaLibrary* lib) {
+      return !lib->cuda_source.starts_with("same cuDNN install");  // report the library with direct evidence
+    });
     const CudaLibrary* cuda = cuda_anchor(libs);
     if (!cuda) continue;
     int major = cuda->cuda_majors.front();
+    std::set<std::string> reported_installs;  // one finding per cuDNN directory
     for (const CudaLibrary* lib : libs) {
       if (lib->component != "cudnn") continue;
+      if (!reported_installs.insert(dirname_of(g.objects[lib->object].realpath)).second) continue;
       if (!lib->cuda_majors.empty() &&
           std::find(lib->cuda_majors.begin(), lib->cuda_majors.end(), major) == lib->cuda_majors.end()) {
         append_unique(out, Finding{

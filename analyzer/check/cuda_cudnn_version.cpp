@@ -1,4 +1,5 @@
 #include <map>
+#include <optional>
 #include <set>
 
 #include <fmt/format.h>
@@ -15,21 +16,30 @@ std::string where_of(const Graph& g, const CudaLibrary& lib) {
 
 // Sub-libraries of one series from different releases (E13 SUBLIBRARY_VERSION_MISMATCH, E5b).
 void different_releases(const Graph& g, const std::vector<const CudaLibrary*>& cudnn, std::vector<Finding>& out) {
-  for (const CudaLibrary* a : cudnn)
-    for (const CudaLibrary* b : cudnn) {
-      if (a->object >= b->object || a->cudnn_major != b->cudnn_major || !a->version || !b->version) continue;
-      Version va{{a->version->major(), a->version->minor(), a->version->patch()}};
-      Version vb{{b->version->major(), b->version->minor(), b->version->patch()}};
-      if (va == vb) continue;
-      append_unique(out, Finding{
-          "cudnn-version-mismatch", Severity::Error, b->object,
-          fmt::format("cuDNN libraries of different releases are loaded together: {} is {} ({}) but {} is {} ({}); "
-                      "cuDNN fails with CUDNN_STATUS_SUBLIBRARY_VERSION_MISMATCH or undefined versioned symbols",
-                      describe(g, *a), va.str(), a->version_source, describe(g, *b), vb.str(), b->version_source),
-          "use one cuDNN release: remove the other copy from the search path (LD_LIBRARY_PATH, ld.so.cache, RPATH) "
-          "or reinstall cuDNN so every libcudnn*.so comes from the same release",
-          ""});
+  std::map<int, std::map<Version, std::vector<const CudaLibrary*>>> releases;  // major -> release -> libraries
+  for (const CudaLibrary* lib : cudnn)
+    if (lib->version)
+      releases[lib->cudnn_major][Version{{lib->version->major(), lib->version->minor(), lib->version->patch()}}]
+          .push_back(lib);
+  for (const auto& [major, by_release] : releases) {
+    if (by_release.size() < 2) continue;
+    std::string listing;
+    const CudaLibrary* last = nullptr;
+    for (const auto& [release, libs] : by_release) {
+      std::string names;
+      for (const CudaLibrary* lib : libs) names += (names.empty() ? "" : ", ") + describe(g, *lib);
+      listing += fmt::format("{}{} from {} ({})", listing.empty() ? "" : "; ", release.str(), names,
+                             libs.front()->version_source);
+      last = libs.front();
     }
+    append_unique(out, Finding{
+        "cudnn-version-mismatch", Severity::Error, last->object,
+        fmt::format("cuDNN {} libraries of different releases are loaded together: {}; cuDNN fails with "
+                    "CUDNN_STATUS_SUBLIBRARY_VERSION_MISMATCH or undefined versioned symbols", major, listing),
+        "use one cuDNN release: remove the other copy from the search path (LD_LIBRARY_PATH, ld.so.cache, RPATH) "
+        "or reinstall cuDNN so every libcudnn*.so comes from the same release",
+        ""});
+  }
 }
 
 // One series loaded from two directories (a shim from one install, sub-libraries from another).
@@ -65,25 +75,45 @@ void two_majors(const Graph& g, const std::vector<const CudaLibrary*>& cudnn, st
       ""});
 }
 
-// The application asks for a cuDNN major that is not there, while another major is.
+// "libcudnn_ops.so.9" -> "libcudnn_ops.so.": what every major of that library starts with.
+std::string stem_of(const std::string& name) {
+  size_t at = name.find(".so.");
+  return at == std::string::npos ? name + "." : name.substr(0, at + 4);
+}
+
+// Another major of the wanted library in the directories the search went through, or in the graph.
+std::optional<std::string> other_major_near(const CheckContext& ctx, const CudaStack& stack, const Edge& e, int major) {
+  std::string stem = stem_of(e.name);
+  std::set<std::string> dirs;
+  for (const Attempt& a : e.tried)
+    if (a.path.starts_with("/")) dirs.insert(dirname_of(a.path));
+  for (const std::string& dir : dirs)
+    for (const std::string& file : ctx.fs.list(dir)) {
+      auto v = version_from_file_name(file);
+      if (file.starts_with(stem) && v && v->major() != major) return join_path(dir, file);
+    }
+  for (const CudaLibrary* have : stack.of("cudnn"))
+    if (have->cudnn_major != major) return describe(ctx.graph, *have);
+  return std::nullopt;
+}
+
+// The application asks for a cuDNN major that is not there, while another major is (E1, E18).
 void wanted_major_absent(const CheckContext& ctx, const CudaStack& stack, std::vector<Finding>& out) {
   const Graph& g = ctx.graph;
   for (const Edge& e : g.edges) {
     if (e.to) continue;
     const CudnnSeries* wanted = ctx.matrix.cudnn_series_of(e.name);
     if (!wanted) continue;
-    for (const CudaLibrary* have : stack.of("cudnn")) {
-      if (have->cudnn_major == wanted->major) continue;
-      append_unique(out, Finding{
-          "cudnn-version-mismatch", Severity::Error, e.from,
-          fmt::format("{} needs cuDNN {} ({}), but only cuDNN {} is installed: {}{}", g.objects[e.from].path,
-                      wanted->major, e.name, have->cudnn_major, describe(g, *have),
-                      have->version ? " version " + have->version->str() : ""),
-          fmt::format("install cuDNN {} (for pip: nvidia-cudnn-cuXX=={}.*), or use a build of the application made "
-                      "for cuDNN {}", wanted->major, wanted->major, have->cudnn_major),
-          ""});
-      break;
-    }
+    auto other = other_major_near(ctx, stack, e, wanted->major);
+    if (!other) continue;
+    append_unique(out, Finding{
+        "cudnn-version-mismatch", Severity::Error, e.from,
+        fmt::format("{} needs cuDNN {} ({}), but the cuDNN on its search path is another major: {}; cuDNN's API is "
+                    "not compatible across majors", g.objects[e.from].path, wanted->major, e.name, *other),
+        fmt::format("install cuDNN {} next to it (pip: nvidia-cudnn-cu12=={}.* or the matching CUDA variant), or use a "
+                    "build of the application made for the cuDNN that is installed",
+                    wanted->major, wanted->major),
+        ""});
   }
 }
 

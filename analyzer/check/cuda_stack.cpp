@@ -148,16 +148,22 @@ std::optional<CudaLibrary> identify(const CheckContext& ctx, size_t index) {
 
 // Libraries of one cuDNN install share the CUDA major they were built for.
 void share_cudnn_cuda_majors(const Graph& g, std::vector<CudaLibrary>& libraries) {
+  std::vector<const CudaLibrary*> direct;  // libraries whose own edges or metadata told the major
+  for (const CudaLibrary& lib : libraries)
+    if (lib.component == "cudnn" && !lib.cuda_majors.empty()) direct.push_back(&lib);
+  std::vector<std::pair<CudaLibrary*, const CudaLibrary*>> shared;
   for (CudaLibrary& lib : libraries) {
     if (lib.component != "cudnn" || !lib.cuda_majors.empty()) continue;
     std::string dir = dirname_of(g.objects[lib.object].realpath);
-    for (const CudaLibrary& other : libraries)
-      if (other.component == "cudnn" && !other.cuda_majors.empty() && other.cudnn_major == lib.cudnn_major &&
-          dirname_of(g.objects[other.object].realpath) == dir) {
-        lib.cuda_majors = other.cuda_majors;
-        lib.cuda_source = fmt::format("same cuDNN install as {}, where {}", other.name, other.cuda_source);
+    for (const CudaLibrary* other : direct)
+      if (other->cudnn_major == lib.cudnn_major && dirname_of(g.objects[other->object].realpath) == dir) {
+        shared.emplace_back(&lib, other);
         break;
       }
+  }
+  for (auto [lib, other] : shared) {
+    lib->cuda_majors = other->cuda_majors;
+    lib->cuda_source = fmt::format("same cuDNN install as {}, where {}", other->name, other->cuda_source);
   }
 }
 
