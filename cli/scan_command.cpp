@@ -10,6 +10,7 @@
 #include "analyzer/check/baselines.h"
 #include "cli/commands.h"
 #include "cli/verify_command.h"
+#include "matrix/matrix.h"
 #include "report/report.h"
 
 namespace depscan::cli {
@@ -74,7 +75,12 @@ void add_scan_command(CLI::App& app, int& exit_code) {
       ->delimiter(',')
       ->allow_extra_args(false)
       ->check(CLI::Validator(
-          [](std::string& gpu) { return compute_capability_of(gpu) ? std::string() : "unknown GPU: " + gpu; }, "GPU"));
+          [](std::string& gpu) {
+            static const Expected<Matrix> matrix = load_embedded_matrix();
+            bool known = matrix && compute_capability_of(*matrix, gpu);
+            return known ? std::string() : "unknown GPU: " + gpu;
+          },
+          "GPU"));
   app.add_option("--driver", args->scan.target.driver,
                  "installed NVIDIA driver version (550.54.14) for the CUDA driver checks (default: read from the "
                  "analysed system)");

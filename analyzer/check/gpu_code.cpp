@@ -10,6 +10,7 @@
 
 #include "analyzer/check/check.h"
 #include "analyzer/check/gpu_targets.h"
+#include "matrix/matrix.h"
 
 namespace depscan {
 namespace {
@@ -103,18 +104,18 @@ Modules modules_of(const Object& object, const CudaCode& code) {
 
 std::string listing(const CudaCode& code) { return cuda_code_summary(code); }
 
-std::string ptx_requirement(const CudaImage& ptx) {
+std::string ptx_requirement(const Matrix& matrix, const CudaImage& ptx) {
   auto cuda = cuda_version_for_ptx_isa(ptx.version_major, ptx.version_minor);
   if (!cuda) return fmt::format("PTX ISA {}.{}", ptx.version_major, ptx.version_minor);
-  std::string driver = minimum_driver_for(*cuda);
+  std::string driver = minimum_driver_for(matrix, *cuda);
   return fmt::format("PTX ISA {}.{}: needs a driver for CUDA {} or newer{}", ptx.version_major, ptx.version_minor,
                      cuda->str(), driver.empty() ? "" : fmt::format(", >= {}", driver));
 }
 
 class GpuCodeJudge {
  public:
-  GpuCodeJudge(const Object& object, size_t index, const Driver& driver)
-      : object_(object), index_(index), code_(*object.binary->cuda_code), driver_(driver),
+  GpuCodeJudge(const Matrix& matrix, const Object& object, size_t index, const Driver& driver)
+      : matrix_(matrix), object_(object), index_(index), code_(*object.binary->cuda_code), driver_(driver),
         modules_(modules_of(object, code_)) {}
 
   std::optional<Finding> verdict_for(const Gpu& gpu) const {
@@ -172,7 +173,7 @@ class GpuCodeJudge {
     return finding("ptx-jit-only", Severity::Warning,
                    fmt::format("{}: no SASS for this GPU{}; the driver must JIT-compile PTX {} at load time ({}); "
                                "it has {}",
-                               subject(gpu), scope(), cuda_target_name(ptx), ptx_requirement(ptx), listing(code_)),
+                               subject(gpu), scope(), cuda_target_name(ptx), ptx_requirement(matrix_, ptx), listing(code_)),
                    modules_.library_union
                        ? fmt::format("expect a slow first start while the driver compiles; a release of this library "
                                      "with SASS for compute capability {} avoids it",
@@ -185,7 +186,7 @@ class GpuCodeJudge {
   Finding needs_newer_driver(const Gpu& gpu, const CudaImage& ptx) const {
     auto cuda = cuda_version_for_ptx_isa(ptx.version_major, ptx.version_minor);
     std::string driver_cuda = driver_.cuda ? driver_.cuda->str() : "?";
-    std::string floor = cuda ? minimum_driver_for(*cuda) : "";
+    std::string floor = cuda ? minimum_driver_for(matrix_, *cuda) : "";
     return finding("ptx-needs-newer-driver", Severity::Warning,
                    fmt::format("{}: only PTX {} (PTX ISA {}.{}) can serve this GPU{}, and driver {} (CUDA {}) is too "
                                "old to JIT-compile it: \"the provided PTX was compiled with an unsupported toolchain\" "
@@ -201,11 +202,12 @@ class GpuCodeJudge {
     return finding("ptx-jit-only", Severity::Warning,
                    fmt::format("{}: the linked device code has no image for this GPU; JIT possible only via pre-link "
                                "PTX {} in __nv_relfatbin (-rdc build; {}); it has {}",
-                               subject(gpu), cuda_target_name(ptx), ptx_requirement(ptx), listing(code_)),
+                               subject(gpu), cuda_target_name(ptx), ptx_requirement(matrix_, ptx), listing(code_)),
                    fmt::format("link the device code for this GPU (nvcc -gencode arch=compute_{0},code=sm_{0})",
                                gpu.cc.number()));
   }
 
+  const Matrix& matrix_;
   const Object& object_;
   size_t index_;
   const CudaCode& code_;
@@ -213,10 +215,10 @@ class GpuCodeJudge {
   Modules modules_;
 };
 
-std::vector<Gpu> target_gpus(const Target& target, std::vector<Finding>& findings) {
+std::vector<Gpu> target_gpus(const Matrix& matrix, const Target& target, std::vector<Finding>& findings) {
   std::vector<Gpu> gpus;
   for (const std::string& spec : target.gpus) {
-    if (auto cc = compute_capability_of(spec)) {
+    if (auto cc = compute_capability_of(matrix, spec)) {
       gpus.push_back({spec, *cc});
       continue;
     }
@@ -236,13 +238,14 @@ Finding fatbin_error(size_t index, const Object& object, const std::string& erro
 
 std::vector<Finding> check_gpu_code(const CheckContext& ctx) {
   std::vector<Finding> findings;
-  std::vector<Gpu> gpus = target_gpus(ctx.target, findings);
-  Driver driver{ctx.target.driver, ctx.target.driver ? cuda_version_of_driver(*ctx.target.driver) : std::nullopt};
+  std::vector<Gpu> gpus = target_gpus(ctx.matrix, ctx.target, findings);
+  Driver driver{ctx.target.driver,
+                ctx.target.driver ? cuda_version_of_driver(ctx.matrix, *ctx.target.driver) : std::nullopt};
   for (size_t i = 0; i < ctx.graph.objects.size(); ++i) {
     const Object& object = ctx.graph.objects[i];
     if (!object.binary || !object.binary->cuda_code) continue;
     for (const std::string& error : object.binary->cuda_code->errors) findings.push_back(fatbin_error(i, object, error));
-    GpuCodeJudge judge(object, i, driver);
+    GpuCodeJudge judge(ctx.matrix, object, i, driver);
     for (const Gpu& gpu : gpus)
       if (auto f = judge.verdict_for(gpu)) findings.push_back(std::move(*f));
   }

@@ -1,7 +1,7 @@
 // What the GPU-code check needs to know about GPUs, PTX and drivers: compute capability from
-// what the user typed (sm_90, 9.0, H100), the CUDA version a PTX ISA version came with, and
-// the newest CUDA version a driver supports. Interim tables with sources until the matrix
-// publishes them (matrix/matrix.h).
+// what the user typed (sm_90, 9.0, H100: the matrix's gpus.json), the CUDA version a PTX ISA
+// version came with (matrix/data/gpu_code.json), and the newest CUDA version a driver supports
+// (the matrix's driver table).
 #pragma once
 
 #include <optional>
@@ -9,6 +9,8 @@
 #include <string_view>
 
 namespace depscan {
+
+class Matrix;
 
 struct ComputeCapability {
   int major = 0, minor = 0;
@@ -23,17 +25,18 @@ struct CudaVersion {
   auto operator<=>(const CudaVersion&) const = default;
 };
 
-// "sm_90", "compute_90", "90", "9.0", or a GPU name ("H100", "NVIDIA A100-SXM4-80GB", "RTX 4090").
-std::optional<ComputeCapability> compute_capability_of(std::string_view gpu);
+// "sm_90", "sm_90a", "compute_90", "90", "9.0", or a GPU name ("H100", "NVIDIA A100-SXM4-80GB").
+std::optional<ComputeCapability> compute_capability_of(const Matrix& matrix, std::string_view gpu);
 
 // The CUDA release that introduced a PTX ISA version (9.1 -> 13.1); nullopt if unknown.
 std::optional<CudaVersion> cuda_version_for_ptx_isa(int major, int minor);
 
-// The newest CUDA version a driver runs: "580.65.06" -> 13.0. A CUDA version ("13.0") is taken
-// as it is. nullopt if the text is neither or the driver is older than the table.
-std::optional<CudaVersion> cuda_version_of_driver(std::string_view driver);
+// The newest CUDA version a Linux driver runs: "580.65.06" -> 13.0. A CUDA version ("13.0") is
+// taken as it is. nullopt if the text is neither or the driver is older than the table.
+std::optional<CudaVersion> cuda_version_of_driver(const Matrix& matrix, std::string_view driver);
 
-// The oldest Linux driver for a CUDA version (13.1 -> "590.44.01"); empty if unknown.
-std::string minimum_driver_for(CudaVersion cuda);
+// The oldest Linux driver for a CUDA version (13.1 -> "590.44.01"; a version without a row, like
+// 12.7, takes the next release's); empty if unknown.
+std::string minimum_driver_for(const Matrix& matrix, CudaVersion cuda);
 
 }  // namespace depscan

@@ -4,6 +4,7 @@
 
 #include "analyzer/check/gpu_targets.h"
 #include "analyzer/scan/scan.h"
+#include "matrix/matrix.h"
 #include "fatbin_support.h"
 
 using namespace depscan;
@@ -41,6 +42,22 @@ std::string verdict(const std::string& path, const std::string& gpu, std::option
 
 std::string lib(const char* name) { return std::string(kCudaLib) + "/" + name; }
 
+
+const Matrix& matrix() {
+  static const Matrix m = load_embedded_matrix().value();
+  return m;
+}
+
+std::optional<ComputeCapability> compute_capability_of(std::string_view gpu) {
+  return depscan::compute_capability_of(matrix(), gpu);
+}
+
+std::optional<CudaVersion> cuda_version_of_driver(std::string_view driver) {
+  return depscan::cuda_version_of_driver(matrix(), driver);
+}
+
+std::string minimum_driver_for(CudaVersion cuda) { return depscan::minimum_driver_for(matrix(), cuda); }
+
 }  // namespace
 
 TEST_CASE("GPU names, capabilities and sm_ numbers resolve to a compute capability") {
@@ -70,6 +87,8 @@ TEST_CASE("PTX ISA and driver versions map to CUDA versions") {
   CHECK(cuda_version_for_ptx_isa(9, 0) == CudaVersion{13, 0});
   CHECK(cuda_version_for_ptx_isa(8, 6) == CudaVersion{12, 7});
   CHECK(!cuda_version_for_ptx_isa(1, 4));
+  for (int minor = 0; minor <= 8; ++minor) CHECK(cuda_version_for_ptx_isa(7, minor) == CudaVersion{11, minor});
+  for (int minor = 0; minor <= 5; ++minor) CHECK(cuda_version_for_ptx_isa(8, minor) == CudaVersion{12, minor});
   CHECK(cuda_version_of_driver("580.65.06") == CudaVersion{13, 0});
   CHECK(cuda_version_of_driver("580.65.05") == CudaVersion{12, 9});
   CHECK(cuda_version_of_driver("590.44.01") == CudaVersion{13, 1});
