@@ -13,6 +13,7 @@ void add_scan_command(CLI::App& app, int& exit_code);
 void add_probe_command(CLI::App& app, int& exit_code);  // hidden: the --verify child
 void add_symbol_command(CLI::App& app, int& exit_code);  // depscan symbol NAME FILE...
 void add_why_command(CLI::App& app, int& exit_code);     // depscan why FILE LIBNAME
+void add_inspect_command(CLI::App& app, int& exit_code);  // depscan inspect FILE (deep LIEF view)
 void add_matrix_command(CLI::App& app, int& exit_code);   // depscan matrix driver 12.4 | cudnn 9.1 | ...
 
 }  // namespace depscan::cli

@@ -9,6 +9,7 @@ int main(int argc, char** argv) {
   depscan::cli::add_probe_command(app, exit_code);
   depscan::cli::add_symbol_command(app, exit_code);
   depscan::cli::add_why_command(app, exit_code);
+  depscan::cli::add_inspect_command(app, exit_code);
   depscan::cli::add_matrix_command(app, exit_code);
   try {
     app.parse(argc, argv);

@@ -1,0 +1,66 @@
+// `depscan inspect`: the deep view of one file, in text and JSON, and its errors.
+#include <doctest/doctest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "support.h"
+
+using namespace depscan;
+
+namespace {
+
+test::CommandResult inspect(const std::string& args) {
+  return test::run_command(test::shell_quote(test::depscan_bin()) + " inspect " + args + " 2>&1");
+}
+
+std::string fixture(const std::string& name) { return test::shell_quote(test::fixtures_dir() + "/" + name); }
+
+}  // namespace
+
+TEST_CASE("inspect --format json: the model LIEF reads for an ELF library") {
+  auto r = inspect(fixture("read/libuser.so.1") + " --format json --symbols");
+  REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+  auto j = nlohmann::json::parse(r.output);
+  CHECK(j["format"] == "elf");
+  CHECK(j["bits"] == 64);
+  CHECK(j["soname"] == "libuser.so.1");
+  CHECK(j["needed"] == nlohmann::json::array({"libbase.so.1", "libc.so.6"}));
+  CHECK(j["rpath"] == "$ORIGIN/../lib:/opt/x");
+  CHECK(j["runpath"].is_null());
+  CHECK(j["bind_now"] == true);
+  CHECK(j["nodeflib"] == true);
+  CHECK(j["version_needs"].size() == 3);
+  CHECK(j["symbol_counts"]["total"] == j["symbols"].size());
+  CHECK(j["sections"].size() > 20);
+  bool hidden_foo = false;
+  for (const auto& s : j["symbols"])
+    hidden_foo |= s["name"] == "foo" && s["version"] == "BASE_1.0" && s["version_file"] == "libbase.so.1";
+  CHECK(hidden_foo);
+}
+
+TEST_CASE("inspect text: version definitions with parents, and a PE DLL") {
+  auto r = inspect(fixture("read/libbase.so.1"));
+  REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+  CHECK(r.output.find("ELF 64-bit LSB, x86-64") != std::string::npos);
+  CHECK(r.output.find("soname: libbase.so.1") != std::string::npos);
+  CHECK(r.output.find("3 BASE_2.0 parents: BASE_1.0") != std::string::npos);
+  auto pe = inspect(fixture("pe/pe64/app_delay_dd.exe"));
+  REQUIRE_MESSAGE(pe.exit_code == 0, pe.output);
+  CHECK(pe.output.find("PE32+ AMD64") != std::string::npos);
+  CHECK(pe.output.find("delay-load: mydll.dll") != std::string::npos);
+}
+
+TEST_CASE("inspect errors: one line, exit code 2") {
+  test::TempDir dir("inspect");
+  auto missing = inspect(test::shell_quote(dir.str() + "/nope.so"));
+  CHECK(missing.exit_code == 2);
+  CHECK(missing.output.find("depscan: error: ") == 0);
+  auto not_elf = inspect("/etc/hostname");
+  CHECK(not_elf.exit_code == 2);
+  CHECK(not_elf.output.find("not an ELF or PE file") != std::string::npos);
+  std::string fifo = dir.str() + "/fifo";
+  REQUIRE(test::run_command("mkfifo " + test::shell_quote(fifo)).exit_code == 0);
+  auto r = inspect(test::shell_quote(fifo));
+  CHECK(r.exit_code == 2);
+  CHECK(r.output.find("FIFO") != std::string::npos);
+}
