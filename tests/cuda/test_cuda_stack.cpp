@@ -1,0 +1,250 @@
+// The CUDA stack checks on the fixtures of fixtures/cuda (a small root file system, so the host's
+// own CUDA install cannot change the results) and on the real CUDA 13 + cuDNN 9.19 install.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "analyzer/check/cuda_stack.h"
+#include "analyzer/read/rodata_strings.h"
+#include "support.h"
+
+using namespace depscan;
+using namespace depscan::test;
+using nlohmann::json;
+
+namespace {
+
+std::string sysroot() { return fixtures_dir() + "/cuda/sysroot"; }
+
+json scan(const std::string& args) {
+  auto r = run_command(depscan_bin() + " " + args + " --format json");
+  INFO(args);
+  REQUIRE_FALSE(r.output.empty());
+  return json::parse(r.output);
+}
+
+json scan_app(const std::string& app, const std::string& extra = "") {
+  return scan("--root " + shell_quote(sysroot()) + " /opt/bin/" + app + " " + extra);
+}
+
+// Findings of one code (warnings and errors only, unless severity says otherwise).
+std::vector<json> findings(const json& report, const std::string& code) {
+  std::vector<json> out;
+  for (const json& f : report["findings"])
+    if (f["code"] == code) out.push_back(f);
+  return out;
+}
+
+// Codes of every warning or error, except the sysroot's own "no ld.so.cache" note.
+std::set<std::string> problem_codes(const json& report) {
+  std::set<std::string> out;
+  for (const json& f : report["findings"])
+    if (f["severity"] != "info" && f["code"] != "no-ld-so-cache") out.insert(f["code"].get<std::string>());
+  return out;
+}
+
+std::string object_path(const json& report, const json& index) {
+  return index.is_null() ? "" : report["objects"][index.get<size_t>()]["path"].get<std::string>();
+}
+
+// dlopen edges as "opener-basename -> name => target path ('' = not found)".
+std::vector<json> dlopen_edges(const json& report) {
+  std::vector<json> out;
+  for (const json& e : report["edges"])
+    if (e["kind"] == "dlopen") out.push_back(e);
+  return out;
+}
+
+const json* edge_named(const std::vector<json>& edges, const json& report, const std::string& from_suffix,
+                       const std::string& name) {
+  for (const json& e : edges)
+    if (e["name"] == name && object_path(report, e["from"]).ends_with(from_suffix)) return &e;
+  return nullptr;
+}
+
+bool mentions(const std::vector<json>& found, const std::string& text) {
+  for (const json& f : found)
+    if (f["message"].get<std::string>().find(text) != std::string::npos) return true;
+  return false;
+}
+
+const std::vector<std::string> kCudnn9Sublibraries = {
+    "libcudnn_graph.so.9", "libcudnn_ops.so.9", "libcudnn_cnn.so.9", "libcudnn_adv.so.9",
+    "libcudnn_engines_precompiled.so.9", "libcudnn_engines_runtime_compiled.so.9", "libcudnn_heuristic.so.9"};
+
+}  // namespace
+
+TEST_CASE("library names are read from .rodata only as whole strings") {
+  std::string text = std::string("libcudnn.so.9\0libnvrtc.so.%d\0see libfoo.so.1 here\0libz.so\0notlib.so.1\0", 71) +
+                     "libcuda.so.1";  // last one not NUL-terminated: not a C string
+  auto names = library_names_in(ByteView(reinterpret_cast<const uint8_t*>(text.data()), text.size()));
+  CHECK(names == std::vector<std::string>{"libcudnn.so.9", "libnvrtc.so.%d", "libz.so"});
+}
+
+TEST_CASE("driver versions from /proc, file names and the stub's traits") {
+  CHECK(parse_nvidia_version_text("NVRM version: NVIDIA UNIX x86_64 Kernel Module  535.104.05  Sat Aug 19 01:15:15 UTC 2023")
+            ->str() == "535.104.05");
+  CHECK(parse_nvidia_version_text("NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  575.57.08  Release Build")
+            ->str() == "575.57.08");
+  CHECK_FALSE(parse_nvidia_version_text("no version here"));
+  CHECK(version_from_file_name("libcuda.so.565.77", 2)->str() == "565.77");
+  CHECK(version_from_file_name("libcudart.so.12.4.127")->str() == "12.4.127");
+  CHECK_FALSE(version_from_file_name("libcudart.so"));
+  auto fs = make_rooted_fs(fixtures_dir() + "/cuda/proc-root");
+  auto driver = driver_version_from_system(*fs);
+  REQUIRE(driver);
+  CHECK(driver->version.str() == "535.104.05");
+  CHECK(driver->source == "/proc/driver/nvidia/version");
+}
+
+TEST_CASE("a consistent CUDA 13 + cuDNN 9.19 stack: no CUDA finding, all seven sub-libraries opened") {
+  json r = scan_app("app9");
+  CHECK(problem_codes(r).empty());
+  auto edges = dlopen_edges(r);
+  for (const std::string& sub : kCudnn9Sublibraries) {
+    bool resolved = false;
+    for (const json& e : edges)
+      if (e["name"] == sub && !e["to"].is_null() && e["inferred"] == false) resolved = true;
+    CHECK_MESSAGE(resolved, sub);
+  }
+  // the shim probes name.9.19.0, name.9.19, name (version from ../include/cudnn_version.h)
+  const json* graph = edge_named(edges, r, "/libcudnn.so.9", "libcudnn_graph.so.9");
+  REQUIRE(graph);
+  CHECK((*graph)["source"].get<std::string>().find("libcudnn_graph.so.9.19.0") != std::string::npos);
+  // cuDNN opens cuBLASLt and NVRTC of its CUDA major through its own RUNPATH
+  const json* lt = edge_named(edges, r, "/libcudnn_adv.so.9", "libcublasLt.so.13");
+  REQUIRE(lt);
+  CHECK(object_path(r, (*lt)["to"]) == "/opt/cuda13/libcublasLt.so.13");
+  // NVRTC's builtins: the exact major.minor, found as a string in NVRTC
+  const json* builtins = edge_named(edges, r, "/libnvrtc.so.13", "libnvrtc-builtins.so.13.0");
+  REQUIRE(builtins);
+  CHECK((*builtins)["inferred"] == true);
+  CHECK_FALSE((*builtins)["to"].is_null());
+  // no driver in the root: libcuda.so.1 is opened but not found, and that is not a finding
+  CHECK(edge_named(edges, r, "/libcudart.so.13", "libcuda.so.1") != nullptr);
+  CHECK(findings(r, "dlopen-library-not-found").empty());
+}
+
+TEST_CASE("the real CUDA 13 + cuDNN 9.19 install is consistent") {
+  if (!std::filesystem::exists("/usr/local/cuda/lib64/libcudnn.so.9")) return;  // not on this machine
+  json r = scan("/usr/local/cuda/lib64/libcudnn.so.9");
+  CHECK(problem_codes(r).empty());
+  auto edges = dlopen_edges(r);
+  std::set<std::string> resolved;
+  for (const json& e : edges)
+    if (!e["to"].is_null() && e["inferred"] == false) resolved.insert(e["name"].get<std::string>());
+  for (const std::string& sub : kCudnn9Sublibraries) CHECK_MESSAGE(resolved.contains(sub), sub);
+  CHECK(resolved.contains("libcublasLt.so.13"));
+  CHECK(resolved.contains("libnvrtc.so.13"));
+}
+
+TEST_CASE("cudnn-version-mismatch: sub-libraries of two releases, and a cuDNN 8 application on cuDNN 9") {
+  json mixed = scan_app("app9_mixed", "--ld-library-path /opt/mixed9/b");
+  auto found = findings(mixed, "cudnn-version-mismatch");
+  REQUIRE_FALSE(found.empty());
+  CHECK(found[0]["severity"] == "error");
+  CHECK(mentions(found, "9.1.0 from libcudnn_graph.so.9 (/opt/mixed9/b/libcudnn_graph.so.9.1.0)"));
+  CHECK(mentions(found, "9.19.0 from libcudnn.so.9 (/opt/mixed9/a/libcudnn.so.9.19.0)"));
+  CHECK(mentions(found, "come from two places"));
+  for (const json& f : found) CHECK_FALSE(f["fix"].get<std::string>().empty());
+
+  json on9 = scan_app("app8_on9");
+  auto wrong_major = findings(on9, "cudnn-version-mismatch");
+  REQUIRE(wrong_major.size() == 1);
+  CHECK(mentions(wrong_major, "needs cuDNN 8 (libcudnn.so.8)"));
+  CHECK(mentions(wrong_major, "/opt/cudnn9/lib/libcudnn.so.9"));
+  CHECK(wrong_major[0]["fix"].get<std::string>().find("install cuDNN 8") != std::string::npos);
+}
+
+TEST_CASE("cudnn-cuda-mismatch: cuDNN built for CUDA 12 in a CUDA 13 process") {
+  json r = scan_app("app9_cu12cudnn");
+  auto found = findings(r, "cudnn-cuda-mismatch");
+  REQUIRE(found.size() == 1);
+  CHECK(found[0]["severity"] == "error");
+  CHECK(mentions(found, "was built for CUDA 12"));
+  CHECK(mentions(found, "this process uses CUDA 13"));
+  CHECK(found[0]["fix"].get<std::string>().find("nvidia-cudnn-cu13") != std::string::npos);
+  CHECK(problem_codes(scan_app("app9")).count("cudnn-cuda-mismatch") == 0);
+}
+
+TEST_CASE("cuda-driver-too-old: below the minor-version floor is an error, below the full driver a warning") {
+  json old = scan_app("app13", "--driver 470.82.01");
+  auto too_old = findings(old, "cuda-driver-too-old");
+  REQUIRE(too_old.size() == 1);
+  CHECK(too_old[0]["severity"] == "error");
+  CHECK(mentions(too_old, ">= 580.65.06"));
+  CHECK(mentions(too_old, "CUDA driver version is insufficient for CUDA runtime version"));
+
+  json compat = scan_app("app13", "--driver 580.65.06");  // 13.1 runtime, 13.0 driver
+  auto minor = findings(compat, "cuda-driver-too-old");
+  REQUIRE(minor.size() == 1);
+  CHECK(minor[0]["severity"] == "warning");
+  CHECK(mentions(minor, "minor-version compatibility"));
+  CHECK(mentions(minor, "590.44.01"));
+
+  CHECK(findings(scan_app("app13", "--driver 590.48.01"), "cuda-driver-too-old").empty());
+
+  // the driver's version from its file name (libcuda.so.1 -> libcuda.so.470.82.01)
+  json named = scan_app("app13", "--ld-library-path /opt/driver");
+  auto by_name = findings(named, "cuda-driver-too-old");
+  REQUIRE(by_name.size() == 1);
+  CHECK(mentions(by_name, "file name libcuda.so.470.82.01"));
+  CHECK(findings(named, "stub-driver").empty());
+
+  // the driver's version from /proc/driver/nvidia/version of the analysed root
+  json proc = scan("--root " + shell_quote(fixtures_dir() + "/cuda/proc-root") + " /opt/bin/app13");
+  auto by_proc = findings(proc, "cuda-driver-too-old");
+  REQUIRE(by_proc.size() == 1);
+  CHECK(mentions(by_proc, "535.104.05 (/proc/driver/nvidia/version)"));
+}
+
+TEST_CASE("stub-driver: libcuda.so.1 found in the toolkit's stubs directory") {
+  json r = scan_app("app_stub");
+  auto found = findings(r, "stub-driver");
+  REQUIRE(found.size() == 1);
+  CHECK(found[0]["severity"] == "error");
+  CHECK(mentions(found, "/opt/stubs/libcuda.so"));
+  CHECK(mentions(found, "CUDA driver is a stub library"));
+  CHECK(found[0]["fix"].get<std::string>().find("remove /opt/stubs") != std::string::npos);
+}
+
+TEST_CASE("dlopen-library-not-found: TensorFlow-like loading by name, and cuDNN 8 needing libnvrtc.so") {
+  json bare = scan_app("tf_app");
+  auto missing = findings(bare, "dlopen-library-not-found");
+  CHECK(missing.size() == 5);  // cudart, cublas, cublasLt, cufft, cudnn (libcuda.so.1: no driver, not a finding)
+  CHECK(mentions(missing, "opens libcudnn.so.8 with dlopen"));
+  for (const json& f : missing) CHECK(f["severity"] == "error");
+
+  json with_libs = scan_app("tf_app", "--ld-library-path /opt/cuda12:/opt/cudnn8/lib");
+  auto edges = dlopen_edges(with_libs);
+  const json* cudart = edge_named(edges, with_libs, "/libtensorflow_framework.so.2", "libcudart.so.12");
+  REQUIRE(cudart);
+  CHECK((*cudart)["inferred"] == true);
+  CHECK(object_path(with_libs, (*cudart)["to"]) == "/opt/cuda12/libcudart.so.12");
+  auto still_missing = findings(with_libs, "dlopen-library-not-found");
+  CHECK(mentions(still_missing, "opens libcufft.so.11"));
+  CHECK(mentions(still_missing, "libcudnn_cnn_infer.so.8 opens libnvrtc.so with dlopen"));  // E2
+  // no DT_NEEDED on any CUDA library at all
+  for (const json& e : with_libs["edges"]) {
+    std::string from = object_path(with_libs, e["from"]);
+    if (e["kind"] == "needed" && (from.ends_with("tf_app") || from.ends_with("libtensorflow_framework.so.2")))
+      CHECK(e["name"].get<std::string>().find("cu") == std::string::npos);
+  }
+}
+
+TEST_CASE("cuda-major-mismatch: CUDA 12 runtime with CUDA 13 cuBLAS") {
+  json r = scan_app("app_mixed_majors");
+  auto found = findings(r, "cuda-major-mismatch");
+  REQUIRE(found.size() == 1);
+  CHECK(mentions(found, "libcudart.so.12 (/opt/cuda12/libcudart.so.12) is CUDA 12"));
+  CHECK(mentions(found, "libcublas.so.13 (/opt/cuda13/libcublas.so.13) is CUDA 13"));
+  CHECK_FALSE(found[0]["fix"].get<std::string>().empty());
+}
+
+TEST_CASE("--no-dlopen leaves the run-time edges out") {
+  json r = scan_app("app9", "--no-dlopen");
+  CHECK(dlopen_edges(r).empty());
+}

@@ -1,0 +1,177 @@
+// The matrix: embedded data loads and answers; bad files are refused with a clear reason;
+// `depscan matrix` answers with the data's source.
+#include <doctest/doctest.h>
+
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "matrix/matrix.h"
+#include "support.h"
+
+using namespace depscan;
+using namespace depscan::test;
+
+namespace {
+
+Matrix embedded() {
+  auto m = load_embedded_matrix();
+  REQUIRE_MESSAGE(m, (m ? "" : m.error()));
+  return *m;
+}
+
+Version v(const char* text) { return *Version::parse(text); }
+
+std::string write(const TempDir& dir, const std::string& name, const std::string& text) {
+  std::string path = dir.str() + "/" + name;
+  std::ofstream(path) << text;
+  return path;
+}
+
+}  // namespace
+
+TEST_CASE("versions parse, compare and keep their spelling") {
+  CHECK(v("580.65.06").str() == "580.65.06");
+  CHECK(v("12.4") == v("12.4.0"));
+  CHECK(v("9.19.0") > v("9.1.0"));
+  CHECK(v("9.1.0.70").starts_with(v("9.1")));
+  CHECK_FALSE(v("9.10.2").starts_with(v("9.1")));
+  CHECK_FALSE(Version::parse("12.x"));
+  CHECK_FALSE(Version::parse(""));
+  CHECK_FALSE(Version::parse("1..2"));
+}
+
+TEST_CASE("the embedded matrix answers the release notes' questions") {
+  Matrix m = embedded();
+  const DriverRow* cuda124 = m.driver_row(v("12.4"));
+  REQUIRE(cuda124);
+  CHECK(cuda124->linux_driver->str() == "550.54.14");
+  CHECK(cuda124->windows_driver->str() == "551.61");
+  CHECK(m.driver_row(v("12.6.2"))->linux_driver->str() == "560.35.03");  // Update 1/2 row
+  CHECK(m.driver_row(v("12.7")) == nullptr);                              // there is no 12.7
+  CHECK(m.minor_compat(12)->linux_driver->str() == "525.60.13");
+  CHECK(m.minor_compat(13)->linux_driver->str() == "580.65.06");
+  CHECK(m.minor_compat(10) == nullptr);
+  CHECK(m.newest_toolkit_for_driver(v("565.77"), Platform::Linux)->toolkit.str() == "12.6.3");
+  const ArchitectureRow* arch13 = m.architectures_for(v("13.0"));
+  REQUIRE(arch13);
+  CHECK(std::find(arch13->sm.begin(), arch13->sm.end(), "70") == arch13->sm.end());  // Volta removed in 13.0
+  CHECK(std::find(arch13->sm.begin(), arch13->sm.end(), "110") != arch13->sm.end());
+  CHECK(m.architectures_for(v("12.4"))->toolkit.str() == "12.0");
+  for (const DriverRow& row : m.drivers()) CHECK_FALSE(row.source.empty());
+}
+
+TEST_CASE("GPU names, sm numbers and capabilities") {
+  Matrix m = embedded();
+  CHECK(m.gpu("H100")->cc.str() == "9.0");
+  CHECK(m.gpu("NVIDIA GeForce RTX 4090")->sm() == 89);
+  CHECK(m.gpu("NVIDIA A100-SXM4-80GB")->sm() == 80);
+  CHECK(m.gpu("GB200")->sm() == 100);  // the longer name wins over B200's
+  CHECK(m.gpu("sm_120")->sm() == 120);
+  CHECK(m.gpu("8.6")->sm() == 86);
+  CHECK_FALSE(m.gpu("Voodoo 3"));
+}
+
+TEST_CASE("cuDNN, frameworks and library names") {
+  Matrix m = embedded();
+  auto cudnn91 = m.cudnn_releases_matching(v("9.1"));
+  REQUIRE(cudnn91.size() == 1);
+  CHECK(cudnn91[0]->cuda_majors() == std::vector<int>{11, 12});
+  auto tf215 = m.frameworks_matching("tensorflow", "2.15");
+  REQUIRE(tf215.size() == 1);
+  CHECK(tf215[0]->cudnn == "8.9");
+  CHECK(tf215[0]->cuda == "12.2");
+  CHECK(m.frameworks_matching("PyTorch", "2.4").size() == 3);
+  CHECK(m.component_of("libcublasLt.so.13")->component == "cublasLt");
+  CHECK(m.component_of("libcublas.so.13")->component == "cublas");
+  CHECK(m.cuda_majors_of("libcufft.so.11") == std::vector<int>{12});
+  CHECK(m.cudnn_series_of("libcudnn_cnn_infer.so.8")->major == 8);
+  CHECK(m.cudnn_series_of("libcudnn_engines_precompiled.so.9")->sublibraries.size() == 7);
+  bool shim_probes = false;
+  for (const DlopenRow* row : m.dlopen_rows_for("libcudnn.so.9")) shim_probes |= row->probe == "cudnn_version_suffixes";
+  CHECK(shim_probes);
+  CHECK(glob_match("libcudart.so.*", "libcudart.so.12"));
+  CHECK_FALSE(glob_match("libcudart.so.*", "libcudart.so"));
+}
+
+TEST_CASE("a matrix file replaces a section, and bad files are refused with the reason") {
+  TempDir dir("cuda-matrix");
+  const std::string good = R"({"schema": "depscan-matrix/gpus/1", "gpus": [
+      {"names": ["Fancy 9000"], "cc": "9.9", "source": "test"}]})";
+  auto replaced = load_matrix_file(write(dir, "good.json", good));
+  REQUIRE_MESSAGE(replaced, (replaced ? "" : replaced.error()));
+  CHECK(replaced->gpu("Fancy 9000")->sm() == 99);
+  CHECK_FALSE(replaced->gpu("H100"));              // the section was replaced
+  CHECK(replaced->driver_row(v("12.4")) != nullptr);  // other sections stay
+
+  const std::string decreasing = R"({"schema": "depscan-matrix/1", "toolkits": {
+      "drivers": [
+        {"toolkit": "12.0.0", "release": "12.0 GA", "linux": "525.60.13", "windows": "527.41", "source": "a"},
+        {"toolkit": "12.1.0", "release": "12.1 GA", "linux": "520.00.00", "windows": "531.14", "source": "b"}],
+      "minor_compatibility": [], "full_driver_needed_for": [], "architectures": []}})";
+  auto bad = load_matrix_file(write(dir, "decreasing.json", decreasing));
+  REQUIRE_FALSE(bad);
+  CHECK(bad.error().find("decreasing.json") != std::string::npos);
+  CHECK(bad.error().find("must not decrease") != std::string::npos);
+  CHECK(bad.error().find("520.00.00") != std::string::npos);
+
+  auto no_source = load_matrix_file(write(dir, "nosource.json",
+      R"({"schema": "depscan-matrix/gpus/1", "gpus": [{"names": ["X"], "cc": "9.0"}]})"));
+  REQUIRE_FALSE(no_source);
+  CHECK(no_source.error().find("gpus[0]") != std::string::npos);
+  CHECK(no_source.error().find("source") != std::string::npos);
+
+  auto unknown_key = load_matrix_file(write(dir, "unknown.json",
+      R"({"schema": "depscan-matrix/gpus/1", "gpus": [{"names": ["X"], "cc": "9.0", "source": "s", "cores": 5}]})"));
+  REQUIRE_FALSE(unknown_key);
+  CHECK(unknown_key.error().find("unknown key 'cores'") != std::string::npos);
+
+  auto bad_version = load_matrix_file(write(dir, "badversion.json",
+      R"({"schema": "depscan-matrix/gpus/1", "gpus": [{"names": ["X"], "cc": "nine", "source": "s"}]})"));
+  REQUIRE_FALSE(bad_version);
+  CHECK(bad_version.error().find("not a version") != std::string::npos);
+
+  auto unconfirmed = load_matrix_file(write(dir, "unconfirmed.json",
+      R"({"schema": "depscan-matrix/gpus/1", "gpus": [{"names": ["X"], "cc": "9.0", "source": "s", "status": "unconfirmed"}]})"));
+  REQUIRE_FALSE(unconfirmed);
+
+  CHECK_FALSE(load_matrix_file(write(dir, "broken.json", "{ not json")));
+  CHECK_FALSE(load_matrix_file(dir.str() + "/missing.json"));
+}
+
+TEST_CASE("depscan matrix answers with the source") {
+  auto driver = run_command(depscan_bin() + " matrix driver 12.4");
+  CHECK(driver.exit_code == 0);
+  CHECK(driver.output.find("550.54.14") != std::string::npos);
+  CHECK(driver.output.find("551.61") != std::string::npos);
+  CHECK(driver.output.find("525.60.13") != std::string::npos);  // the minor-version floor
+  CHECK(driver.output.find("source: https://docs.nvidia.com/cuda/") != std::string::npos);
+
+  auto tf = run_command(depscan_bin() + " matrix framework tensorflow 2.15 --format json");
+  CHECK(tf.exit_code == 0);
+  auto j = nlohmann::json::parse(tf.output);
+  REQUIRE(j["rows"].size() == 1);
+  CHECK(j["rows"][0]["cudnn"] == "8.9");
+  CHECK(j["rows"][0]["cuda"] == "12.2");
+  CHECK(j["rows"][0]["source"].get<std::string>().find("tensorflow") != std::string::npos);
+
+  auto cudnn = run_command(depscan_bin() + " matrix cudnn 9.1");
+  CHECK(cudnn.output.find("CUDA 12.0-12.4") != std::string::npos);
+  CHECK(cudnn.output.find("source:") != std::string::npos);
+
+  auto gpu = run_command(depscan_bin() + " matrix gpu H100 --format json");
+  CHECK(nlohmann::json::parse(gpu.output)["sm"] == 90);
+
+  auto toolkit = run_command(depscan_bin() + " matrix toolkit 13.0");
+  CHECK(toolkit.output.find("sm_110") != std::string::npos);
+  CHECK(toolkit.output.find("sm_70") == std::string::npos);
+
+  CHECK(run_command(depscan_bin() + " matrix cudnn 1.0").exit_code == 1);           // not in the data
+  CHECK(run_command(depscan_bin() + " matrix driver twelve 2>/dev/null").exit_code == 2);  // not a version
+
+  TempDir dir("cuda-matrix-cli");
+  std::string bad = write(dir, "bad.json", R"({"schema": "depscan-matrix/gpus/1", "gpus": [{"names": ["X"], "cc": "9.0"}]})");
+  auto refused = run_command(depscan_bin() + " matrix gpu X --matrix " + shell_quote(bad) + " 2>&1");
+  CHECK(refused.exit_code == 2);
+  CHECK(refused.output.find("source") != std::string::npos);
+}
