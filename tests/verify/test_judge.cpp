@@ -1,0 +1,101 @@
+// judge(): verdicts and findings from a child's events, without running a child.
+#include <doctest/doctest.h>
+
+#include "loader/verify.h"
+
+using depscan::RuntimeReport;
+using depscan::StepEvent;
+using depscan::StepStatus;
+
+namespace {
+
+StepEvent end(const std::string& step, StepStatus status, nlohmann::json data, std::vector<std::string> loaded = {}) {
+  StepEvent e;
+  e.is_start = false;
+  e.step = step;
+  e.library = "libcudnn.so.9";
+  e.status = status;
+  e.message = step + " message";
+  e.data = std::move(data);
+  e.loaded = std::move(loaded);
+  return e;
+}
+
+RuntimeReport cudnn_report(std::optional<std::string> predicted_path, const std::string& observed_path) {
+  RuntimeReport r;
+  r.prediction.cudnn_names = {"libcudnn.so.9"};
+  r.prediction.cudnn = depscan::PredictedLibrary{"libcudnn.so.9", predicted_path, predicted_path ? "ld_library_path" : "not_found"};
+  r.prediction.cudnn_major = 9;
+  r.child.exited = true;
+  r.child.exit_code = 0;
+  if (observed_path.empty())
+    r.child.events.push_back(end("cudnn.load", StepStatus::Failed, {{"errors", {"libcudnn.so.9: cannot open shared object file"}}}));
+  else
+    r.child.events.push_back(end("cudnn.load", StepStatus::Ok, {{"name", "libcudnn.so.9"}, {"path", observed_path}}, {observed_path}));
+  return r;
+}
+
+std::string verdict_of(const RuntimeReport& r, const std::string& subject) {
+  for (const auto& v : r.verdicts)
+    if (v.subject == subject) return depscan::to_string(v.verdict);
+  return "absent";
+}
+
+}  // namespace
+
+TEST_CASE("the loader picking another file than predicted is a contradiction and fails the verify") {
+  RuntimeReport r = cudnn_report("/opt/a/libcudnn.so.9", "/opt/b/libcudnn.so.9");
+  depscan::judge(r, {});
+  CHECK(verdict_of(r, "cuDNN library") == "contradicted");
+  CHECK(r.failed);
+  bool found = false;
+  for (const auto& f : r.findings) found = found || (f.code == "verify-contradiction" && f.message.find("/opt/b/libcudnn.so.9") != std::string::npos);
+  CHECK(found);
+}
+
+TEST_CASE("predicted missing but loaded, and predicted found but missing, are both contradictions") {
+  RuntimeReport loaded = cudnn_report(std::nullopt, "/opt/b/libcudnn.so.9");
+  depscan::judge(loaded, {});
+  CHECK(verdict_of(loaded, "cuDNN library") == "contradicted");
+  RuntimeReport missing = cudnn_report("/opt/a/libcudnn.so.9", "");
+  depscan::judge(missing, {});
+  CHECK(verdict_of(missing, "cuDNN library") == "contradicted");
+  RuntimeReport both_missing = cudnn_report(std::nullopt, "");
+  depscan::judge(both_missing, {});
+  CHECK(verdict_of(both_missing, "cuDNN library") == "confirmed");
+  CHECK(both_missing.failed);  // the failed load step still fails the verify
+}
+
+TEST_CASE("a version other than the file name promises is a contradiction; the same one is confirmed") {
+  RuntimeReport r = cudnn_report("/opt/a/libcudnn.so.9.19.0", "/opt/a/libcudnn.so.9.19.0");
+  r.child.events.push_back(end("cudnn.version", StepStatus::Ok, {{"version", 91800}, {"cudart", 12080}}));
+  r.prediction.cudart_major = 13;
+  depscan::judge(r, {});
+  CHECK(verdict_of(r, "cuDNN library") == "confirmed");
+  CHECK(verdict_of(r, "cuDNN version") == "contradicted");
+  CHECK(verdict_of(r, "CUDA runtime of cuDNN") == "contradicted");
+  RuntimeReport same = cudnn_report("/opt/a/libcudnn.so.9.19.0", "/opt/a/libcudnn.so.9.19.0");
+  same.child.events.push_back(end("cudnn.version", StepStatus::Ok, {{"version", 91900}, {"cudart", 13010}}));
+  same.prediction.cudart_major = 13;
+  depscan::judge(same, {});
+  CHECK(verdict_of(same, "cuDNN version") == "confirmed");
+  CHECK(verdict_of(same, "CUDA runtime of cuDNN") == "confirmed");
+  CHECK(!same.failed);
+}
+
+TEST_CASE("a child killed in the middle of a step becomes a failed step naming it") {
+  RuntimeReport r = cudnn_report("/opt/a/libcudnn.so.9", "/opt/a/libcudnn.so.9");
+  StepEvent start;
+  start.step = "driver.init";
+  start.library = "libcuda.so.1";
+  r.child.events.push_back(start);
+  r.child.open_step = start;
+  r.child.exited = false;
+  r.child.signal = 7;
+  depscan::judge(r, {});
+  REQUIRE(!r.steps.empty());
+  CHECK(r.steps.back().step == "driver.init");
+  CHECK(r.steps.back().status == StepStatus::Failed);
+  CHECK(r.steps.back().message.find("SIGBUS (signal 7)") != std::string::npos);
+  CHECK(r.failed);
+}
