@@ -8,6 +8,8 @@
 
 #include <tbb/parallel_for.h>
 
+#include "analyzer/input/sniff.h"
+
 namespace depscan {
 namespace {
 
@@ -21,7 +23,8 @@ void prefetch_binaries(BinaryCache& cache, const std::vector<std::string>& paths
   std::atomic<size_t> done{0};
   std::mutex print_mutex;
   tbb::parallel_for(size_t{0}, paths.size(), [&](size_t i) {
-    (void)cache.get(paths[i]);
+    auto sniffed = sniff(cache.fs(), paths[i]);
+    if (sniffed && sniffed->format == FileFormat::Elf) (void)cache.get(paths[i]);  // PE goes through LIEF: sequential
     size_t n = ++done;
     if (progress && (n % 64 == 0 || n == paths.size())) {
       std::lock_guard lock(print_mutex);

@@ -3,6 +3,8 @@
 // most of the libraries, which are roots themselves in a directory audit) already parsed, so a
 // directory audit spends its parallel time where the time goes (reading) and still builds one
 // graph with one set of objects. Each file is read once: the cache is keyed by device and inode.
+// Only ELF files are read in parallel (the memory-mapped reader); PE files are parsed by LIEF,
+// whose thread safety is not documented, so the resolver reads them later, sequentially.
 #pragma once
 
 #include <string>
