@@ -117,6 +117,7 @@ Prediction predict(const ScanOptions& options, const ScanReport& report, const s
   Prediction p;
   bool local = options.inputs.empty();
   p.subject = local ? "this machine's stack" : options.inputs.front();
+  p.local_stack = local;
   p.root = local ? self_exe : absolute_path(options.inputs.front());
   auto fs = make_real_fs();
   BinaryCache cache(*fs);

@@ -19,6 +19,7 @@ struct PredictedLibrary {
 
 struct Prediction {
   std::string subject;                           // the application, or "this machine's stack"
+  bool local_stack = false;                      // no input: cuDNN is optional, not required
   std::string root;                              // the object whose search rules apply
   std::vector<std::string> cudnn_names;          // names the probe dlopens, in order
   std::optional<PredictedLibrary> cudnn;         // absent: the resolver made no prediction

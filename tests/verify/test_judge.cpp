@@ -99,3 +99,14 @@ TEST_CASE("a child killed in the middle of a step becomes a failed step naming i
   CHECK(r.steps.back().message.find("SIGBUS (signal 7)") != std::string::npos);
   CHECK(r.failed);
 }
+
+TEST_CASE("auditing this machine's stack, a cuDNN that is absent as predicted is not a failure") {
+  RuntimeReport r = cudnn_report(std::nullopt, "");
+  r.prediction.local_stack = true;
+  depscan::judge(r, {});
+  REQUIRE(!r.steps.empty());
+  CHECK(r.steps.front().status == StepStatus::NotRun);
+  CHECK(r.steps.front().message.rfind("not run: no cuDNN on this machine", 0) == 0);
+  CHECK(verdict_of(r, "cuDNN library") == "confirmed");
+  CHECK(!r.failed);
+}
