@@ -9,6 +9,7 @@
 #include "analyzer/check/gpu_targets.h"
 #include "analyzer/check/baselines.h"
 #include "cli/commands.h"
+#include "cli/cuda_summary.h"
 #include "cli/verify_command.h"
 #include "matrix/matrix.h"
 #include "report/report.h"
@@ -38,8 +39,8 @@ bool use_color(const ScanArgs& args) {
 int run(const ScanArgs& args) {
   if (args.verify.enabled)
     return run_verify_mode(args.scan, args.format, TextOptions{use_color(args), args.verbose}, threshold_of(args.fail_on), args.verify);
-  ScanReport report = run_scan(args.scan);
-  std::string out = render(args.format, report, TextOptions{use_color(args), args.verbose});
+  ScanReport report = run_scan(with_cuda_audit(args.scan));  // no file: audit the CUDA stack
+  std::string out = with_cuda_summary(args.format, report, render(args.format, report, TextOptions{use_color(args), args.verbose}));
   std::fwrite(out.data(), 1, out.size(), stdout);
   for (const std::string& input : report.unreadable_inputs)
     fmt::print(stderr, "depscan: error: {}: cannot be analysed\n", input);

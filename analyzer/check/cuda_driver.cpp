@@ -80,9 +80,11 @@ void judge(const CheckContext& ctx, const SourcedVersion& driver, int major, con
 std::vector<Finding> check_cuda_driver(const CheckContext& ctx, const CudaStack& stack) {
   std::vector<Finding> out;
   if (!stack.driver || stack.driver->version.major() < 100) return out;  // unknown, or not a driver version
+  // One verdict per CUDA major, for the newest version any process of the scan shows.
+  std::vector<const CudaLibrary*> all;
   for (size_t root = 0; root < ctx.graph.roots.size(); ++root)
-    for (const auto& [major, need] : runtime_needs(libraries_in_root(ctx.graph, stack, root)))
-      judge(ctx, *stack.driver, major, need, out);
+    for (const CudaLibrary* lib : libraries_in_root(ctx.graph, stack, root)) all.push_back(lib);
+  for (const auto& [major, need] : runtime_needs(all)) judge(ctx, *stack.driver, major, need, out);
   return out;
 }
 

@@ -11,6 +11,7 @@
 #include "analyzer/input/sniff.h"
 #include "analyzer/read/fatbin_reader.h"
 #include "analyzer/scan/prefetch.h"
+#include "analyzer/scan/cuda_audit.h"
 #include "analyzer/scan/dlopen_edges.h"
 #include "matrix/matrix.h"
 
@@ -74,6 +75,7 @@ ScanReport run_scan(const ScanOptions& options) {
   Resolver resolver(cache, ResolveOptions{environment_for(options)});       // ld.so rules
   for (const std::string& root : roots) resolver.add_root(root);
   for (const Finding& f : resolver.diagnostics()) report.result.findings.push_back(f);
+  if (options.cuda_audit) add_cuda_audit_root(resolver, matrix, *fs);        // no file: the CUDA stack a program would load
   if (options.dlopen_edges) add_dlopen_edges(resolver, matrix, *fs);         // run-time edges: known (matrix) and inferred (.rodata) dlopen
   report.result.graph = resolver.take_graph();
   attach_cuda_code(report.result.graph, *fs);                               // GPU code: fatbin listings
@@ -82,6 +84,7 @@ ScanReport run_scan(const ScanOptions& options) {
   for (auto& f : check_missing_libraries(ctx)) report.result.findings.push_back(std::move(f));
   for (auto& f : check_gpu_code(ctx)) report.result.findings.push_back(std::move(f));           // --gpu vs fatbin
   for (auto& f : check_cuda_stack(ctx)) report.result.findings.push_back(std::move(f));         // CUDA/cuDNN/driver compatibility
+  if (options.cuda_audit) report.cuda_stack = identify_cuda_stack(ctx);                         // for the summary
   SymbolIndex symbols(report.result.graph);                                 // symbol tables, once per object
   for (auto& f : check_symbol_versions(ctx, symbols)) report.result.findings.push_back(std::move(f));    // DT_VERNEED
   for (auto& f : check_undefined_symbols(ctx, symbols)) report.result.findings.push_back(std::move(f));  // symbol binding

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "analyzer/check/check.h"
+#include "analyzer/check/cuda_stack.h"
 #include "analyzer/model.h"
 #include "analyzer/resolve/resolve.h"
 
@@ -22,11 +23,13 @@ struct ScanOptions {
   Target target;
   std::optional<std::string> matrix_path;     // --matrix FILE
   bool dlopen_edges = true;                   // add known and inferred dlopen edges
+  bool cuda_audit = false;                    // no file given: audit the CUDA stack the system would load
 };
 
 struct ScanReport {
   ScanResult result;
   std::vector<std::string> unreadable_inputs;  // inputs that could not be read at all (exit 2)
+  std::optional<CudaStack> cuda_stack;          // cuda_audit: the stack found, for the summary
 };
 
 ScanReport run_scan(const ScanOptions& options);

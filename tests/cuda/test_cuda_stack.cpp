@@ -248,3 +248,42 @@ TEST_CASE("--no-dlopen leaves the run-time edges out") {
   json r = scan_app("app9", "--no-dlopen");
   CHECK(dlopen_edges(r).empty());
 }
+
+TEST_CASE("depscan with no file audits the CUDA stack the system would load") {
+  std::string root = shell_quote(fixtures_dir() + "/cuda/proc-root");
+  json r = scan("--root " + root + " --ld-library-path /opt/cuda13");
+  REQUIRE(r.contains("cuda_stack"));
+  const json& stack = r["cuda_stack"];
+  CHECK(stack["driver_version"] == "535.104.05");
+  CHECK(stack["driver_version_source"] == "/proc/driver/nvidia/version");
+  bool cudart = false, driver_missing = false;
+  for (const json& o : stack["opened"]) {
+    if (o["name"] == "libcudart.so.13") {
+      cudart = o["found"] == true && o["path"] == "/opt/cuda13/libcudart.so.13.1.80" && o["how"] == "LD_LIBRARY_PATH";
+      CHECK(o["version"].get<std::string>().starts_with("13.1.80"));
+    }
+    if (o["name"] == "libcuda.so.1") driver_missing = o["found"] == false;
+  }
+  CHECK(cudart);
+  CHECK(driver_missing);
+  CHECK(stack["consistent"] == false);  // a 535 driver cannot run CUDA 13
+  CHECK(findings(r, "cuda-driver-too-old").size() == 1);
+
+  auto text = run_command(depscan_bin() + " --root " + root + " --ld-library-path /opt/cuda13 --driver 590.48.01");
+  CHECK(text.output.find("CUDA stack") != std::string::npos);
+  CHECK(text.output.find("libcudart.so.13") != std::string::npos);
+  CHECK(text.output.find("driver version: 590.48.01 (--driver)") != std::string::npos);
+  CHECK(text.output.find("verdict: consistent") != std::string::npos);
+}
+
+TEST_CASE("depscan with no file on this machine finds the real cuDNN 9.19 and calls it consistent") {
+  if (!std::filesystem::exists("/usr/local/cuda/lib64/libcudnn.so.9")) return;
+  json r = scan("--ld-library-path /usr/local/cuda/lib64");
+  REQUIRE(r.contains("cuda_stack"));
+  bool cudnn = false;
+  for (const json& o : r["cuda_stack"]["opened"])
+    if (o["name"] == "libcudnn.so.9" && o["found"] == true) cudnn = o["version"].get<std::string>().starts_with("9.19.0");
+  CHECK(cudnn);
+  CHECK(r["cuda_stack"]["cudnn_sublibraries"] == 7);
+  CHECK(r["cuda_stack"]["consistent"] == true);
+}

@@ -1,0 +1,129 @@
+#include "cli/cuda_summary.h"
+
+#include <set>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+namespace depscan::cli {
+namespace {
+
+using nlohmann::json;
+
+const std::set<std::string> kCudaCodes = {"cudnn-version-mismatch", "cudnn-cuda-mismatch", "cuda-driver-too-old",
+                                          "stub-driver", "dlopen-library-not-found", "cuda-major-mismatch",
+                                          "library-not-found"};
+
+struct Line {
+  std::string component, name, path, version, how;
+  bool found = false;
+};
+
+// What the audit program opened by name, in order, with where each one came from.
+std::vector<Line> opened(const ScanReport& report) {
+  const Graph& g = report.result.graph;
+  const CudaStack& stack = *report.cuda_stack;
+  std::vector<Line> lines;
+  if (g.roots.empty()) return lines;
+  size_t audit_root = g.roots.back();
+  for (const Edge& e : g.edges) {
+    if (e.from != audit_root || e.kind != EdgeKind::Dlopen) continue;
+    Line line;
+    line.name = e.name;
+    line.found = e.to.has_value();
+    line.how = e.how_detail.empty() ? to_string(e.how) : e.how_detail;
+    if (const CudaLibrary* lib = e.to ? stack.for_object(*e.to) : nullptr) {
+      line.component = lib->component;
+      line.path = g.objects[*e.to].realpath;
+      if (lib->version) line.version = fmt::format("{} ({})", lib->version->str(), lib->version_source);
+      if (lib->stub) line.version = "STUB (the toolkit's link-time stub, not a driver)";
+    } else {
+      line.component = e.name == "libcuda.so.1" ? "driver" : "";
+    }
+    lines.push_back(std::move(line));
+  }
+  return lines;
+}
+
+std::pair<size_t, size_t> cuda_problems(const ScanReport& report) {
+  size_t errors = 0, warnings = 0;
+  for (const Finding& f : report.result.findings) {
+    if (!kCudaCodes.contains(f.code)) continue;
+    if (f.severity == Severity::Error) ++errors;
+    else if (f.severity == Severity::Warning) ++warnings;
+  }
+  return {errors, warnings};
+}
+
+size_t cudnn_sublibraries(const CudaStack& stack) {
+  size_t n = 0;
+  for (const CudaLibrary* lib : stack.of("cudnn")) n += lib->cudnn_shim ? 0 : 1;
+  return n;
+}
+
+std::string verdict(const ScanReport& report) {
+  auto [errors, warnings] = cuda_problems(report);
+  if (opened(report).empty()) return "nothing to judge: no program to model the loader with";
+  if (errors == 0 && warnings == 0) return "consistent: the driver, runtime and cuDNN found fit together";
+  return fmt::format("{} error(s), {} warning(s) in the CUDA stack: see the findings", errors, warnings);
+}
+
+std::string text_summary(const ScanReport& report) {
+  const CudaStack& stack = *report.cuda_stack;
+  std::string out = "\nCUDA stack (what a program loading the CUDA libraries by name gets: LD_LIBRARY_PATH, "
+                    "ld.so.cache, default paths)\n";
+  std::vector<Line> lines = opened(report);
+  if (lines.empty()) out += "  no program in the analysed system to model the loader with\n";
+  for (const Line& l : lines) {
+    if (!l.found) {
+      out += fmt::format("  {:<10} {:<22} not found{}\n", l.component.empty() ? "-" : l.component, l.name,
+                         l.name == "libcuda.so.1" ? " (no NVIDIA driver installed, or not on the search path)" : "");
+      continue;
+    }
+    out += fmt::format("  {:<10} {:<22} {}  [{}]{}\n", l.component, l.name, l.path, l.how,
+                       l.version.empty() ? "" : "\n  " + std::string(34, ' ') + "version " + l.version);
+  }
+  bool any_cudnn = !stack.of("cudnn").empty();
+  if (any_cudnn) out += fmt::format("  cuDNN sub-libraries reached: {}\n", cudnn_sublibraries(stack));
+  out += stack.driver ? fmt::format("  driver version: {} ({})\n", stack.driver->version.str(), stack.driver->source)
+                      : "  driver version: unknown (no /proc/driver/nvidia/version, no versioned libcuda; --driver sets it)\n";
+  out += "  verdict: " + verdict(report) + "\n";
+  return out;
+}
+
+json json_summary(const ScanReport& report) {
+  json j;
+  j["opened"] = json::array();
+  for (const Line& l : opened(report))
+    j["opened"].push_back({{"name", l.name}, {"component", l.component}, {"found", l.found},
+                           {"path", l.found ? json(l.path) : json(nullptr)}, {"how", l.how}, {"version", l.version}});
+  const CudaStack& stack = *report.cuda_stack;
+  j["driver_version"] = stack.driver ? json(stack.driver->version.str()) : json(nullptr);
+  j["driver_version_source"] = stack.driver ? json(stack.driver->source) : json(nullptr);
+  j["cudnn_sublibraries"] = cudnn_sublibraries(stack);
+  auto [errors, warnings] = cuda_problems(report);
+  j["errors"] = errors;
+  j["warnings"] = warnings;
+  j["consistent"] = errors == 0 && warnings == 0;
+  j["verdict"] = verdict(report);
+  return j;
+}
+
+}  // namespace
+
+ScanOptions with_cuda_audit(ScanOptions options) {
+  if (options.inputs.empty() && !options.python_env) options.cuda_audit = true;
+  return options;
+}
+
+std::string with_cuda_summary(const std::string& format, const ScanReport& report, std::string rendered) {
+  if (!report.cuda_stack) return rendered;
+  if (format == "text") return rendered + text_summary(report);
+  if (format != "json") return rendered;
+  json doc = json::parse(rendered, nullptr, false);
+  if (doc.is_discarded() || !doc.is_object()) return rendered;
+  doc["cuda_stack"] = json_summary(report);
+  return doc.dump(2) + "\n";
+}
+
+}  // namespace depscan::cli
