@@ -1,0 +1,205 @@
+// Differential tests: every fixture in fixtures/symbols/ is run by the real loader with and
+// without LD_BIND_NOW=1, and depscan (with --bind-now for the second run) must predict the same
+// error - same code and same symbol or version - and no error where the loader has none.
+#include <doctest/doctest.h>
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <regex>
+#include <set>
+#include <sstream>
+
+#include "support.h"
+
+using namespace depscan::test;
+using nlohmann::json;
+
+namespace {
+
+struct LoadError {
+  std::string code;     // undefined-symbol or symbol-version-not-found
+  std::string subject;  // "foo_old", "bar_gone, version BAR_1", "FOO_2", "weak FOO_2"
+  bool operator<(const LoadError& o) const { return std::tie(code, subject) < std::tie(o.code, o.subject); }
+  bool operator==(const LoadError& o) const { return code == o.code && subject == o.subject; }
+};
+
+std::ostream& operator<<(std::ostream& os, const LoadError& e) { return os << e.code << " " << e.subject; }
+
+// The loader's and depscan's messages share the loader's wording.
+std::optional<LoadError> parse_error(const std::string& text) {
+  static const std::regex undefined(R"(undefined symbol: ([^,\s;()]+)(, version ([^\s;()]+))?)");
+  static const std::regex version(R"(version [`']([^']+)' not found \(required by)");
+  std::smatch m;
+  if (std::regex_search(text, m, version))
+    return LoadError{"symbol-version-not-found", (text.find("weak version") != std::string::npos ? "weak " : "") + m[1].str()};
+  if (std::regex_search(text, m, undefined))
+    return LoadError{"undefined-symbol", m[2].matched ? m[1].str() + ", version " + m[3].str() : m[1].str()};
+  return std::nullopt;
+}
+
+std::string fixture_dir(const std::string& name) { return fixtures_dir() + "/symbols/" + name; }
+
+std::string case_value(const std::string& name, const std::string& key) {
+  std::ifstream in(fixture_dir(name) + "/case");
+  std::string line;
+  while (std::getline(in, line))
+    if (line.rfind(key + " ", 0) == 0) return line.substr(key.size() + 1);
+  return "";
+}
+
+struct LoaderRun {
+  int exit_code = 0;
+  std::string output;
+  std::optional<LoadError> error;  // only when the program failed
+};
+
+LoaderRun run_fixture(const std::string& name, bool bind_now, const std::string& args) {
+  std::string env = bind_now ? "env -u LD_LIBRARY_PATH -u LD_PRELOAD LD_BIND_NOW=1"
+                             : "env -u LD_LIBRARY_PATH -u LD_PRELOAD -u LD_BIND_NOW";
+  auto r = run_command("cd " + shell_quote(fixture_dir(name)) + " && " + env + " ./app " + args + " 2>&1");
+  LoaderRun run{r.exit_code, r.output, std::nullopt};
+  if (r.exit_code != 0) run.error = parse_error(r.output);
+  return run;
+}
+
+struct Prediction {
+  int exit_code = 0;
+  json doc;
+  std::set<LoadError> errors;    // error findings of the two load-time codes
+  std::set<LoadError> warnings;  // warning findings of the same codes
+};
+
+Prediction predict(const std::string& name, bool bind_now) {
+  std::string cmd = "env -u LD_LIBRARY_PATH -u LD_PRELOAD " + shell_quote(depscan_bin()) +
+                    (bind_now ? " --bind-now" : "") + " --format json " + shell_quote(fixture_dir(name) + "/app");
+  auto r = run_command(cmd);
+  Prediction p;
+  p.exit_code = r.exit_code;
+  p.doc = json::parse(r.output, nullptr, false);
+  REQUIRE_MESSAGE(!p.doc.is_discarded(), "depscan printed no JSON for " << name << ": " << r.output);
+  for (const json& f : p.doc["findings"]) {
+    std::string code = f["code"];
+    if (code != "undefined-symbol" && code != "symbol-version-not-found") continue;
+    auto parsed = parse_error(f["message"].get<std::string>());
+    REQUIRE_MESSAGE(parsed, "unparsable message: " << f["message"]);
+    parsed->code = code;
+    (f["severity"] == "error" ? p.errors : p.warnings).insert(*parsed);
+  }
+  return p;
+}
+
+const std::vector<std::string> kCases = {"removed_func",  "removed_func_now", "removed_versioned",
+                                         "data_ref",      "weak_ref",         "version_missing",
+                                         "weak_version",  "weak_version_flag", "interposed",
+                                         "host_symbol",   "versioned_ok"};
+
+}  // namespace
+
+TEST_CASE("depscan predicts the loader's symbol errors, with and without LD_BIND_NOW") {
+  REQUIRE_MESSAGE(std::filesystem::exists(fixture_dir("removed_func") + "/app"),
+                  "fixtures missing: run fixtures/symbols/build.sh " << fixtures_dir() << "/symbols");
+  for (const std::string& name : kCases) {
+    for (bool bind_now : {false, true}) {
+      CAPTURE(name);
+      CAPTURE(bind_now);
+      LoaderRun loader = run_fixture(name, bind_now, case_value(name, "args"));
+      Prediction p = predict(name, bind_now);
+      if (loader.exit_code != 0) {
+        REQUIRE_MESSAGE(loader.error, "the loader failed without a symbol error: " << loader.output);
+        MESSAGE(name << std::string(bind_now ? " (LD_BIND_NOW=1)" : "") << ": loader says " << *loader.error);
+        CHECK_MESSAGE(p.errors.count(*loader.error) == 1,
+                      "depscan did not predict " << *loader.error << "; loader: " << loader.output);
+        CHECK(p.exit_code == 1);
+      } else {
+        CHECK_MESSAGE(p.errors.empty(), "depscan predicts an error the loader does not have: "
+                                            << (p.errors.empty() ? LoadError{} : *p.errors.begin()));
+        CHECK(p.exit_code == 0);
+      }
+    }
+  }
+}
+
+TEST_CASE("lazy binding: what depscan only warns about fails at the first call") {
+  for (std::string name : {"removed_func", "removed_versioned"}) {
+    CAPTURE(name);
+    LoaderRun at_start = run_fixture(name, false, "");
+    CHECK(at_start.exit_code == 0);
+    LoaderRun at_call = run_fixture(name, false, "call");
+    REQUIRE(at_call.error);
+    Prediction p = predict(name, false);
+    CHECK(p.errors.empty());
+    CHECK(p.warnings.count(*at_call.error) == 1);
+    CHECK(p.doc["findings"].dump().find("first called") != std::string::npos);
+  }
+}
+
+TEST_CASE("a weak version need is noted by the loader and predicted as a warning") {
+  LoaderRun loader = run_fixture("weak_version_flag", true, "");
+  CHECK(loader.exit_code == 0);
+  CHECK(loader.output.find("weak version `FOO_2' not found") != std::string::npos);
+  Prediction p = predict("weak_version_flag", true);
+  CHECK(p.errors.empty());
+  CHECK(p.warnings.count(LoadError{"symbol-version-not-found", "weak FOO_2"}) == 1);
+}
+
+TEST_CASE("symbol-interposed names the copy that wins and the library the user was linked against") {
+  LoaderRun loader = run_fixture("interposed", false, "");
+  REQUIRE(loader.exit_code == 0);
+  CHECK(loader.output.find("first") == 0);  // libuser's call really went to libfirst
+  Prediction p = predict("interposed", false);
+  std::istringstream expected(case_value("interposed", "interposed"));
+  std::string winner, intended;
+  expected >> winner >> intended;
+  int found = 0;
+  for (const json& f : p.doc["findings"]) {
+    if (f["code"] != "symbol-interposed") continue;
+    ++found;
+    std::string message = f["message"];
+    CHECK(f["severity"] == "warning");
+    CHECK(message.find("from " + fixture_dir("interposed") + "/" + intended) != std::string::npos);
+    CHECK(message.find("bind to " + fixture_dir("interposed") + "/" + winner) != std::string::npos);
+    CHECK(message.find("dup_symbol") != std::string::npos);
+  }
+  CHECK(found == 1);
+}
+
+TEST_CASE("the text report shows the missing version, who needs it and who should provide it") {
+  auto r = run_command(shell_quote(depscan_bin()) + " --no-color " + shell_quote(fixture_dir("version_missing") + "/app"));
+  CHECK(r.exit_code == 1);
+  CHECK(r.output.find("error[symbol-version-not-found]: " + fixture_dir("version_missing") +
+                      "/libver.so.1: version 'FOO_2' not found (required by " + fixture_dir("version_missing") +
+                      "/app)") != std::string::npos);
+  CHECK(r.output.find("uses FOO_2 for f2, f3") != std::string::npos);
+  r = run_command(shell_quote(depscan_bin()) + " --no-color --bind-now " + shell_quote(fixture_dir("removed_versioned") + "/app"));
+  CHECK(r.exit_code == 1);
+  CHECK(r.output.find("undefined symbol: bar_gone, version BAR_1 (expected from libbar.so.1 => " +
+                      fixture_dir("removed_versioned") + "/libbar.so.1") != std::string::npos);
+}
+
+TEST_CASE("depscan symbol: where a symbol is defined, which definition wins, who uses it") {
+  auto r = run_command(shell_quote(depscan_bin()) + " symbol --format json dup_symbol " +
+                       shell_quote(fixture_dir("interposed") + "/app"));
+  REQUIRE(r.exit_code == 0);
+  json doc = json::parse(r.output);
+  REQUIRE(doc["roots"].size() == 1);
+  const json& root = doc["roots"][0];
+  REQUIRE(root["definitions"].size() == 2);
+  CHECK(root["definitions"][0]["path"] == fixture_dir("interposed") + "/libfirst.so");
+  CHECK(root["definitions"][0]["wins"] == true);
+  CHECK(root["definitions"][1]["path"] == fixture_dir("interposed") + "/libsecond.so");
+  CHECK(root["definitions"][1]["wins"] == false);
+  REQUIRE(root["uses"].size() == 1);
+  CHECK(root["uses"][0]["path"] == fixture_dir("interposed") + "/libuser.so");
+  CHECK(root["uses"][0]["binds_to"] == root["definitions"][0]["object"]);
+
+  r = run_command(shell_quote(depscan_bin()) + " symbol f3 " + shell_quote(fixture_dir("versioned_ok") + "/app"));
+  CHECK(r.exit_code == 0);
+  CHECK(r.output.find("f3@FOO_1") != std::string::npos);  // the hidden old version
+  CHECK(r.output.find("f3@@FOO_2") != std::string::npos);  // the default
+  CHECK(r.output.find("f3@FOO_2 from libver.so.1 -> " + fixture_dir("versioned_ok") + "/libver.so.1") != std::string::npos);
+
+  r = run_command(shell_quote(depscan_bin()) + " symbol no_such_symbol_anywhere " + shell_quote(fixture_dir("versioned_ok") + "/app"));
+  CHECK(r.exit_code == 1);
+}
