@@ -1,6 +1,7 @@
 #include "loader/prediction.h"
 
 #include <filesystem>
+#include <fstream>
 #include <regex>
 
 #include "analyzer/input/fs.h"
@@ -35,6 +36,7 @@ PredictedLibrary library_of(const Graph& g, const Edge& e) {
 // the resolver gives no answer at all.
 std::optional<size_t> dlopen_edge(Session& s, size_t from, const std::string& name) {
   if (auto e = find_edge(s.resolver.graph(), name, from)) return e;
+  if (from >= s.resolver.graph().objects.size() || !s.resolver.graph().objects[from].binary) return std::nullopt;
   size_t e = s.resolver.add_dlopen(s.root_index, from, name, false, "depscan --verify");
   const Graph& g = s.resolver.graph();
   if (e < g.edges.size() && g.edges[e].name == name) return e;
@@ -92,6 +94,24 @@ std::optional<int> cudart_major_in(const Graph& g) {
   return std::nullopt;
 }
 
+bool is_elf_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  char magic[4] = {};
+  return in.read(magic, 4) && magic[0] == 0x7f && magic[1] == 'E' && magic[2] == 'L' && magic[3] == 'F';
+}
+
+// Whose search rules the probe reproduces: the input when it is an ELF file; for a directory or
+// an environment, the object in the scan's graph that asks for cuDNN.
+std::string root_for(const ScanOptions& options, const ScanReport& report, const std::string& self_exe) {
+  if (options.inputs.empty()) return self_exe;
+  std::string first = absolute_path(options.inputs.front());
+  if (is_elf_file(first)) return first;
+  const Graph& g = report.result.graph;
+  for (const Edge& e : g.edges)
+    if (std::regex_match(e.name, kCudnnName) && e.from < g.objects.size()) return g.objects[e.from].path;
+  return first;
+}
+
 }  // namespace
 
 std::vector<std::string> cudnn_sublibrary_names(int major) {
@@ -118,7 +138,7 @@ Prediction predict(const ScanOptions& options, const ScanReport& report, const s
   bool local = options.inputs.empty();
   p.subject = local ? "this machine's stack" : options.inputs.front();
   p.local_stack = local;
-  p.root = local ? self_exe : absolute_path(options.inputs.front());
+  p.root = root_for(options, report, self_exe);
   auto fs = make_real_fs();
   BinaryCache cache(*fs);
   Resolver resolver(cache, ResolveOptions{environment_for(options)});
