@@ -73,6 +73,15 @@ pid_t spawn(const std::string& program, const std::vector<std::string>& argv, co
   return pid;
 }
 
+void record_status(ChildRun& run, int status) {
+  if (WIFEXITED(status)) {
+    run.exited = true;
+    run.exit_code = WEXITSTATUS(status);
+  } else if (WIFSIGNALED(status)) {
+    run.signal = WTERMSIG(status);
+  }
+}
+
 class EventReader {
  public:
   explicit EventReader(ChildRun& run) : run_(run) {}
@@ -106,15 +115,6 @@ void kill_group(pid_t pid) {
   ::kill(pid, SIGKILL);
 }
 
-void record_status(ChildRun& run, int status) {
-  if (WIFEXITED(status)) {
-    run.exited = true;
-    run.exit_code = WEXITSTATUS(status);
-  } else if (WIFSIGNALED(status)) {
-    run.signal = WTERMSIG(status);
-  }
-}
-
 int remaining_ms(Clock::time_point deadline) {
   auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
   return left <= 0 ? 0 : static_cast<int>(std::min<long long>(left, 1000));
@@ -126,6 +126,9 @@ void pump(pid_t pid, Pipe& events, Pipe& errors, const ChildLimits& limits, Chil
   Clock::time_point step_deadline = start + limits.step_timeout;
   char buf[8192];
   while (events.read >= 0 || errors.read >= 0) {
+    // A grandchild may keep stderr open after the probe is gone: stop once the probe has exited.
+    int status = 0;
+    if (events.read < 0 && ::waitpid(pid, &status, WNOHANG) == pid) return record_status(run, status);
     Clock::time_point now = Clock::now();
     if (now >= overall || now >= step_deadline) {
       run.timeout = now >= overall ? "overall" : "step";
@@ -153,6 +156,7 @@ void pump(pid_t pid, Pipe& events, Pipe& errors, const ChildLimits& limits, Chil
 
 // The pipes are closed; the child should be exiting. Wait for it, but not past the deadline.
 void reap(pid_t pid, const ChildLimits& limits, Clock::time_point start, ChildRun& run) {
+  if (run.exited || run.signal) return;
   Clock::time_point overall = start + limits.total_timeout;
   int status = 0;
   while (true) {
