@@ -42,3 +42,32 @@ TEST_CASE("a chain of 10,000 libraries") {
 }
 
 }  // namespace depscan::test
+
+namespace depscan::test {
+
+TEST_CASE("the CUDA library set resolves quickly") {
+  std::vector<std::string> files;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator("/usr/local/cuda/lib64", ec)) {
+    std::string name = entry.path().filename().string();
+    if (entry.is_regular_file() && name.find(".so") != std::string::npos) files.push_back(entry.path().string());
+  }
+  if (files.empty()) {
+    MESSAGE("no /usr/local/cuda/lib64: skipped");
+    return;
+  }
+  auto fs = make_real_fs();
+  BinaryCache cache(*fs);
+  Resolver resolver(cache, ResolveOptions{clean_environment()});
+  auto start = std::chrono::steady_clock::now();
+  for (const std::string& f : files) resolver.add_root(f);
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  size_t missing = 0;
+  for (const Edge& e : resolver.graph().edges) missing += e.to ? 0 : 1;
+  MESSAGE(files.size() << " CUDA libraries, " << resolver.graph().objects.size() << " objects, " << missing
+                       << " missing edges, resolved in " << seconds << " s");
+  CHECK(missing == 0);
+  CHECK(seconds < 0.25);
+}
+
+}  // namespace depscan::test

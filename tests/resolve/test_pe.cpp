@@ -1,0 +1,40 @@
+// Windows PE: the DLL search order (application directory, the root's Windows directories,
+// PATH-like directories), names matched ignoring case, each edge saying where it was found.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+
+#include "resolve_support.h"
+
+namespace depscan::test {
+
+TEST_CASE("PE imports follow the DLL search order inside a root") {
+  namespace fs = std::filesystem;
+  TempDir tmp("pe");
+  fs::path root = tmp.path();
+  fs::create_directories(root / "app");
+  fs::create_directories(root / "Windows/System32");
+  fs::create_directories(root / "extra");
+  fs::copy_file(resolve_fixture("pe/app.exe"), root / "app/app.exe");
+  fs::copy_file(resolve_fixture("pe/libpe1.dll"), root / "app/libpe1.dll");
+  fs::copy_file(resolve_fixture("pe/libpe1.dll"), root / "Windows/System32/kernel32.dll");  // any x86-64 DLL
+  fs::copy_file(resolve_fixture("pe/libpe1.dll"), root / "extra/MSVCRT.DLL");
+  LoaderEnvironment env = clean_environment();
+  Walk without_path("/app/app.exe", env, root.string());
+  CHECK(without_path.where("libpe1.dll") == "/app/libpe1.dll");
+  CHECK(without_path.edge("libpe1.dll")->how == How::SearchOrder);
+  CHECK(without_path.edge("libpe1.dll")->how_detail == "application directory");
+  CHECK(without_path.where("KERNEL32.dll") == "/Windows/System32/kernel32.dll");
+  CHECK(without_path.edge("KERNEL32.dll")->how_detail == "system directory");
+  CHECK(without_path.where("msvcrt.dll") == "not found");
+  env.pe_search_path = {"/extra"};
+  Walk with_path("/app/app.exe", env, root.string());
+  CHECK(with_path.where("msvcrt.dll") == "/extra/MSVCRT.DLL");
+  // libpe1.dll imports KERNEL32.dll again: already loaded, matched ignoring case.
+  int reused = 0;
+  for (const Edge& e : with_path.graph().edges)
+    if (e.name == "KERNEL32.dll" && e.how == How::AlreadyLoaded) ++reused;
+  CHECK(reused >= 1);
+}
+
+}  // namespace depscan::test
