@@ -48,8 +48,7 @@ class InterpositionScan {
   InterpositionScan(const CheckContext& ctx, const SymbolIndex& symbols) : ctx_(ctx), symbols_(symbols) {}
 
   void scan_root(size_t root) {
-    const std::vector<size_t>& scope = symbols_.scope(root);
-    for (size_t o : scope)
+    for (size_t o : symbols_.members(root))
       for (const Symbol& ref : ctx_.graph.objects[o].binary->symbols)
         if (!ref.defined && !ref.name.empty() && ref.binding != SymbolBinding::Local) check(root, o, ref);
   }
@@ -86,7 +85,7 @@ class InterpositionScan {
   }
 
   void check(size_t root, size_t requester, const Symbol& ref) {
-    auto winner = symbols_.bind(symbols_.scope(root), ref);
+    auto winner = symbols_.bind(symbols_.scope_for(root, requester), ref);
     if (!winner) return;
     auto provider = intended(root, requester, ref, winner->object);
     if (!provider || *provider == winner->object || is_noise(root, *winner, *provider, ref)) return;

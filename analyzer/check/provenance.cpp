@@ -18,8 +18,8 @@ std::vector<SymbolProvenance> symbol_provenance(const SymbolIndex& symbols, std:
   const Graph& graph = symbols.graph();
   for (size_t root = 0; root < graph.load_order.size(); ++root) {
     SymbolProvenance p{root, {}, {}};
-    const std::vector<size_t>& scope = symbols.scope(root);
-    for (size_t o : scope) {
+    for (size_t o : symbols.members(root)) {
+      const std::vector<size_t>& scope = symbols.scope_for(root, o);
       for (const Symbol* d : symbols.definitions(o, name)) {
         auto bound = symbols.bind(scope, probe_for(*d));
         p.definitions.push_back({o, d, bound && bound->symbol == d, std::nullopt});

@@ -50,17 +50,43 @@ bool is_bindable(const Object& object) {
   return object.binary && object.binary->format == Format::Elf;
 }
 
+// Objects the root loads at start-up: reachable from the root through NEEDED and preload edges.
+std::vector<bool> started_with(const Graph& graph, size_t root) {
+  std::vector<bool> global(graph.objects.size(), false);
+  std::vector<std::vector<size_t>> next(graph.objects.size());
+  for (const Edge& e : graph.edges)
+    if (e.root == root && e.to && e.from < graph.objects.size() && *e.to < graph.objects.size() &&
+        (e.kind == EdgeKind::Needed || e.kind == EdgeKind::Preload))
+      next[e.from].push_back(*e.to);
+  std::vector<size_t> queue{graph.roots[root]};
+  global[graph.roots[root]] = true;
+  for (size_t i = 0; i < queue.size(); ++i)
+    for (size_t n : next[queue[i]]) {
+      if (global[n]) continue;
+      global[n] = true;
+      queue.push_back(n);
+    }
+  return global;
+}
+
 SymbolIndex::SymbolIndex(const Graph& graph) : graph_(graph) {
   std::vector<bool> in_scope(graph.objects.size(), false);
-  for (const auto& order : graph.load_order) {
+  for (size_t root = 0; root < graph.load_order.size(); ++root) {
+    std::vector<bool>& global = global_.emplace_back(
+        root < graph.roots.size() && graph.roots[root] < graph.objects.size() ? started_with(graph, root)
+                                                                             : std::vector<bool>(graph.objects.size(), true));
     std::vector<size_t>& scope = scopes_.emplace_back();
+    std::vector<size_t>& members = members_.emplace_back();
+    std::vector<size_t> dlopened;
     auto& names = names_.emplace_back();
-    for (size_t o : order) {
+    for (size_t o : graph.load_order[root]) {
       if (o >= graph.objects.size() || !is_bindable(graph.objects[o])) continue;
-      scope.push_back(o);
+      (global[o] ? scope : dlopened).push_back(o);
       in_scope[o] = true;
       if (const auto& soname = graph.objects[o].binary->soname) names.emplace(*soname, o);
     }
+    members = scope;
+    members.insert(members.end(), dlopened.begin(), dlopened.end());
   }
   for (const Edge& e : graph.edges) {
     if (!e.to || e.root >= names_.size() || !in_scope[*e.to]) continue;
@@ -73,6 +99,14 @@ SymbolIndex::SymbolIndex(const Graph& graph) : graph_(graph) {
 }
 
 SymbolIndex::~SymbolIndex() = default;
+
+bool SymbolIndex::is_dlopened(size_t root, size_t object) const {
+  return root < global_.size() && object < global_[root].size() && !global_[root][object];
+}
+
+const std::vector<size_t>& SymbolIndex::scope_for(size_t root, size_t object) const {
+  return is_dlopened(root, object) ? members_[root] : scopes_[root];
+}
 
 std::span<const Symbol* const> SymbolIndex::definitions(size_t object, std::string_view name) const {
   if (object >= tables_.size() || !tables_[object]) return {};

@@ -39,8 +39,18 @@ class SymbolIndex {
   // The first object of `scope` that defines `reference`: the binding ld.so makes.
   std::optional<Binding> bind(std::span<const size_t> scope, const Symbol& reference) const;
 
-  // The readable ELF objects of root `root` in load order: its global lookup scope.
+  // The global lookup scope of root `root`: its readable ELF objects loaded at start-up (the
+  // program, preloads, the NEEDED closure), in load order.
   const std::vector<size_t>& scope(size_t root) const { return scopes_[root]; }
+
+  // Every readable ELF object of the root in load order, those opened by dlopen included.
+  const std::vector<size_t>& members(size_t root) const { return members_[root]; }
+
+  // The scope `object`'s references are looked up in: the global scope, and for an object
+  // loaded only by dlopen also the objects dlopen brought in (a superset of its local scope).
+  const std::vector<size_t>& scope_for(size_t root, size_t object) const;
+
+  bool is_dlopened(size_t root, size_t object) const;
 
   // The loaded object of root `root` known by `name` (its soname or a name it was loaded by),
   // as dl-version.c's find_needed finds it; nullopt if none is loaded.
@@ -53,7 +63,9 @@ class SymbolIndex {
   struct Table;
   const Graph& graph_;
   std::vector<std::unique_ptr<Table>> tables_;  // per object; null if unreadable or not ELF
-  std::vector<std::vector<size_t>> scopes_;
+  std::vector<std::vector<size_t>> scopes_;       // per root: global scope
+  std::vector<std::vector<size_t>> members_;      // per root: global scope, then dlopen-only objects
+  std::vector<std::vector<bool>> global_;         // per root, per object: in the global scope
   std::vector<std::unordered_map<std::string_view, size_t>> names_;  // per root
   std::unordered_map<uint64_t, std::vector<size_t>> needed_;         // (root, object) -> NEEDED
 };

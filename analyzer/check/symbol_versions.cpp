@@ -68,7 +68,7 @@ std::vector<Finding> check_symbol_versions(const CheckContext& ctx, const Symbol
   std::vector<Finding> out;
   std::set<std::tuple<size_t, size_t, std::string>> seen;  // requester, provider, version
   for (size_t root = 0; root < ctx.graph.load_order.size(); ++root) {
-    for (size_t o : symbols.scope(root)) {
+    for (size_t o : symbols.members(root)) {
       const Object& requester = ctx.graph.objects[o];
       for (const VersionNeed& need : requester.binary->version_needs) {
         auto provider_index = symbols.loaded(root, need.file);

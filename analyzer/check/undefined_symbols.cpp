@@ -109,6 +109,7 @@ std::optional<Finding> unresolved(const CheckContext& ctx, const SymbolIndex& sy
                         "rebuild {} without the reference", ref.name, requester.path);
   }
   f.message += "; " + when_it_fails(*requester.binary, ref, ctx.target);
+  if (symbols.is_dlopened(facts.root, object)) f.message += " (it is loaded by dlopen: the dlopen call fails)";
   return f;
 }
 
@@ -121,8 +122,8 @@ std::vector<Finding> check_undefined_symbols(const CheckContext& ctx, const Symb
     const Object& root_object = ctx.graph.objects[ctx.graph.roots[root]];
     RootFacts facts{root, root_object.binary && root_object.binary->is_executable(),
                     has_missing_library(ctx.graph, root)};
-    const std::vector<size_t>& scope = symbols.scope(root);
-    for (size_t o : scope) {
+    for (size_t o : symbols.members(root)) {
+      const std::vector<size_t>& scope = symbols.scope_for(root, o);
       for (const Symbol& ref : ctx.graph.objects[o].binary->symbols) {
         if (ref.defined || ref.binding != SymbolBinding::Global || ref.name.empty()) continue;
         if (symbols.bind(scope, ref)) continue;

@@ -93,6 +93,8 @@ TEST_CASE("the first definition in load order wins") {
   b.symbols = {def("shared", "", 1)};
   size_t app = g.add("/app", elf(std::nullopt, true));
   size_t la = g.add("/lib/liba.so", a), lb = g.add("/lib/libb.so", b);
+  g.edge(app, "libb.so", lb);
+  g.edge(app, "liba.so", la);
   size_t root = g.root({app, lb, la});
   SymbolIndex index(g.graph);
   auto bound = index.bind(index.scope(root), ref("shared"));
@@ -445,4 +447,24 @@ TEST_CASE("the baseline table has a source on every row") {
   REQUIRE(rhel8);
   CHECK(rhel8->glibc == "2.28");
   CHECK(find_baseline("manylinux2014")->glibc == "2.17");
+}
+
+TEST_CASE("objects opened by dlopen do not serve the program's references, but see the global scope") {
+  GraphBuilder g;
+  Binary app = elf(std::nullopt, true);
+  app.symbols = {def("host_api"), ref("plugin_only", "", "", 1, SymbolType::Object)};
+  Binary plugin = elf("libplugin.so");
+  plugin.symbols = {def("plugin_only", "", 1, false, SymbolType::Object), ref("host_api"), ref("nowhere")};
+  plugin.dt_flags = kDfBindNow;
+  size_t a = g.add("/opt/app", app), p = g.add("/opt/libplugin.so", plugin);
+  g.edge(a, "libplugin.so", p, How::Runpath, EdgeKind::Dlopen);
+  g.root({a, p});
+  CheckRun run;
+  auto found = run.run(g.graph, undefined);
+  REQUIRE(found.size() == 2);
+  CHECK(found[0].object == a);  // plugin_only: the dlopened copy is not in the global scope
+  CHECK(found[0].severity == Severity::Error);
+  CHECK(found[1].object == p);  // nowhere; host_api binds to the program
+  CHECK(found[1].message.find("undefined symbol: nowhere") != std::string::npos);
+  CHECK(found[1].message.find("dlopen call fails") != std::string::npos);
 }
