@@ -3,11 +3,10 @@
 namespace depscan {
 namespace {
 
-// The reference a lookup for this definition would carry: its version if it has a named one.
-Symbol probe_for(const Symbol& definition) {
+// An unversioned reference (what dlsym and unversioned programs use) to the symbol.
+Symbol unversioned_probe(std::string_view name) {
   Symbol probe;
-  probe.name = definition.name;
-  if (definition.version_index >= 2 && definition.version_index != 0xffff) probe.version = definition.version;
+  probe.name = std::string(name);
   return probe;
 }
 
@@ -21,7 +20,7 @@ std::vector<SymbolProvenance> symbol_provenance(const SymbolIndex& symbols, std:
     for (size_t o : symbols.members(root)) {
       const std::vector<size_t>& scope = symbols.scope_for(root, o);
       for (const Symbol* d : symbols.definitions(o, name)) {
-        auto bound = symbols.bind(scope, probe_for(*d));
+        auto bound = symbols.bind(scope, unversioned_probe(name));
         p.definitions.push_back({o, d, bound && bound->symbol == d, std::nullopt});
       }
       for (const Symbol& s : graph.objects[o].binary->symbols)

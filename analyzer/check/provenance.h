@@ -13,7 +13,7 @@ namespace depscan {
 struct SymbolSite {
   size_t object = 0;                // index into Graph::objects
   const Symbol* symbol = nullptr;
-  bool wins = false;                // definitions: the one a lookup of its version binds to
+  bool wins = false;                // definitions: the one an unversioned lookup binds to
   std::optional<Binding> bound;     // references: the definition it binds to, if any
 };
 
