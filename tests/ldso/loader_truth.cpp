@@ -54,9 +54,23 @@ LoaderTrace parse_trace(const std::string& listing, const RunPlace& place) {
   LoaderTrace trace;
   std::istringstream in(listing);
   std::string line;
+  const std::string fatal = "error while loading shared libraries: ";
+  const std::string cannot_open = ": cannot open shared object file";
   while (std::getline(in, line)) {
+    if (size_t at = line.find(fatal); at != std::string::npos && line.find(cannot_open) != std::string::npos) {
+      std::string name = line.substr(at + fatal.size());
+      name = name.substr(0, name.find(cannot_open));
+      trace.parsed = trace.partial = true;
+      trace.not_found.insert(name);
+      trace.by_name.emplace(name, kNotFound);
+      continue;
+    }
     if (!starts_with(line, "\t")) continue;
     line = trim(line);
+    if (line == "statically linked") {
+      trace.parsed = true;
+      continue;
+    }
     size_t arrow = line.find(" => ");
     if (arrow != std::string::npos) {
       std::string name = line.substr(0, arrow), target = line.substr(arrow + 4);
@@ -141,13 +155,31 @@ DepscanRun parse_depscan(int exit_code, const std::string& json_text, const RunP
   }
   const auto& objects = run.doc["objects"];
   for (const auto& root : run.doc["roots"]) run.root_paths.push_back(objects.at(root.get<size_t>())["path"]);
+  // Only what the loader itself loads: objects reached from the root through needed/preload
+  // edges (dlopen edges, and the NEEDED of what they open, are not in a load-time listing).
+  std::map<size_t, std::set<size_t>> reached;
+  for (size_t r = 0; r < run.doc["roots"].size(); ++r) reached[r].insert(run.doc["roots"][r].get<size_t>());
+  std::vector<const nlohmann::json*> load_edges;
   for (const auto& e : run.doc["edges"]) {
     std::string kind = e.value("kind", "");
-    if (kind != "needed" && kind != "preload") continue;
+    if (kind == "needed" || kind == "preload") load_edges.push_back(&e);
+  }
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (const nlohmann::json* e : load_edges) {
+      auto& set = reached[e->value("root", size_t{0})];
+      if (!(*e)["to"].is_null() && set.count((*e)["from"].get<size_t>()))
+        grew |= set.insert((*e)["to"].get<size_t>()).second;
+    }
+  }
+  for (const nlohmann::json* ep : load_edges) {
+    const auto& e = *ep;
+    size_t root = e.value("root", size_t{0});
+    if (!reached[root].count(e["from"].get<size_t>())) continue;
     DepscanEdge edge;
     edge.from_path = objects.at(e["from"].get<size_t>())["path"];
     edge.name = e["name"];
-    edge.kind = kind;
+    edge.kind = e["kind"];
     edge.how = e.value("how", "");
     if (e["to"].is_null()) {
       edge.resolved = kNotFound;
@@ -157,7 +189,7 @@ DepscanRun parse_depscan(int exit_code, const std::string& json_text, const RunP
       edge.resolved = canonical_in(place, real.empty() ? target["path"].get<std::string>() : real);
     }
     for (const auto& t : e["tried"]) edge.tried.push_back(t);
-    run.edges_by_root[e.value("root", size_t{0})].push_back(std::move(edge));
+    run.edges_by_root[root].push_back(std::move(edge));
   }
   return run;
 }
@@ -171,6 +203,7 @@ std::vector<std::string> compare_with_loader(const LoaderTrace& trace,
     std::string where = e.name + " (" + e.kind + " of " + e.from_path + ")";
     if (e.resolved == kNotFound) depscan_missing.insert(e.name);
     else depscan_files.insert(e.resolved);
+    if (trace.partial && !trace.by_name.count(e.name)) continue;
     auto truth = trace.resolve(e.name);
     if (!truth) {
       diffs.push_back(where + ": depscan -> " + e.resolved + " [" + e.how +

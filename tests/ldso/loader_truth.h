@@ -26,9 +26,13 @@ struct RunPlace {
 std::string canonical_in(const RunPlace& place, const std::string& reported);
 
 // One `LD_TRACE_LOADED_OBJECTS=1` listing (`name => path (addr)`, `path (addr)`,
-// `name => not found`), made canonical.
+// `name => not found`, `statically linked` for an object without NEEDED), made canonical; also
+// the fatal `error while loading shared libraries: NAME: cannot open shared object file`.
 struct LoaderTrace {
   bool parsed = false;                          // at least one listing line was seen
+  // The loader stopped at a fatal "cannot open shared object file" (it does so for some
+  // libraries listed on their own): only the names it reported can be compared.
+  bool partial = false;
   std::vector<std::string> loaded;              // canonical paths, in load order (no interpreter)
   std::string interpreter;                      // canonical path of the listed ld.so, if any
   std::map<std::string, std::string> by_name;   // name as listed -> canonical path or kNotFound

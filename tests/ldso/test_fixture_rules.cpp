@@ -232,6 +232,20 @@ TEST_CASE("ldso rule: glibc-hwcaps subdirectory preferred") { check_rule("hwcaps
 TEST_CASE("ldso rule: legacy hwcap subdirectory") { check_rule("legacy_hwcaps"); }
 TEST_CASE("ldso rule: missing library with the tried paths") { check_rule("missing"); }
 
+// The harness itself: depscan given another environment than the loader's must disagree.
+TEST_CASE("ldso harness: a wrong answer is caught") {
+  FixtureCase c = load_case("search_order");
+  LoaderOutput loader = run_loader(c);
+  LoaderTrace trace = parse_trace(loader.listing, place_of(c));
+  REQUIRE(trace.parsed);
+  FixtureCase without_path = c;
+  without_path.env.erase("LD_LIBRARY_PATH");
+  DepscanRun depscan = run_depscan(without_path);
+  REQUIRE(depscan.error.empty());
+  auto diffs = compare_with_loader(trace, depscan.edges_by_root[0], canonical_in(place_of(c), c.exe));
+  CHECK_MESSAGE(diffs.size() >= 1, "libtwo.so resolves to dU without LD_LIBRARY_PATH, dL with it");
+}
+
 TEST_CASE("ldso fixtures: every built rule has a test case") {
   std::set<std::string> tested = {
       "bfs_order", "preload", "etc_preload", "root_cache", "needed_slash", "soname_reuse",
