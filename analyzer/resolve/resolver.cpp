@@ -197,8 +197,9 @@ struct Resolver::Impl {
     if (it != rpath_memo.end()) return it->second;
     std::vector<std::string> dirs;
     const Binary* bin = binary_of(walk, loaded);
-    // _dl_init_paths: the main program's RPATH is ignored when it also has a RUNPATH.
-    if (bin && bin->rpath && !(is_main && bin->runpath))
+    // elf_get_dynamic_info drops DT_RPATH of any object that also has DT_RUNPATH (the main
+    // program's too), so such an object adds nothing to the RPATH chain.
+    if (bin && bin->rpath && !bin->runpath)
       dirs = split_search_path(*bin->rpath, ":", dst_context(walk, loaded));
     return rpath_memo.emplace(key, std::move(dirs)).first->second;
   }
