@@ -6,8 +6,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 dir=${1:-/usr/local/cuda/lib64}
-build=build-bench
-cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null
+build=build-bench-symbols  # its own tree: bench/run.sh configures build-bench without tests
+cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DDEPSCAN_BUILD_TESTS=ON >/dev/null
 cmake --build "$build" -j2 --target depscan test_symbols >/dev/null
 mapfile -t libs < <(find "$dir" -maxdepth 1 -type f -name '*.so*' | sort)
 echo "symbols bench: ${#libs[@]} libraries in $dir"
