@@ -203,3 +203,21 @@ TEST_CASE("depscan symbol: where a symbol is defined, which definition wins, who
   r = run_command(shell_quote(depscan_bin()) + " symbol no_such_symbol_anywhere " + shell_quote(fixture_dir("versioned_ok") + "/app"));
   CHECK(r.exit_code == 1);
 }
+
+TEST_CASE("--target-glibc and --target name the symbols too new for the target") {
+  std::string app = shell_quote(fixture_dir("removed_func") + "/app");
+  // Built here against glibc 2.36: __libc_start_main@GLIBC_2.34 is in every program.
+  auto r = run_command(shell_quote(depscan_bin()) + " --format json --target-glibc 2.30 " + app);
+  CHECK(r.exit_code == 1);
+  json doc = json::parse(r.output);
+  bool named = false;
+  for (const json& f : doc["findings"])
+    if (f["code"] == "symbol-too-new")
+      named = named || f["message"].get<std::string>().find("__libc_start_main") != std::string::npos;
+  CHECK(named);
+  r = run_command(shell_quote(depscan_bin()) + " --format json --target debian-12 " + app);
+  CHECK(r.exit_code == 0);
+  r = run_command(shell_quote(depscan_bin()) + " --target no-such-distro " + app + " 2>&1");
+  CHECK(r.exit_code == 2);
+  CHECK(r.output.find("known: debian-10") != std::string::npos);
+}
