@@ -52,6 +52,7 @@ class TreePrinter {
   std::string print_root(size_t root_index) {
     out_.clear();
     expanded_.clear();
+    missing_listed_.clear();
     size_t root = graph_.roots[root_index];
     out_ += style_.paint(graph_.objects[root].path, "1") + cuda_suffix(graph_.objects[root]) + "\n";
     expanded_.insert(root);
@@ -87,7 +88,11 @@ class TreePrinter {
     std::string kind = edge.kind == EdgeKind::Needed ? "" : fmt::format(" ({}{})", to_string(edge.kind),
                                                                       edge.inferred ? ", inferred" : "");
     if (!edge.to) {
-      out_ += branch + style_.paint(edge.name + " not found", "1;31") + kind + "\n";
+      // The paths tried are listed once per missing name (always with -v).
+      bool first = missing_listed_.insert(edge.name).second;
+      std::string note = first || options_.verbose ? "" : " (paths tried are listed above)";
+      out_ += branch + style_.paint(edge.name + " not found", "1;31") + kind + note + "\n";
+      if (!first && !options_.verbose) return;
       std::string pad = prefix + (last ? "    " : "│   ");
       for (const Attempt& a : edge.tried)
         out_ += pad + style_.paint(fmt::format("  tried {} ({})", a.path, a.outcome), "31") + "\n";
@@ -110,6 +115,7 @@ class TreePrinter {
   Style style_;
   std::map<std::pair<size_t, size_t>, std::vector<size_t>> by_from_;
   std::set<size_t> expanded_;
+  std::set<std::string> missing_listed_;
   std::string out_;
 };
 

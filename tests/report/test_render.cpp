@@ -93,3 +93,18 @@ TEST_CASE("SARIF, JUnit and GitHub renderings carry every finding") {
   CHECK(gh.rfind("::error file=/opt/app/bin/app,title=depscan library-not-found::", 0) == 0);
   CHECK(gh.find("line1%0Aline2 100%25") != std::string::npos);
 }
+
+TEST_CASE("a missing name lists its tried paths once per tree, every time with -v") {
+  ScanReport r = sample_report();
+  Graph& g = r.result.graph;
+  g.edges.push_back({1, "libmissing.so", std::nullopt, EdgeKind::Needed, How::NotFound, "",
+                     {{"/opt/app/lib/libmissing.so", "not found"}}, false, "", 0});
+  std::string plain = render_text(r, TextOptions{false, false});
+  size_t first = plain.find("tried /opt/app/lib/libmissing.so");
+  REQUIRE(first != std::string::npos);
+  CHECK(plain.find("tried /opt/app/lib/libmissing.so", first + 1) == std::string::npos);
+  CHECK(plain.find("libmissing.so not found (paths tried are listed above)") != std::string::npos);
+  std::string verbose = render_text(r, TextOptions{false, true});
+  first = verbose.find("tried /opt/app/lib/libmissing.so");
+  CHECK(verbose.find("tried /opt/app/lib/libmissing.so", first + 1) != std::string::npos);
+}
