@@ -281,6 +281,10 @@ TEST_CASE("hostile: an unreadable file") {
   std::string hidden = dir.str() + "/locked/libhidden.so";
   write_file(hidden, victim("libvictim.so"));
   fs::permissions(dir.path() / "locked", fs::perms::owner_read | fs::perms::owner_write);
+  struct Unlock {  // so TempDir can remove the tree afterwards, even as a non-root user
+    fs::path locked;
+    ~Unlock() { std::error_code ec; fs::permissions(locked, fs::perms::owner_all, ec); }
+  } unlock{dir.path() / "locked"};
   std::string prefix;
   if (::geteuid() == 0) {
     std::string drop = "setpriv --reuid=65534 --regid=65534 --clear-groups ";
