@@ -181,3 +181,20 @@ TEST_CASE("explain lists every candidate and the result") {
 }
 
 }  // namespace depscan::test
+
+namespace depscan::test {
+
+TEST_CASE("a candidate that is not a usable ELF file stops the loader with its error") {
+  std::string exe = resolve_fixture("fatal/exe");
+  CommandResult real = run_command("env -u LD_LIBRARY_PATH -u LD_PRELOAD LD_TRACE_LOADED_OBJECTS=1 " + shell_quote(exe) + " 2>&1");
+  Walk walk(exe, clean_environment());
+  const Edge* e = walk.edge("libf.so");
+  REQUIRE(e != nullptr);
+  CHECK_FALSE(e->to.has_value());
+  CHECK(e->how_detail == "file too short");
+  INFO(real.output);
+  CHECK(real.exit_code != 0);
+  CHECK(real.output.find(resolve_fixture("fatal/bad/libf.so") + ": " + e->how_detail) != std::string::npos);
+}
+
+}  // namespace depscan::test
