@@ -170,7 +170,7 @@ void check_tried(const FixtureCase& c, const LoaderOutput& loader, const std::ve
     std::vector<std::string> theirs;
     for (const std::string& t : all)
       if (!in_missing_subdirectory(t, name, all)) theirs.push_back(t);
-    CHECK_MESSAGE(theirs.size() > 1, "the loader tried too few paths for " << name);
+    CHECK_MESSAGE(!theirs.empty(), "the loader tried no path for " << name);
     std::string diff;
     for (size_t i = 0; i < std::max(ours.size(), theirs.size()); ++i) {
       std::string a = i < ours.size() ? ours[i] : "-", b = i < theirs.size() ? theirs[i] : "-";
