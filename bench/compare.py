@@ -53,7 +53,7 @@ def tools(depscan, files, extra, directory=None):
         "depscan": [depscan, "--format", "json"] + extra + files,
         **({"depscan DIR": [depscan, "--format", "json"] + extra + [directory]} if directory else {}),
         "libtree": ["libtree"] + files,
-        "lddtree": ["lddtree"] + files,
+        "lddtree": ["/usr/bin/python3", "/usr/bin/lddtree"] + files,  # Debian's python has pyelftools
         "ldd": ["ldd"] + files,
     }
     return {name: argv for name, argv in candidates.items() if shutil.which(argv[0]) or os.path.exists(argv[0])}

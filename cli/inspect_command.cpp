@@ -197,10 +197,8 @@ void add_inspect_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--format", args->format, "output format")->check(CLI::IsMember({"text", "json"}));
   cmd->add_option("--root", args->root, "read FILE inside this root file system");
   cmd->add_flag("--symbols", args->symbols, "list every dynamic symbol (ELF) or import/export (PE)");
-  // The top-level app's callback is the scan; it would run after this one and overwrite the exit code.
-  cmd->callback([args, &exit_code, &app] {
+  cmd->callback([args, &exit_code] {
     exit_code = run(*args);
-    app.callback(std::function<void()>());
   });
 }
 

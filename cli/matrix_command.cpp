@@ -242,10 +242,8 @@ void add_matrix_command(CLI::App& app, int& exit_code) {
   cmd->add_option("question", args->words, "the topic and its arguments")->required();
   cmd->add_option("--format", args->format, "output format")->check(CLI::IsMember({"text", "json"}));
   cmd->add_option("--matrix", args->matrix_path, "replace the embedded data with this matrix file");
-  // The top-level app's callback is the scan; it would run after this one and overwrite the exit code.
-  cmd->callback([args, &exit_code, &app] {
+  cmd->callback([args, &exit_code] {
     exit_code = run(*args);
-    app.callback(std::function<void()>());
   });
 }
 

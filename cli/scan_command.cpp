@@ -94,7 +94,10 @@ void add_scan_command(CLI::App& app, int& exit_code) {
   app.add_flag("-v,--verbose", args->verbose, "show libc-family libraries and every tried path");
   app.add_flag("--no-color", args->no_color, "never colour the output");
   add_verify_options(app, args->verify);
-  app.callback([args, &exit_code] { exit_code = run(*args); });
+  // CLI11 runs the top-level callback after a subcommand's: the scan runs only without one.
+  app.callback([args, &exit_code, &app] {
+    if (app.get_subcommands().empty()) exit_code = run(*args);
+  });
 }
 
 }  // namespace depscan::cli

@@ -96,11 +96,8 @@ void add_why_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--ld-library-path", args->scan.ld_library_path, "LD_LIBRARY_PATH of the target process");
   cmd->add_option("--preload", args->scan.preload, "LD_PRELOAD of the target process");
   cmd->add_flag("--no-etc-preload", args->scan.no_etc_preload, "ignore /etc/ld.so.preload");
-  // The top-level app's callback is the scan; it would run after this one and overwrite the
-  // exit code, so a `why` run clears it.
-  cmd->callback([args, &exit_code, &app] {
+  cmd->callback([args, &exit_code] {
     exit_code = run(*args);
-    app.callback(std::function<void()>());
   });
 }
 

@@ -3,25 +3,42 @@
 #include "analyzer/check/check.h"
 
 namespace depscan {
+namespace {
+
+// Windows API sets (api-ms-win-*, ext-ms-*) are virtual names the OS loader maps itself.
+bool is_api_set(const Edge& edge) {
+  return edge.name.rfind("api-ms-win-", 0) == 0 || edge.name.rfind("ext-ms-", 0) == 0;
+}
+
+Finding missing_library(const Graph& g, const Edge& edge) {
+  const Object& from = g.objects[edge.from];
+  std::string tried;
+  for (const Attempt& a : edge.tried) tried += (tried.empty() ? "" : ", ") + a.path;
+  std::string reason = edge.how_detail.empty() ? "cannot open shared object file: No such file or directory"
+                                               : edge.how_detail;
+  Finding f;
+  f.code = "library-not-found";
+  // A delay-loaded DLL fails only when the program first calls into it.
+  f.severity = edge.kind == EdgeKind::Delay ? Severity::Warning : Severity::Error;
+  f.object = edge.from;
+  f.message = fmt::format("{}: {} (needed by {})", edge.name, reason, from.path);
+  f.fix = tried.empty() ? "install the library or add its directory to the search path"
+                        : fmt::format("install {} or add its directory to LD_LIBRARY_PATH or the "
+                                      "binary's RUNPATH; tried: {}", edge.name, tried);
+  return f;
+}
+
+}  // namespace
 
 std::vector<Finding> check_missing_libraries(const CheckContext& ctx) {
   std::vector<Finding> out;
   const Graph& g = ctx.graph;
   for (const Edge& edge : g.edges) {
-    if (edge.to || edge.kind == EdgeKind::Dlopen) continue;  // dlopen edges: the CUDA checks
-    const Object& from = g.objects[edge.from];
-    std::string tried;
-    for (const Attempt& a : edge.tried) tried += (tried.empty() ? "" : ", ") + a.path;
-    Finding f;
-    f.code = "library-not-found";
-    f.severity = Severity::Error;
-    f.object = edge.from;
-    f.message = fmt::format("{}: cannot open shared object file: No such file or directory "
-                            "(needed by {})", edge.name, from.path);
-    f.fix = tried.empty() ? "install the library or add its directory to the search path"
-                          : fmt::format("install {} or add its directory to LD_LIBRARY_PATH or the "
-                                        "binary's RUNPATH; tried: {}", edge.name, tried);
-    out.push_back(std::move(f));
+    if (edge.to) continue;
+    // dlopen edges belong to the CUDA checks; the loader ignores a preload it cannot load
+    // (the resolver reports preload-not-loaded).
+    if (edge.kind == EdgeKind::Dlopen || edge.kind == EdgeKind::Preload || is_api_set(edge)) continue;
+    out.push_back(missing_library(g, edge));
   }
   for (size_t i = 0; i < g.objects.size(); ++i) {
     const Object& obj = g.objects[i];

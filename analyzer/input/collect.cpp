@@ -74,6 +74,12 @@ void walk_binaries(const FileSystem& fs, const std::string& dir, CollectedInputs
 void audit_directory(const FileSystem& fs, const std::string& input, const std::string& dir, CollectedInputs& out) {
   size_t audited = 0, skipped_before = out.skipped_files;
   walk_binaries(fs, dir, out, audited);
+  if (audited == 0) {  // asked to analyse a directory with nothing in it to analyse
+    out.unreadable_inputs.push_back(input);
+    out.findings.push_back(input_error(input, fmt::format("no ELF or PE file in this directory ({} other files)",
+                                                          out.skipped_files - skipped_before)));
+    return;
+  }
   out.findings.push_back(info("directory-audited", dir,
                               fmt::format("{}: {} ELF/PE files audited, {} other files skipped", input, audited,
                                           out.skipped_files - skipped_before)));
