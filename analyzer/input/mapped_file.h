@@ -21,6 +21,9 @@ class MappedFile {
   static Expected<std::unique_ptr<MappedFile>> open(const std::string& host_path);
 
   ByteView bytes() const { return ByteView(data_, size_); }
+  // The range will be read from start to end: let the kernel read ahead (the map is random-access
+  // by default).
+  void advise_sequential(uint64_t offset, uint64_t length) const;
   const FileInfo& info() const { return info_; }
 
  private:

@@ -74,6 +74,7 @@ Expected<std::vector<std::string>> rodata_library_names(const FileSystem& fs, co
   length = std::min<uint64_t>(length, bytes.size() - section->offset);
   auto rodata = bytes.sub(section->offset, length);
   if (!rodata) return std::vector<std::string>{};
+  (*file)->advise_sequential(section->offset, length);
   return library_names_in(*rodata);
 }
 
