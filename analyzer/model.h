@@ -66,7 +66,8 @@ enum class CudaCompression { None, Lz4, Zstd, Other };
 
 // One fatbin entry, from its header only (the payload is never decompressed).
 struct CudaImage {
-  std::string section;         // ".nv_fatbin", "__nv_relfatbin", or "scan" (found without sections)
+  std::string section;         // ".nv_fatbin", "__nv_relfatbin", ".rodata" (driver-API modules), or
+                               // "scan" (found without a section table)
   uint32_t container = 0;      // index of its container in the file, counted across sections
   CudaImageKind kind = CudaImageKind::Other;
   uint16_t raw_kind = 0;       // 1 PTX, 2 ELF cubin, anything else opaque

@@ -149,14 +149,19 @@ class FatbinWalker {
   // No section table: every magic that starts a well-formed container, anywhere in the file.
   void scan_file() {
     code_.found_by_scan = true;
+    scan_region(0, file_.size(), "scan");
+  }
+
+  // Every well-formed container in [start, start + size) (bounds already checked).
+  void scan_region(uint64_t start, uint64_t size, const std::string& label) {
     const uint8_t needle[4] = {0x50, 0xed, 0x55, 0xba};
-    uint64_t pos = 0, size = file_.size();
-    while (pos + kContainerHeaderSize <= size) {
-      const void* hit = ::memmem(file_.data() + pos, size - pos, needle, sizeof needle);
+    uint64_t pos = start, end = start + size;
+    while (pos + kContainerHeaderSize <= end) {
+      const void* hit = ::memmem(file_.data() + pos, end - pos, needle, sizeof needle);
       if (!hit) break;
       pos = static_cast<const uint8_t*>(hit) - file_.data();
       size_t images_before = code_.images.size();
-      auto container_end = parse_container(pos, size, "scan", false);
+      auto container_end = parse_container(pos, end, label, false);
       bool valid = container_end && code_.images.size() > images_before;
       pos = valid ? *container_end : pos + 1;
     }
@@ -332,7 +337,7 @@ void mark_device_link(FatbinWalker& walker, const std::vector<SectionHeader>* se
 
 }  // namespace
 
-CudaCode read_fatbin(ByteView file) {
+CudaCode read_fatbin(ByteView file, bool scan_read_only_data) {
   auto layout = elf_layout(file);
   FatbinWalker walker(file);
   if (!layout) {  // a raw .fatbin file (nvcc -fatbin) is scanned; anything else has no device code
@@ -342,8 +347,16 @@ CudaCode read_fatbin(ByteView file) {
   }
   auto sections = section_table(file, *layout);
   if (sections) {
+    bool fatbin_sections = false;
     for (const SectionHeader& s : *sections)
-      if ((s.name == ".nv_fatbin" || s.name == "__nv_relfatbin") && s.type != kShtNobits) walker.walk_section(s);
+      if ((s.name == ".nv_fatbin" || s.name == "__nv_relfatbin") && s.type != kShtNobits) {
+        walker.walk_section(s);
+        fatbin_sections = true;
+      }
+    for (const SectionHeader& s : *sections)  // modules for the driver API (cuModuleLoadData)
+      if (!fatbin_sections && scan_read_only_data && s.name == ".rodata" && s.type != kShtNobits &&
+          file.contains(s.offset, s.size))
+        walker.scan_region(s.offset, s.size, ".rodata");
   } else {
     walker.scan_file();
   }
@@ -351,20 +364,36 @@ CudaCode read_fatbin(ByteView file) {
   return walker.take();
 }
 
-Expected<std::shared_ptr<const CudaCode>> read_cuda_code(const FileSystem& fs, std::string_view logical) {
+Expected<std::shared_ptr<const CudaCode>> read_cuda_code(const FileSystem& fs, std::string_view logical,
+                                                         bool scan_read_only_data) {
   auto host = fs.host_path(logical);
   if (!host) return Error{host.error()};
   auto file = MappedFile::open(*host);
   if (!file) return Error{file.error()};
-  CudaCode code = read_fatbin((*file)->bytes());
+  CudaCode code = read_fatbin((*file)->bytes(), scan_read_only_data);
   if (code.empty()) return std::shared_ptr<const CudaCode>();
   return std::make_shared<const CudaCode>(std::move(code));
 }
 
+namespace {
+
+// Objects that may load device code through the driver API (libcupti keeps its modules in
+// .rodata): NVIDIA's own libraries and anything linked against the driver or the runtime.
+bool may_load_modules(const Object& object) {
+  std::string_view name = object.realpath.empty() ? object.path : object.realpath;
+  name = name.substr(name.rfind('/') + 1);
+  if (name.starts_with("libcu") || name.starts_with("libnv") || name.starts_with("libnccl")) return true;
+  return std::any_of(object.binary->needed.begin(), object.binary->needed.end(), [](const std::string& needed) {
+    return needed.starts_with("libcuda.so") || needed.starts_with("libcudart.so");
+  });
+}
+
+}  // namespace
+
 void attach_cuda_code(Graph& graph, const FileSystem& fs) {
   for (Object& object : graph.objects) {
     if (!object.binary || object.binary->format != Format::Elf || object.binary->cuda_code) continue;
-    auto code = read_cuda_code(fs, object.path);
+    auto code = read_cuda_code(fs, object.path, may_load_modules(object));
     if (!code || !*code) continue;
     auto copy = std::make_shared<Binary>(*object.binary);
     copy->cuda_code = std::move(*code);

@@ -21,13 +21,17 @@ inline constexpr uint32_t kFatbinMagic = 0xBA55ED50;         // container header
 inline constexpr uint32_t kFatbinWrapperMagic = 0x466243B1;  // .nvFatBinSegment wrapper
 
 // The device code in an ELF file or a raw .fatbin (any other bytes give an empty result).
-CudaCode read_fatbin(ByteView file);
+// With scan_read_only_data, a file without fatbin sections also has its .rodata searched for
+// containers (modules loaded through the driver API, as libcupti does).
+CudaCode read_fatbin(ByteView file, bool scan_read_only_data = false);
 
 // read_fatbin on a file; null when the file holds no device code at all.
-Expected<std::shared_ptr<const CudaCode>> read_cuda_code(const FileSystem& fs, std::string_view logical);
+Expected<std::shared_ptr<const CudaCode>> read_cuda_code(const FileSystem& fs, std::string_view logical,
+                                                         bool scan_read_only_data = false);
 
 // The fatbin stage of run_scan: fills Binary::cuda_code of every ELF object in the graph.
-// Reads only section headers of files without device code.
+// Reads only section headers of files without device code (and .rodata of NVIDIA libraries and
+// of objects linked against libcuda or libcudart).
 void attach_cuda_code(Graph& graph, const FileSystem& fs);
 
 }  // namespace depscan

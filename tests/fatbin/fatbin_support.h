@@ -23,9 +23,9 @@ inline bool have_nvcc() { return std::filesystem::exists(kNvcc); }
 
 inline std::string fatbin_fixture(const std::string& name) { return fixtures_dir() + "/fatbin/" + name; }
 
-inline CudaCode listing_of(const std::string& path) {
+inline CudaCode listing_of(const std::string& path, bool scan_read_only_data = false) {
   auto fs = make_real_fs();
-  auto code = read_cuda_code(*fs, path);
+  auto code = read_cuda_code(*fs, path, scan_read_only_data);
   if (!code || !*code) return {};
   return **code;
 }

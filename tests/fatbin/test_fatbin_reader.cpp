@@ -151,6 +151,31 @@ TEST_CASE("libcudnn_ops.so.9 and libcublasLt.so.13 list the same code as the ref
   }
 }
 
+TEST_CASE("every CUDA library here agrees with the reference reader") {
+  // The reference scans a whole file that has no fatbin sections; libcupti keeps its driver-API
+  // modules in .rodata, which the scan_read_only_data mode finds.
+  size_t libraries = 0, with_code = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(kCudaLib)) {
+    std::string name = entry.path().filename().string();
+    if (!entry.is_regular_file() || entry.is_symlink() || name.find(".so") == std::string::npos) continue;
+    CAPTURE(name);
+    ReferenceListing ref = reference_listing(entry.path().string());
+    REQUIRE(ref.ok);
+    CudaCode code = listing_of(entry.path().string(), true);
+    CHECK(as_set(code.sass_targets()) == ref.sass);
+    CHECK(as_set(code.ptx_targets()) == ref.ptx);
+    CHECK(as_set(code.ptx_isas()) == ref.ptx_isa);
+    CHECK(containers_with_entries(code) == ref.containers);
+    CHECK(code.images.size() == ref.entries);
+    ++libraries;
+    with_code += !code.images.empty();
+  }
+  MESSAGE(libraries << " libraries, " << with_code << " with device code");
+  CHECK(with_code >= 10);
+  CHECK(!listing_of(std::string(kCudaLib) + "/libcupti.so.13", true).empty());
+  CHECK(listing_of(std::string(kCudaLib) + "/libcupti.so.13", false).empty());
+}
+
 TEST_CASE("reference figures for the real libraries (fatbin.md 7)") {
   std::string ops = std::string(kCudaLib) + "/libcudnn_ops.so.9";
   if (!std::filesystem::exists(ops)) return;
