@@ -1,4 +1,5 @@
 #include "analyzer/input/fs.h"
+#include "analyzer/util/strings.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -35,17 +36,7 @@ FileInfo info_of(const struct stat& st) {
 
 Error errno_error(int err) { return Error{std::strerror(err)}; }
 
-std::vector<std::string> split_components(std::string_view path) {
-  std::vector<std::string> parts;
-  size_t i = 0;
-  while (i < path.size()) {
-    size_t j = path.find('/', i);
-    if (j == std::string_view::npos) j = path.size();
-    if (j > i) parts.emplace_back(path.substr(i, j - i));
-    i = j + 1;
-  }
-  return parts;
-}
+std::vector<std::string> split_components(std::string_view path) { return split_nonempty(path, "/"); }
 
 std::vector<std::string> list_host_dir(const std::string& host) {
   std::vector<std::string> names;

@@ -1,4 +1,5 @@
 #include "analyzer/resolve/dst.h"
+#include "analyzer/util/strings.h"
 
 #include "analyzer/input/fs.h"
 
@@ -104,17 +105,7 @@ std::vector<std::string> split_search_path(std::string_view list, std::string_vi
   return out;
 }
 
-std::vector<std::string> split_preload_list(std::string_view list) {
-  std::vector<std::string> out;
-  size_t i = 0;
-  while (i < list.size()) {
-    size_t j = list.find_first_of(" :", i);
-    if (j == std::string_view::npos) j = list.size();
-    if (j > i) out.emplace_back(list.substr(i, j - i));
-    i = j + 1;
-  }
-  return out;
-}
+std::vector<std::string> split_preload_list(std::string_view list) { return split_nonempty(list, " :"); }
 
 std::vector<std::string> parse_ld_so_preload(std::string_view text) {
   std::string cleaned(text);

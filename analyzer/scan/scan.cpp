@@ -1,4 +1,5 @@
 #include "analyzer/scan/scan.h"
+#include "analyzer/resolve/dst.h"
 
 #include <cstdlib>
 
@@ -18,17 +19,6 @@
 namespace depscan {
 namespace {
 
-std::vector<std::string> split_list(std::string_view text, std::string_view separators) {
-  std::vector<std::string> out;
-  size_t i = 0;
-  while (i <= text.size()) {
-    size_t j = text.find_first_of(separators, i);
-    if (j == std::string_view::npos) j = text.size();
-    if (j > i) out.emplace_back(text.substr(i, j - i));
-    i = j + 1;
-  }
-  return out;
-}
 
 std::unique_ptr<FileSystem> file_system_for(const ScanOptions& options) {
   return options.root ? make_rooted_fs(absolute_path(*options.root)) : make_real_fs();
@@ -58,7 +48,7 @@ const std::vector<std::string>& adopt_inputs(CollectedInputs& inputs, ScanReport
 LoaderEnvironment environment_for(const ScanOptions& options) {
   LoaderEnvironment env = default_environment();
   if (options.ld_library_path) env.ld_library_path = split_ld_library_path(*options.ld_library_path);  // "" elements = cwd
-  if (options.preload) env.preload = split_list(*options.preload, " :");
+  if (options.preload) env.preload = split_preload_list(*options.preload);
   if (options.no_etc_preload) env.use_etc_preload = false;
   if (options.root) env.cwd = "/";
   return env;
