@@ -4,10 +4,19 @@
 
 #include <cstdio>
 
+#include <memory>
+#include <string>
+
+#include "analyzer/input/image.h"
+#include "analyzer/input/safe_tree.h"
+#include "analyzer/input/wheel.h"
 #include "analyzer/read/elf_reader.h"
 #include "analyzer/read/fatbin_reader.h"
+#include "analyzer/read/pe_reader.h"
 #include "analyzer/resolve/ld_so_cache.h"
 #include "analyzer/scan/scan.h"
+#include "matrix/matrix.h"
+#include "matrix/policy.h"
 
 namespace depscan::fuzz {
 namespace {
@@ -30,25 +39,71 @@ void ld_so_cache(const uint8_t* data, size_t size) {
   (void)cache->lookup("libc.so.6", query);
 }
 
+// Writes the input to a fresh file named `name` inside a private directory (removed with it).
+struct InputFile {
+  std::unique_ptr<TempDirectory> dir;
+  std::string path;
+};
+
+InputFile write_input(const uint8_t* data, size_t size, const std::string& name) {
+  InputFile input;
+  auto dir = TempDirectory::create("fuzz");
+  if (!dir) return input;
+  input.dir = std::move(*dir);
+  input.path = input.dir->path() + "/" + name;
+  std::FILE* out = std::fopen(input.path.c_str(), "wb");
+  if (!out) return input;
+  if (size) std::fwrite(data, 1, size, out);
+  std::fclose(out);
+  return input;
+}
+
+// LIEF reads the file by path; exceptions of every kind must stay inside read_pe.
+void pe_reader(const uint8_t* data, size_t size) {
+  InputFile input = write_input(data, size, "fuzz.dll");
+  if (input.dir) (void)read_pe(input.path, "fuzz.dll");
+}
+
+void wheel_reader(const uint8_t* data, size_t size) {
+  InputFile input = write_input(data, size, "fuzz-1.0-cp312-cp312-manylinux_2_28_x86_64.whl");
+  if (!input.dir) return;
+  auto prefix = TempDirectory::create("fuzz-prefix");
+  if (!prefix) return;
+  SafeTree tree((*prefix)->path());
+  (void)install_wheel(input.path, "fuzz.whl", tree, InstallLayout{});
+}
+
+void image_reader(const uint8_t* data, size_t size) {
+  InputFile input = write_input(data, size, "image.tar");
+  if (!input.dir) return;
+  auto staging_dir = TempDirectory::create("fuzz-staging");
+  auto rootfs_dir = TempDirectory::create("fuzz-rootfs");
+  if (!staging_dir || !rootfs_dir) return;
+  SafeTree staging((*staging_dir)->path());
+  SafeTree rootfs((*rootfs_dir)->path());
+  if (is_image_archive(input.path)) (void)unpack_image(input.path, "image.tar", staging, rootfs);
+}
+
+void matrix_loader(const uint8_t* data, size_t size) {
+  Matrix matrix;
+  (void)matrix.load_document(std::string_view(reinterpret_cast<const char*>(data), size), "fuzz.json");
+}
+
+void policy_loader(const uint8_t* data, size_t size) {
+  (void)parse_policies(std::string_view(reinterpret_cast<const char*>(data), size));
+}
+
 // The whole static pipeline on one input file, with no environment influence.
 void pipeline(const uint8_t* data, size_t size) {
-  char path[] = "/tmp/depscan-fuzz-XXXXXX";
-  int fd = ::mkstemp(path);
-  if (fd < 0) return;
-  size_t written = 0;
-  while (written < size) {
-    ssize_t n = ::write(fd, data + written, size - written);
-    if (n <= 0) break;
-    written += static_cast<size_t>(n);
-  }
-  ::close(fd);
+  InputFile input = write_input(data, size, "input");
+  if (!input.dir) return;
+  const std::string path = input.path;
   ScanOptions options;
   options.inputs = {path};
   options.ld_library_path = "";
   options.preload = "";
   options.no_etc_preload = true;
   (void)run_scan(options);
-  ::unlink(path);
 }
 
 }  // namespace
@@ -59,6 +114,11 @@ const std::vector<Target>& targets() {
       {"pipeline", pipeline},
       {"fatbin", fatbin_reader},
       {"ld_so_cache", ld_so_cache},
+      {"pe", pe_reader},
+      {"wheel", wheel_reader},
+      {"image", image_reader},
+      {"matrix", matrix_loader},
+      {"policy", policy_loader},
   };
   return all;
 }
