@@ -39,7 +39,9 @@ bool use_color(const ScanArgs& args) {
 int run(const ScanArgs& args) {
   if (args.verify.enabled)
     return run_verify_mode(args.scan, args.format, TextOptions{use_color(args), args.verbose}, threshold_of(args.fail_on), args.verify);
-  ScanReport report = run_scan(with_cuda_audit(args.scan));  // no file: audit the CUDA stack
+  ScanOptions scan = with_cuda_audit(args.scan);  // no file: audit the CUDA stack
+  scan.gpu_code = scan.gpu_code || args.verbose;  // -v shows the GPU code in the tree
+  ScanReport report = run_scan(scan);
   std::string out = with_cuda_summary(args.format, report, render(args.format, report, TextOptions{use_color(args), args.verbose}));
   std::fwrite(out.data(), 1, out.size(), stdout);
   for (const std::string& input : report.unreadable_inputs)
@@ -71,6 +73,8 @@ void add_scan_command(CLI::App& app, int& exit_code) {
   app.add_option("--target", args->scan.target.baseline,
                  "named baseline for the version floors: debian-11, ubuntu-22.04, rhel-8, manylinux2014, ...")
       ->check(CLI::Validator([](std::string& name) { return known_baseline_or_error(name); }, "BASELINE"));
+  app.add_flag("--gpu-code", args->scan.gpu_code,
+               "list the GPU code (fatbin SASS/PTX) of every object; implied by --gpu and -v");
   app.add_option("--gpu", args->scan.target.gpus,
                  "target GPU for the device-code check: compute capability (8.6), sm_90 or a name (H100); repeatable")
       ->delimiter(',')

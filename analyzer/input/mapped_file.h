@@ -21,9 +21,10 @@ class MappedFile {
   static Expected<std::unique_ptr<MappedFile>> open(const std::string& host_path);
 
   ByteView bytes() const { return ByteView(data_, size_); }
-  // The range will be read from start to end: let the kernel read ahead (the map is random-access
-  // by default).
-  void advise_sequential(uint64_t offset, uint64_t length) const;
+  // The range will be read from start to end: restore the kernel's default read-ahead and
+  // fault-around for it (the map is random-access by default). Not MADV_SEQUENTIAL: it drops
+  // pages from the page cache behind the reader.
+  void advise_scan(uint64_t offset, uint64_t length) const;
   const FileInfo& info() const { return info_; }
 
  private:

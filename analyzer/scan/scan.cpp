@@ -68,7 +68,8 @@ ScanReport run_scan(const ScanOptions& options) {
   if (options.cuda_audit) add_cuda_audit_root(resolver, matrix, *fs);        // no file: the CUDA stack a program would load
   if (options.dlopen_edges) add_dlopen_edges(resolver, matrix, *fs);         // run-time edges: known (matrix) and inferred (.rodata) dlopen
   report.result.graph = resolver.take_graph();
-  attach_cuda_code(report.result.graph, *fs);                               // GPU code: fatbin listings
+  if (options.gpu_code || !options.target.gpus.empty())                      // GPU code: fatbin listings,
+    attach_cuda_code(report.result.graph, *fs);                             //   read only when asked for
   for (auto& f : attribute_owners(report.result.graph, inputs)) report.result.findings.push_back(std::move(f));  // distributions
   CheckContext ctx{report.result.graph, matrix, options.target, *fs};       // checks
   for (auto& f : check_missing_libraries(ctx)) report.result.findings.push_back(std::move(f));

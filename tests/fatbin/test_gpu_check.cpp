@@ -209,3 +209,19 @@ TEST_CASE("depscan --gpu on the command line") {
   CHECK(bad.exit_code == 2);
   CHECK(bad.output.find("unknown GPU: potato") != std::string::npos);
 }
+
+TEST_CASE("GPU code is read only when asked for: --gpu, --gpu-code or -v") {
+  if (!std::filesystem::exists(lib("libcudnn_ops.so.9"))) return;
+  std::string ops = shell_quote(lib("libcudnn_ops.so.9"));
+  auto has_cuda_code = [&](const std::string& flags) {
+    auto run = run_command(depscan_bin() + " --format json --no-dlopen " + flags + " " + ops);
+    auto doc = nlohmann::json::parse(run.output, nullptr, false);
+    REQUIRE_FALSE(doc.is_discarded());
+    for (const auto& o : doc["objects"])
+      if (o.contains("cuda_code")) return true;
+    return false;
+  };
+  CHECK_FALSE(has_cuda_code(""));
+  CHECK(has_cuda_code("--gpu-code"));
+  CHECK(has_cuda_code("--gpu 9.0"));
+}
