@@ -107,8 +107,18 @@ class TreePrinter {
             (again ? "" : cuda_suffix(target)) + "\n";
     if (again) return;
     expanded_.insert(*edge.to);
-    print_children(root_index, *edge.to, prefix + (last ? "    " : "│   "));
+    std::string pad = prefix + (last ? "    " : "│   ");
+    if (depth_ == kMaxTreeDepth) {  // bounds the recursion and the indentation (input-controlled)
+      out_ += pad + style_.paint(fmt::format("└── … deeper levels not shown (limit {}; see --format json)",
+                                             kMaxTreeDepth), "2") + "\n";
+      return;
+    }
+    ++depth_;
+    print_children(root_index, *edge.to, pad);
+    --depth_;
   }
+
+  static constexpr size_t kMaxTreeDepth = 100;
 
   const Graph& graph_;
   TextOptions options_;
@@ -117,6 +127,7 @@ class TreePrinter {
   std::set<size_t> expanded_;
   std::set<std::string> missing_listed_;
   std::string out_;
+  size_t depth_ = 0;
 };
 
 std::string render_findings(const ScanReport& report, const Style& style) {

@@ -96,6 +96,9 @@ SymbolIndex::SymbolIndex(const Graph& graph) : graph_(graph) {
   tables_.resize(graph.objects.size());
   for (size_t o = 0; o < graph.objects.size(); ++o)
     if (in_scope[o]) tables_[o] = std::make_unique<Table>(*graph.objects[o].binary);
+  for (const auto& table : tables_)
+    if (table)
+      for (const auto& run : table->runs) defined_.insert(run.first);
 }
 
 SymbolIndex::~SymbolIndex() = default;
@@ -137,6 +140,7 @@ const Symbol* SymbolIndex::match(size_t object, const Symbol& reference) const {
 }
 
 std::optional<Binding> SymbolIndex::bind(std::span<const size_t> scope, const Symbol& reference) const {
+  if (!defined_.contains(reference.name)) return std::nullopt;  // no O(scope) walk for it
   for (size_t o : scope)
     if (const Symbol* def = match(o, reference)) return Binding{o, def};
   return std::nullopt;
