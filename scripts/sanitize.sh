@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# Sanitizer stage of CI (run by scripts/test.sh after the plain suite):
+#  1. the whole test suite built with AddressSanitizer + UndefinedBehaviorSanitizer (build-asan),
+#     minus the differential and timing tests over the machine's thousands of libraries (they
+#     measure speed or repeat the plain run's coverage at 3x the cost; listed in ASAN_SKIP);
+#  2. depscan built with ThreadSanitizer (build-tsan) scanning directories in parallel; any
+#     report fails the stage.
+# usage: scripts/sanitize.sh [asan|tsan]...   (default: both)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+jobs=$(nproc)
+stages=("$@"); ((${#stages[@]})) || stages=(asan tsan)
+
+ASAN_SKIP='differential:*,the fast ELF reader and LIEF*,*in well under*,timing:*,no false symbol errors*,interposition is quiet on normal programs,the CUDA libraries bind completely*,the CUDA library set resolves quickly'
+
+asan_stage() {
+  local build=build-asan
+  cmake -S . -B $build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DDEPSCAN_USE_ASAN=ON -DDEPSCAN_WERROR=ON >/dev/null
+  cmake --build $build -j"$jobs"
+  export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:strict_string_checks=1
+  export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+  ctest --test-dir $build -R '^build_fixtures$' --output-on-failure
+  export DEPSCAN_FIXTURES=$PWD/$build/fixtures DEPSCAN_BIN=$PWD/$build/cli/depscan DEPSCAN_SOURCE=$PWD
+  local failed=0
+  for test in $build/tests/test_*; do
+    [ -x "$test" ] || continue
+    echo "== asan: $(basename "$test")"
+    "$test" --test-case-exclude="$ASAN_SKIP" || failed=1
+  done
+  return $failed
+}
+
+tsan_stage() {
+  local build=build-tsan
+  cmake -S . -B $build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DDEPSCAN_USE_TSAN=ON -DDEPSCAN_BUILD_TESTS=OFF \
+    -DDEPSCAN_WERROR=ON >/dev/null
+  cmake --build $build -j"$jobs" --target depscan
+  export TSAN_OPTIONS="halt_on_error=1 exitcode=66 second_deadlock_stack=1"
+  local dirs=()
+  for dir in build-asan/fixtures build-test/fixtures /usr/local/cuda/lib64 /usr/lib/x86_64-linux-gnu/gconv; do
+    [ -d "$dir" ] && dirs+=("$dir")
+  done
+  ((${#dirs[@]})) || { echo "tsan: no directory to scan"; return 1; }
+  local failed=0
+  for dir in "${dirs[@]}"; do
+    local status=0
+    "$build/cli/depscan" "$dir" >/dev/null 2>$build/tsan.log || status=$?
+    # depscan's own exit codes (0-4) are findings; 66 or a report is a race.
+    if ((status == 66)) || grep -q 'ThreadSanitizer' $build/tsan.log; then
+      echo "tsan: race while scanning $dir"; cat $build/tsan.log; failed=1
+    else
+      echo "tsan: $dir scanned cleanly (exit $status)"
+    fi
+  done
+  return $failed
+}
+
+for stage in "${stages[@]}"; do
+  start=$SECONDS
+  "${stage}_stage"
+  echo "== $stage stage: $((SECONDS - start)) s"
+done
