@@ -2,7 +2,7 @@
 # Installs the dependencies, builds depscan with its tests (warnings are errors), and runs the
 # whole suite: unit tests, loader-rule fixtures against the real loader, hostile inputs; then the
 # same suite under AddressSanitizer + UBSan and the parallel scan under ThreadSanitizer
-# (scripts/sanitize.sh, with DEPSCAN_SANITIZERS=1: not yet on by default, the TSan stage still reports a race to triage).
+# (scripts/sanitize.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
@@ -10,11 +10,6 @@ cmake -S . -B build-test -DCMAKE_BUILD_TYPE=RelWithDebInfo -DDEPSCAN_WERROR=ON >
 cmake --build build-test -j"$(nproc)"
 ctest --test-dir build-test --output-on-failure -j"$(nproc)"
 echo "== plain build + suite: $SECONDS s"
-# AddressSanitizer + UBSan suite always; the ThreadSanitizer scan is opt-in (DEPSCAN_SANITIZERS=1)
-# until its report of a race right after the TBB prefetch is triaged.
-if [ "${DEPSCAN_SANITIZERS:-0}" = 1 ]; then
-  bash scripts/sanitize.sh asan tsan
-else
-  bash scripts/sanitize.sh asan
-fi
+# AddressSanitizer + UBSan suite, then the parallel directory scan under ThreadSanitizer.
+bash scripts/sanitize.sh asan tsan
 echo "== total: $SECONDS s"

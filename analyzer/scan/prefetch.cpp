@@ -6,9 +6,8 @@
 #include <cstdio>
 #include <mutex>
 
-#include <tbb/parallel_for.h>
-
 #include "analyzer/input/sniff.h"
+#include "analyzer/util/parallel.h"
 
 namespace depscan {
 namespace {
@@ -22,7 +21,7 @@ void prefetch_binaries(BinaryCache& cache, const std::vector<std::string>& paths
   bool progress = paths.size() >= kProgressThreshold && ::isatty(STDERR_FILENO);
   std::atomic<size_t> done{0};
   std::mutex print_mutex;
-  tbb::parallel_for(size_t{0}, paths.size(), [&](size_t i) {
+  parallel_for_index(paths.size(), [&](size_t i) {
     auto sniffed = sniff(cache.fs(), paths[i]);
     if (sniffed && sniffed->format == FileFormat::Elf) (void)cache.get(paths[i]);  // PE goes through LIEF: sequential
     size_t n = ++done;

@@ -1,4 +1,4 @@
-// Reads the roots of a scan in parallel (TBB) into the BinaryCache before the resolver runs.
+// Reads the roots of a scan in parallel (one thread per usable CPU) into the BinaryCache before the resolver runs.
 // The Resolver itself is not thread-safe and stays sequential: it then finds every root (and
 // most of the libraries, which are roots themselves in a directory audit) already parsed, so a
 // directory audit spends its parallel time where the time goes (reading) and still builds one
