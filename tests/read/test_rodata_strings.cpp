@@ -1,0 +1,42 @@
+#include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+#include "analyzer/read/rodata_strings.h"
+
+using namespace depscan;
+
+namespace {
+
+template <size_t N>
+std::string bytes_of(const char (&literal)[N]) {  // with the embedded NULs, without the final one
+  return std::string(literal, N - 1);
+}
+
+std::vector<std::string> names_in(const std::string& text) {
+  return library_names_in(ByteView(reinterpret_cast<const uint8_t*>(text.data()), text.size()));
+}
+
+}  // namespace
+
+TEST_CASE("library names are found at every offset of a block, in order, once each") {
+  // The scanner compares 16 positions at a time: put the name at each position of a block and
+  // next to decoys that share one or two of the bytes of ".so".
+  for (size_t offset = 0; offset < 40; ++offset) {
+    std::string text(offset, '.');
+    text += bytes_of("\0libnvrtc.so.13\0.s\0o.so\0x.sx\0libcudnn.so.9\0libnvrtc.so.13\0");
+    CAPTURE(offset);
+    CHECK(names_in(text) == std::vector<std::string>{"libnvrtc.so.13", "libcudnn.so.9"});
+  }
+}
+
+TEST_CASE("a library name that ends the data is found; a cut-off one is not") {
+  for (size_t pad = 0; pad < 20; ++pad) {
+    CAPTURE(pad);
+    std::string text = std::string(pad, 'a') + bytes_of("\0libcuda.so\0");
+    CHECK(names_in(text) == std::vector<std::string>{"libcuda.so"});
+    CHECK(names_in(text.substr(0, text.size() - 1)).empty());  // no terminating NUL
+    CHECK(names_in(text.substr(0, text.size() - 2)).empty());  // ".s" only
+  }
+}
