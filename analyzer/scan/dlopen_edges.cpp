@@ -1,5 +1,6 @@
 #include "analyzer/scan/dlopen_edges.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
 #include <unordered_map>
@@ -8,6 +9,7 @@
 
 #include "analyzer/check/cuda_stack.h"
 #include "analyzer/read/rodata_strings.h"
+#include "analyzer/util/parallel.h"
 
 namespace depscan {
 namespace {
@@ -36,6 +38,7 @@ class DlopenEdges {
       : resolver_(resolver), matrix_(matrix), fs_(fs) {}
 
   void run() {
+    scan_loaded_objects();
     for (size_t root = 0; root < resolver_.graph().roots.size(); ++root) {
       walk(root, /*with_cuda_major=*/false);
       walk(root, /*with_cuda_major=*/true);
@@ -64,14 +67,58 @@ class DlopenEdges {
     return !is_system_path(o.realpath.empty() ? o.path : o.realpath) || is_cuda_name(name_of(o));
   }
 
+  // Whether the names in an object's read-only data are worth turning into edges: not when the
+  // matrix documents what the library opens (NVIDIA's own libraries: cuBLASLt alone has 46 MB of
+  // .rodata), and not when it cannot call dlopen itself (a dynamic object that imports neither
+  // dlopen nor dlmopen; a static program may carry its own dlopen and is always scanned).
+  bool may_infer(size_t object) const {
+    const Object& o = resolver_.graph().objects[object];
+    if (!o.binary || !worth_scanning(o)) return false;
+    auto rows = matrix_.dlopen_rows_for(name_of(o));
+    bool documented = !rows.empty() && std::all_of(rows.begin(), rows.end(), [&](const DlopenRow* r) {
+      return r->probe != "library_name_strings" && expandable(*r, object);
+    });
+    return !documented && (imports_dlopen(*o.binary) || o.binary->symbols.empty());
+  }
+
+  // A row naming the opener's own {major}.{minor} (libnvrtc-builtins.so.13.0) is of no use when
+  // the file name does not carry them (CUDA 13 ships libnvrtc.so.13): the names in .rodata are.
+  bool expandable(const DlopenRow& row, size_t object) const {
+    bool needs_own_version = std::any_of(row.opens.begin(), row.opens.end(), [](const std::string& n) {
+      return n.find("{major}") != std::string::npos || n.find("{minor}") != std::string::npos;
+    });
+    return !needs_own_version || own_version(object).has_value();
+  }
+
+  static bool imports_dlopen(const Binary& binary) {
+    return std::any_of(binary.symbols.begin(), binary.symbols.end(), [](const Symbol& s) {
+      return !s.defined && (s.name == "dlopen" || s.name == "dlmopen");
+    });
+  }
+
+  std::vector<std::string> scan(size_t object) const {
+    const Object& o = resolver_.graph().objects[object];
+    if (o.binary && worth_scanning(o))
+      if (auto found = rodata_library_names(fs_, *o.binary)) return std::move(*found);
+    return {};
+  }
+
+  // The read-only data of every object loaded so far that add_inferred will read, scanned in
+  // parallel. Objects that dlopen edges add later, and cuDNN libraries asked for their CUDA
+  // major, are scanned when needed.
+  void scan_loaded_objects() {
+    std::vector<size_t> objects;
+    for (size_t object = 0; object < resolver_.graph().objects.size(); ++object)
+      if (may_infer(object)) objects.push_back(object);
+    std::vector<std::vector<std::string>> found(objects.size());
+    parallel_for_index(objects.size(), [&](size_t i) { found[i] = scan(objects[i]); });
+    for (size_t i = 0; i < objects.size(); ++i) strings_.emplace(objects[i], std::move(found[i]));
+  }
+
   const std::vector<std::string>& strings_of(size_t object) {
     auto it = strings_.find(object);
     if (it != strings_.end()) return it->second;
-    std::vector<std::string> names;
-    const Object& o = resolver_.graph().objects[object];
-    if (o.binary && worth_scanning(o))
-      if (auto found = rodata_library_names(fs_, *o.binary)) names = std::move(*found);
-    return strings_.emplace(object, std::move(names)).first->second;
+    return strings_.emplace(object, scan(object)).first->second;
   }
 
   bool already_has(size_t root, size_t object, const std::string& name) {
@@ -185,6 +232,7 @@ class DlopenEdges {
 
   // Library names in .rodata the matrix knows as CUDA or cuDNN libraries.
   void add_inferred(size_t root, size_t object) {
+    if (!may_infer(object)) return;
     const std::vector<std::string>& names = strings_of(object);
     std::string self = name_of(resolver_.graph().objects[object]);
     for (const std::string& name : names) {

@@ -84,6 +84,16 @@ TEST_CASE("library names are read from .rodata only as whole strings") {
   CHECK(names == std::vector<std::string>{"libcudnn.so.9", "libnvrtc.so.%d", "libz.so"});
 }
 
+TEST_CASE("names in .rodata become dlopen edges only from code that imports dlopen") {
+  json r = scan_app("app_plugins");
+  auto edges = dlopen_edges(r);
+  const json* from_host = edge_named(edges, r, "/libplugin_host.so", "libcudnn.so.9");
+  REQUIRE(from_host);
+  CHECK((*from_host)["inferred"] == true);
+  CHECK(object_path(r, (*from_host)["to"]) == "/opt/cudnn9/lib/libcudnn.so.9");
+  CHECK(edge_named(edges, r, "/libplugin_names.so", "libcudnn.so.9") == nullptr);
+}
+
 TEST_CASE("driver versions from /proc, file names and the stub's traits") {
   CHECK(parse_nvidia_version_text("NVRM version: NVIDIA UNIX x86_64 Kernel Module  535.104.05  Sat Aug 19 01:15:15 UTC 2023")
             ->str() == "535.104.05");
