@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "analyzer/util/parallel.h"
+
 namespace depscan {
 namespace {
 
@@ -94,11 +96,12 @@ SymbolIndex::SymbolIndex(const Graph& graph) : graph_(graph) {
     if (e.kind == EdgeKind::Needed) needed_[pair_key(e.root, e.from)].push_back(*e.to);
   }
   tables_.resize(graph.objects.size());
-  for (size_t o = 0; o < graph.objects.size(); ++o)
+  parallel_for_index(graph.objects.size(), [&](size_t o) {
     if (in_scope[o]) tables_[o] = std::make_unique<Table>(*graph.objects[o].binary);
-  for (const auto& table : tables_)
-    if (table)
-      for (const auto& run : table->runs) defined_.insert(run.first);
+  });
+  for (size_t o = 0; o < tables_.size(); ++o)
+    if (tables_[o])
+      for (const auto& run : tables_[o]->runs) definers_[run.first].push_back(static_cast<uint32_t>(o));
 }
 
 SymbolIndex::~SymbolIndex() = default;
@@ -139,10 +142,15 @@ const Symbol* SymbolIndex::match(size_t object, const Symbol& reference) const {
   return versioned == 1 ? only_versioned : nullptr;
 }
 
+// The scope is walked in order as ld.so does, but only the objects that define the name at all
+// are asked (one hash lookup per reference instead of one per object of the scope).
 std::optional<Binding> SymbolIndex::bind(std::span<const size_t> scope, const Symbol& reference) const {
-  if (!defined_.contains(reference.name)) return std::nullopt;  // no O(scope) walk for it
+  auto it = definers_.find(reference.name);
+  if (it == definers_.end()) return std::nullopt;
+  const std::vector<uint32_t>& definers = it->second;
   for (size_t o : scope)
-    if (const Symbol* def = match(o, reference)) return Binding{o, def};
+    if (std::find(definers.begin(), definers.end(), o) != definers.end())
+      if (const Symbol* def = match(o, reference)) return Binding{o, def};
   return std::nullopt;
 }
 

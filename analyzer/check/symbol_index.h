@@ -8,7 +8,6 @@
 #include <span>
 #include <string_view>
 #include <unordered_map>
-#include <unordered_set>
 #include <vector>
 
 #include "analyzer/model.h"
@@ -69,7 +68,7 @@ class SymbolIndex {
   std::vector<std::vector<bool>> global_;         // per root, per object: in the global scope
   std::vector<std::unordered_map<std::string_view, size_t>> names_;  // per root
   std::unordered_map<uint64_t, std::vector<size_t>> needed_;         // (root, object) -> NEEDED
-  std::unordered_set<std::string_view> defined_;  // names some object defines: others bind nowhere
+  std::unordered_map<std::string_view, std::vector<uint32_t>> definers_;  // name -> objects defining it
 };
 
 // True if the object takes part in ELF symbol binding (it was read and is an ELF file).
