@@ -7,6 +7,8 @@
 
 #include <fmt/format.h>
 
+#include "analyzer/util/strings.h"
+
 namespace depscan {
 namespace {
 
@@ -18,20 +20,6 @@ std::string_view trim(std::string_view s) {
 
 bool ends_with(std::string_view s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
-}
-
-std::vector<std::string_view> lines_of(std::string_view text) {
-  std::vector<std::string_view> lines;
-  size_t i = 0;
-  while (i < text.size()) {
-    size_t j = text.find('\n', i);
-    if (j == std::string_view::npos) j = text.size();
-    std::string_view line = text.substr(i, j - i);
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    lines.push_back(line);
-    i = j + 1;
-  }
-  return lines;
 }
 
 // Headers end at the first empty line (the rest is the long description).

@@ -8,24 +8,14 @@
 
 #include <fmt/format.h>
 
+#include "analyzer/util/strings.h"
+
 namespace depscan {
 namespace {
 
 constexpr size_t kMaxFiles = 4096;  // bounds a pathological include fan-out
 
 bool has_glob_chars(std::string_view s) { return s.find_first_of("*?[") != std::string_view::npos; }
-
-std::vector<std::string> split_lines(const std::string& text) {
-  std::vector<std::string> lines;
-  size_t i = 0;
-  while (i < text.size()) {
-    size_t j = text.find('\n', i);
-    if (j == std::string::npos) j = text.size();
-    lines.push_back(text.substr(i, j - i));
-    i = j + 1;
-  }
-  return lines;
-}
 
 bool starts_with_word(std::string_view line, std::string_view word, bool ignore_case) {
   if (line.size() <= word.size()) return false;
@@ -120,7 +110,7 @@ LdSoConf read_ld_so_conf(const FileSystem& fs, const std::string& path) {
       return false;
     }
     conf.files_read.push_back(top.path);
-    top.lines = split_lines(*text);
+    for (std::string_view line : lines_of(*text)) top.lines.emplace_back(line);
     return true;
   };
   stack.push_back(frame_for(path));

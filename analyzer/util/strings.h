@@ -20,4 +20,19 @@ inline std::vector<std::string> split_nonempty(std::string_view text, std::strin
   return out;
 }
 
+// The lines of `text` without their "\n" or "\r\n" ends (views into `text`).
+inline std::vector<std::string_view> lines_of(std::string_view text) {
+  std::vector<std::string_view> lines;
+  size_t i = 0;
+  while (i < text.size()) {
+    size_t j = text.find('\n', i);
+    if (j == std::string_view::npos) j = text.size();
+    std::string_view line = text.substr(i, j - i);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    lines.push_back(line);
+    i = j + 1;
+  }
+  return lines;
+}
+
 }  // namespace depscan
