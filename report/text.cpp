@@ -130,13 +130,23 @@ class TreePrinter {
   size_t depth_ = 0;
 };
 
-std::string render_findings(const ScanReport& report, const Style& style) {
+// Info findings of one code beyond this many (a directory audit's per-root version floors) are
+// counted in one line unless -v; errors and warnings are always listed.
+constexpr size_t kInfoLinesPerCode = 3;
+
+std::string render_findings(const ScanReport& report, const Style& style, bool verbose) {
   std::string out;
+  std::map<std::string, size_t> info_seen;
   for (const Finding& f : report.result.findings) {
     const char* code = f.severity == Severity::Error ? "1;31" : f.severity == Severity::Warning ? "1;33" : "1";
+    if (f.severity == Severity::Info && !verbose && ++info_seen[f.code] > kInfoLinesPerCode) continue;
     out += style.paint(fmt::format("{}[{}]", to_string(f.severity), f.code), code) + ": " + f.message + "\n";
     if (!f.fix.empty()) out += "  fix: " + f.fix + "\n";
   }
+  for (const auto& [code, count] : info_seen)
+    if (count > kInfoLinesPerCode)
+      out += style.paint(fmt::format("info[{}]", code), "1") +
+             fmt::format(": {} more like these (listed with -v and in --format json)\n", count - kInfoLinesPerCode);
   return out;
 }
 
@@ -146,7 +156,7 @@ std::string render_text(const ScanReport& report, const TextOptions& options) {
   TreePrinter printer(report, options);
   std::string out;
   for (size_t r = 0; r < report.result.graph.roots.size(); ++r) out += printer.print_root(r);
-  std::string findings = render_findings(report, Style{options.color});
+  std::string findings = render_findings(report, Style{options.color}, options.verbose);
   if (!findings.empty()) out += (out.empty() ? "" : "\n") + findings;
   std::string summary = render_summary(report, options.color);
   if (!summary.empty()) out += "\n" + summary;

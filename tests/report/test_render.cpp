@@ -108,3 +108,19 @@ TEST_CASE("a missing name lists its tried paths once per tree, every time with -
   first = verbose.find("tried /opt/app/lib/libmissing.so");
   CHECK(verbose.find("tried /opt/app/lib/libmissing.so", first + 1) != std::string::npos);
 }
+
+TEST_CASE("info findings of one code beyond three are counted in one line unless verbose") {
+  ScanReport r = sample_report();
+  for (int i = 0; i < 5; ++i)
+    r.result.findings.push_back({"version-floor", Severity::Info, 0, "root " + std::to_string(i) + " needs glibc >= 2.17", "", ""});
+  r.result.findings.push_back({"glibc-too-new", Severity::Warning, 0, "a warning after them", "", ""});
+  std::string plain = render_text(r, TextOptions{false, false});
+  CHECK(plain.find("root 2 needs") != std::string::npos);
+  CHECK(plain.find("root 3 needs") == std::string::npos);
+  CHECK(plain.find("info[version-floor]: 2 more like these") != std::string::npos);
+  CHECK(plain.find("a warning after them") != std::string::npos);
+  CHECK(plain.find("error[library-not-found]") != std::string::npos);
+  std::string verbose = render_text(r, TextOptions{false, true});
+  CHECK(verbose.find("root 4 needs") != std::string::npos);
+  CHECK(verbose.find("more like these") == std::string::npos);
+}
