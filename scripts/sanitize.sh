@@ -36,7 +36,7 @@ tsan_stage() {
   local build=build-tsan
   cmake -S . -B $build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DDEPSCAN_USE_TSAN=ON -DDEPSCAN_BUILD_TESTS=OFF >/dev/null
   cmake --build $build -j"$jobs" --target depscan
-  nm "$build/cli/depscan" | grep -q __tsan_init || { echo "tsan: $build/cli/depscan is not instrumented"; return 1; }
+  nm "$build/cli/depscan" | grep __tsan_init >/dev/null || { echo "tsan: $build/cli/depscan is not instrumented"; return 1; }
   export TSAN_OPTIONS="halt_on_error=1 exitcode=66 second_deadlock_stack=1"
   local dirs=()
   for dir in build-asan/fixtures build-test/fixtures /usr/local/cuda/lib64 /usr/lib/x86_64-linux-gnu/gconv; do
