@@ -47,9 +47,11 @@ tsan_stage() {
   for dir in "${dirs[@]}"; do
     local status=0
     "$build/cli/depscan" "$dir" >/dev/null 2>$build/tsan.log || status=$?
-    # depscan's own exit codes (0-4) are findings; 66 or a report is a race.
+    # depscan's own exit codes (0-3) are findings; 66 or a report is a race, 128+ a signal.
     if ((status == 66)) || grep -q 'ThreadSanitizer' $build/tsan.log; then
       echo "tsan: race while scanning $dir"; cat $build/tsan.log; failed=1
+    elif ((status > 3)); then
+      echo "tsan: depscan ended with status $status while scanning $dir"; tail -5 $build/tsan.log; failed=1
     else
       echo "tsan: $dir scanned cleanly (exit $status)"
     fi

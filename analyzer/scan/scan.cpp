@@ -45,6 +45,34 @@ const std::vector<std::string>& adopt_inputs(CollectedInputs& inputs, ScanReport
 
 }  // namespace
 
+namespace {
+
+// Every root has its own load order and edges, so a directory of libraries that load each other
+// (a 10,000-library chain) grows as roots x depth. Past this many edges (13 times a whole audit
+// of /usr/lib/x86_64-linux-gnu) the remaining roots are named in one error, not analysed.
+constexpr size_t kMaxScanEdges = 250'000;
+
+void add_roots_within_budget(Resolver& resolver, const std::vector<std::string>& roots, std::vector<Finding>& findings) {
+  for (size_t i = 0; i < roots.size(); ++i) {
+    if (resolver.graph().edges.size() >= kMaxScanEdges) {
+      Finding f;
+      f.code = "scan-limit";
+      f.severity = Severity::Error;
+      f.path = roots[i];
+      f.message = fmt::format("{}: not analysed, nor {} more input file{}: the scan's dependency graph reached {} edges "
+                              "after {} of {} files",
+                              roots[i], roots.size() - i - 1, roots.size() - i - 1 == 1 ? "" : "s", kMaxScanEdges, i,
+                              roots.size());
+      f.fix = "scan the remaining files in smaller groups (a directory at a time, or one program and its libraries)";
+      findings.push_back(std::move(f));
+      return;
+    }
+    resolver.add_root(roots[i]);
+  }
+}
+
+}  // namespace
+
 LoaderEnvironment environment_for(const ScanOptions& options) {
   LoaderEnvironment env = default_environment();
   if (options.ld_library_path) env.ld_library_path = split_ld_library_path(*options.ld_library_path);  // "" elements = cwd
@@ -63,7 +91,7 @@ ScanReport run_scan(const ScanOptions& options) {
   BinaryCache cache(*fs);                                                   // read, once per inode
   prefetch_binaries(cache, roots);                                          // roots read in parallel
   Resolver resolver(cache, ResolveOptions{environment_for(options)});       // ld.so rules
-  for (const std::string& root : roots) resolver.add_root(root);
+  add_roots_within_budget(resolver, roots, report.result.findings);
   for (const Finding& f : resolver.diagnostics()) report.result.findings.push_back(f);
   if (options.cuda_audit) add_cuda_audit_root(resolver, matrix, *fs);        // no file: the CUDA stack a program would load
   if (options.dlopen_edges) add_dlopen_edges(resolver, matrix, *fs);         // run-time edges: known (matrix) and inferred (.rodata) dlopen
