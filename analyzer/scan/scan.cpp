@@ -48,9 +48,9 @@ const std::vector<std::string>& adopt_inputs(CollectedInputs& inputs, ScanReport
 namespace {
 
 // Every root has its own load order and edges, so a directory of libraries that load each other
-// (a 10,000-library chain) grows as roots x depth. Past this many edges (13 times a whole audit
+// (a 10,000-library chain) grows as roots x depth. Past this many edges (5 times a whole audit
 // of /usr/lib/x86_64-linux-gnu) the remaining roots are named in one error, not analysed.
-constexpr size_t kMaxScanEdges = 250'000;
+constexpr size_t kMaxScanEdges = 100'000;
 
 void add_roots_within_budget(Resolver& resolver, const std::vector<std::string>& roots, std::vector<Finding>& findings) {
   for (size_t i = 0; i < roots.size(); ++i) {
