@@ -134,13 +134,7 @@ LdSoConf read_ld_so_conf(const FileSystem& fs, const std::string& path) {
     if (line.empty()) continue;
     if (starts_with_word(line, "include", false)) {
       std::vector<std::string> matches;
-      size_t k = 8;
-      while (k < line.size()) {
-        size_t end = line.find_first_of(" \t", k);
-        if (end == std::string::npos) end = line.size();
-        std::string pattern = line.substr(k, end - k);
-        k = end + 1;
-        if (pattern.empty()) continue;
+      for (std::string pattern : split_nonempty(std::string_view(line).substr(8), " \t")) {
         if (pattern[0] != '/' && file.find('/') != std::string::npos)
           pattern = dirname_of(file) + "/" + pattern;
         for (std::string& m : glob_paths(fs, pattern)) matches.push_back(std::move(m));
