@@ -71,7 +71,14 @@ class DlopenEdges {
   // matrix documents what the library opens (NVIDIA's own libraries: cuBLASLt alone has 46 MB of
   // .rodata), and not when it cannot call dlopen itself (a dynamic object that imports neither
   // dlopen nor dlmopen; a static program may carry its own dlopen and is always scanned).
-  bool may_infer(size_t object) const {
+  // Asked for every object of every root's load order: decided once per object.
+  bool may_infer(size_t object) {
+    auto [it, inserted] = may_infer_.try_emplace(object, false);
+    if (inserted) it->second = decide_may_infer(object);
+    return it->second;
+  }
+
+  bool decide_may_infer(size_t object) const {
     const Object& o = resolver_.graph().objects[object];
     if (!o.binary || !worth_scanning(o)) return false;
     auto rows = matrix_.dlopen_rows_for(name_of(o));
@@ -256,6 +263,7 @@ class DlopenEdges {
   const Matrix& matrix_;
   const FileSystem& fs_;
   std::unordered_map<size_t, std::vector<std::string>> strings_;
+  std::unordered_map<size_t, bool> may_infer_;
   std::set<std::tuple<size_t, size_t, std::string>> done_;
 };
 
