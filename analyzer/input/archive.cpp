@@ -1,7 +1,7 @@
 #include "analyzer/input/archive.h"
 
-#include <archive.h>
-#include <archive_entry.h>
+#include "analyzer/input/libarchive_api.h"
+
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -21,9 +21,9 @@ std::string human_bytes(uint64_t bytes) {
   return fmt::format("{} bytes", bytes);
 }
 
-MemberKind kind_of(struct archive_entry* entry) {
-  if (archive_entry_hardlink(entry)) return MemberKind::Hardlink;
-  switch (archive_entry_filetype(entry)) {
+MemberKind kind_of(const LibArchiveApi& la, struct archive_entry* entry) {
+  if (la.entry_hardlink(entry)) return MemberKind::Hardlink;
+  switch (la.entry_filetype(entry)) {
     case AE_IFREG: return MemberKind::File;
     case AE_IFDIR: return MemberKind::Directory;
     case AE_IFLNK: return MemberKind::Symlink;
@@ -48,22 +48,26 @@ Expected<std::unique_ptr<ArchiveReader>> ArchiveReader::open(const std::string& 
   struct stat st;
   if (::stat(host_path.c_str(), &st) != 0 || !S_ISREG(st.st_mode))
     return Error{fmt::format("{}: not a readable regular file", display)};
+  auto api = libarchive_api();
+  if (!api) return Error{fmt::format("{}: {}", display, api.error())};
+  const LibArchiveApi& la = **api;
   std::unique_ptr<ArchiveReader> reader(new ArchiveReader());
+  reader->api_ = &la;
   reader->display_ = std::move(display);
   reader->limits_ = limits;
   reader->archive_size_ = static_cast<uint64_t>(st.st_size);
-  reader->archive_ = archive_read_new();
-  archive_read_support_format_zip(reader->archive_);
-  archive_read_support_format_tar(reader->archive_);
-  archive_read_support_format_gnutar(reader->archive_);
-  archive_read_support_filter_all(reader->archive_);
-  if (archive_read_open_filename(reader->archive_, host_path.c_str(), kBlock) != ARCHIVE_OK)
-    return Error{fmt::format("{}: {}", reader->display_, archive_error_string(reader->archive_))};
+  reader->archive_ = la.read_new();
+  la.support_format_zip(reader->archive_);
+  la.support_format_tar(reader->archive_);
+  la.support_format_gnutar(reader->archive_);
+  la.support_filter_all(reader->archive_);
+  if (la.open_filename(reader->archive_, host_path.c_str(), kBlock) != ARCHIVE_OK)
+    return Error{fmt::format("{}: {}", reader->display_, la.error_string(reader->archive_))};
   return reader;
 }
 
 ArchiveReader::~ArchiveReader() {
-  if (archive_) archive_read_free(archive_);
+  if (archive_) api_->read_free(archive_);
 }
 
 void ArchiveReader::add(const char* code, Severity severity, const std::string& message) {
@@ -81,13 +85,14 @@ bool ArchiveReader::over_total(uint64_t bytes) const {
 }
 
 std::optional<ArchiveMember> ArchiveReader::next() {
+  const LibArchiveApi& la = *api_;
   while (!failed_) {
     struct archive_entry* entry = nullptr;
-    int rc = archive_read_next_header(archive_, &entry);
+    int rc = la.next_header(archive_, &entry);
     if (rc == ARCHIVE_EOF) return std::nullopt;
     if (rc < ARCHIVE_WARN) {
       fail("archive-corrupt", fmt::format("unreadable after {} members: {}", members_,
-                                          archive_error_string(archive_) ? archive_error_string(archive_) : "unknown error"));
+                                          la.error_string(archive_) ? la.error_string(archive_) : "unknown error"));
       return std::nullopt;
     }
     member_read_ = 0;
@@ -96,23 +101,23 @@ std::optional<ArchiveMember> ArchiveReader::next() {
       fail("archive-too-many-members", fmt::format("more than {} members: refused", limits_.max_members));
       return std::nullopt;
     }
-    const char* raw = archive_entry_pathname(entry);
-    if (!raw) raw = archive_entry_pathname_utf8(entry);
+    const char* raw = la.entry_pathname(entry);
+    if (!raw) raw = la.entry_pathname_utf8(entry);
     std::string raw_name = raw ? raw : "";
     auto name = safe_relative_name(raw_name);
     if (!name) {
       add("archive-unsafe-member", Severity::Error, name.error() + ": not extracted");
       continue;
     }
-    ArchiveMember member{*name, kind_of(entry), 0, "", static_cast<unsigned>(archive_entry_perm(entry))};
-    if (archive_entry_size_is_set(entry) && archive_entry_size(entry) > 0)
-      member.size = static_cast<uint64_t>(archive_entry_size(entry));
-    if (archive_entry_is_encrypted(entry)) {
+    ArchiveMember member{*name, kind_of(la, entry), 0, "", static_cast<unsigned>(la.entry_perm(entry))};
+    if (la.entry_size_is_set(entry) && la.entry_size(entry) > 0)
+      member.size = static_cast<uint64_t>(la.entry_size(entry));
+    if (la.entry_is_encrypted(entry)) {
       add("archive-encrypted-member", Severity::Error, fmt::format("'{}' is encrypted: not analysed", member.name));
       continue;
     }
     if (member.kind == MemberKind::Hardlink) {
-      auto target = safe_relative_name(archive_entry_hardlink(entry));
+      auto target = safe_relative_name(la.entry_hardlink(entry));
       if (!target) {
         add("archive-unsafe-member", Severity::Error,
             fmt::format("hard link '{}' points outside the archive ({}): not extracted", member.name, target.error()));
@@ -121,7 +126,7 @@ std::optional<ArchiveMember> ArchiveReader::next() {
       member.link_target = *target;
     }
     if (member.kind == MemberKind::Symlink) {
-      const char* target = archive_entry_symlink(entry);
+      const char* target = la.entry_symlink(entry);
       member.link_target = target ? target : "";
     }
     if (member.size > limits_.max_member_bytes) {
@@ -149,9 +154,10 @@ std::optional<ArchiveMember> ArchiveReader::next() {
 }
 
 Expected<size_t> ArchiveReader::read_block(void* buf, size_t size) {
-  la_ssize_t n = archive_read_data(archive_, buf, size);
+  const LibArchiveApi& la = *api_;
+  la_ssize_t n = la.read_data(archive_, buf, size);
   if (n < 0) {
-    std::string why = archive_error_string(archive_) ? archive_error_string(archive_) : "read error";
+    std::string why = la.error_string(archive_) ? la.error_string(archive_) : "read error";
     fail("archive-corrupt", fmt::format("member data unreadable: {}", why));
     return Error{why};
   }

@@ -19,6 +19,8 @@ struct archive;  // libarchive
 
 namespace depscan {
 
+struct LibArchiveApi;
+
 struct ArchiveLimits {
   uint64_t max_member_bytes = 8ull << 30;   // one member, uncompressed
   uint64_t max_total_bytes = 64ull << 30;   // all members, uncompressed (declared or read)
@@ -70,6 +72,7 @@ class ArchiveReader {
   void fail(const char* code, const std::string& message);
   bool over_total(uint64_t bytes) const;
 
+  const LibArchiveApi* api_ = nullptr;
   ::archive* archive_ = nullptr;
   std::string display_;
   ArchiveLimits limits_;

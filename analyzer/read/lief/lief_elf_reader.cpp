@@ -2,7 +2,7 @@
 // dynamic entries up to DT_NULL, versions through index maps (its verdef naming is wrong),
 // definedness from shndx, every call inside try/catch, and the result validated, because LIEF
 // returns a silently partial object for a damaged file.
-#include "analyzer/read/lief_elf_reader.h"
+#include "analyzer/read/lief/lief_readers.h"
 
 #include <sys/stat.h>
 
@@ -186,7 +186,7 @@ Expected<Binary> convert(const le::Binary& elf, uint64_t file_size, Binary out) 
 
 }  // namespace
 
-Expected<Binary> read_elf_with_lief(const std::string& host_path, const std::string& logical_path) {
+Expected<Binary> parse_elf_with_lief(const std::string& host_path, const std::string& logical_path) {
   struct stat info {};
   if (::stat(host_path.c_str(), &info) != 0) return Error{"cannot stat the file"};
   if (!S_ISREG(info.st_mode)) return Error{"not a regular file"};  // LIEF blocks forever on a FIFO

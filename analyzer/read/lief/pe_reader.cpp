@@ -1,7 +1,7 @@
 // PE files: LIEF 0.9 parses the headers, sections and import directory; what its API lacks or gets
 // wrong (delay-load imports, ordinal-only exports, forwarders listed twice) is read raw from a
 // memory map of the file, through ByteView, at file offsets found from LIEF's section table.
-#include "analyzer/read/pe_reader.h"
+#include "analyzer/read/lief/lief_readers.h"
 
 #include <LIEF/PE.hpp>
 #include <fmt/format.h>
@@ -189,7 +189,7 @@ Expected<Binary> convert(const lp::Binary& pe, ByteView file, Binary out) {
 
 }  // namespace
 
-Expected<Binary> read_pe(const std::string& host_path, const std::string& logical_path) {
+Expected<Binary> parse_pe_with_lief(const std::string& host_path, const std::string& logical_path) {
   auto mapped = MappedFile::open(host_path);
   if (!mapped) return Error{mapped.error()};
   Binary out;
