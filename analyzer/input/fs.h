@@ -38,13 +38,16 @@ class FileSystem {
   // The host directory standing for "/" ("/" for the real file system).
   virtual const std::string& root() const = 0;
   // Reads at most max_bytes of a regular file.
-  Expected<std::string> read_text(std::string_view logical, size_t max_bytes = 1 << 20) const;
+  virtual Expected<std::string> read_text(std::string_view logical, size_t max_bytes = 1 << 20) const;
   bool is_regular(std::string_view logical) const;
   bool is_directory(std::string_view logical) const;
 };
 
 std::unique_ptr<FileSystem> make_real_fs();
 std::unique_ptr<FileSystem> make_rooted_fs(std::string host_root);
+// Remembers every answer of `inner` (thread-safe): for a scan, which asks about the same system
+// libraries once per root. Only for a file system that does not change while it is used.
+std::unique_ptr<FileSystem> make_cached_fs(std::unique_ptr<FileSystem> inner);
 
 // Path helpers on logical paths (pure string operations, no file system access).
 std::string join_path(std::string_view dir, std::string_view name);

@@ -84,11 +84,26 @@ std::vector<std::string> library_names_in(ByteView bytes) {
   return out;
 }
 
-Expected<std::vector<std::string>> rodata_library_names(const FileSystem& fs, const Binary& binary) {
-  if (binary.format != Format::Elf) return std::vector<std::string>{};
+namespace {
+
+const Section* rodata_of(const Binary& binary) {
+  if (binary.format != Format::Elf) return nullptr;
   auto section = std::find_if(binary.sections.begin(), binary.sections.end(),
                               [](const Section& s) { return s.name == ".rodata"; });
-  if (section == binary.sections.end() || section->type == 8 /* SHT_NOBITS */) return std::vector<std::string>{};
+  if (section == binary.sections.end() || section->type == 8 /* SHT_NOBITS */) return nullptr;
+  return &*section;
+}
+
+}  // namespace
+
+uint64_t rodata_size(const Binary& binary) {
+  const Section* section = rodata_of(binary);
+  return section ? section->size : 0;
+}
+
+Expected<std::vector<std::string>> rodata_library_names(const FileSystem& fs, const Binary& binary) {
+  const Section* section = rodata_of(binary);
+  if (!section) return std::vector<std::string>{};
   auto host = fs.host_path(binary.path);
   if (!host) return Error{host.error()};
   auto file = MappedFile::open(*host);

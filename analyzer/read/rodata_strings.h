@@ -21,6 +21,9 @@ inline constexpr size_t kMaxRodataScan = size_t{96} << 20;  // 96 MiB: cuBLASLt'
 // + ".so" + optional ".<digits or %d>" parts, as they appear (duplicates removed, in order).
 std::vector<std::string> library_names_in(ByteView bytes);
 
+// Bytes in the .rodata section (0 without one).
+uint64_t rodata_size(const Binary& binary);
+
 // library_names_in() over the .rodata section of an ELF binary (the first kMaxRodataScan bytes).
 // Empty when the binary has no .rodata; an error only when the file cannot be mapped.
 Expected<std::vector<std::string>> rodata_library_names(const FileSystem& fs, const Binary& binary);

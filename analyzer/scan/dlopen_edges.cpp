@@ -103,29 +103,33 @@ class DlopenEdges {
     });
   }
 
-  std::vector<std::string> scan(size_t object) const {
-    const Object& o = resolver_.graph().objects[object];
-    if (o.binary && worth_scanning(o))
-      if (auto found = rodata_library_names(fs_, *o.binary)) return std::move(*found);
+  static std::vector<std::string> scan(const FileSystem& fs, const Binary& binary) {
+    if (auto found = rodata_library_names(fs, binary)) return std::move(*found);
     return {};
   }
 
   // The read-only data of every object loaded so far that add_inferred will read, scanned in
-  // parallel. Objects that dlopen edges add later, and cuDNN libraries asked for their CUDA
-  // major, are scanned when needed.
+  // parallel, each file once (objects reached by several paths share one Binary). Objects that
+  // dlopen edges add later, and cuDNN libraries asked for their CUDA major, are scanned when needed.
   void scan_loaded_objects() {
-    std::vector<size_t> objects;
+    std::vector<const Binary*> binaries;
     for (size_t object = 0; object < resolver_.graph().objects.size(); ++object)
-      if (may_infer(object)) objects.push_back(object);
-    std::vector<std::vector<std::string>> found(objects.size());
-    parallel_for_index(objects.size(), [&](size_t i) { found[i] = scan(objects[i]); });
-    for (size_t i = 0; i < objects.size(); ++i) strings_.emplace(objects[i], std::move(found[i]));
+      if (may_infer(object)) {
+        const Binary* b = resolver_.graph().objects[object].binary.get();
+        if (std::find(binaries.begin(), binaries.end(), b) == binaries.end()) binaries.push_back(b);
+      }
+    std::vector<std::vector<std::string>> found(binaries.size());
+    parallel_for_index(binaries.size(), [&](size_t i) { found[i] = scan(fs_, *binaries[i]); });
+    for (size_t i = 0; i < binaries.size(); ++i) strings_.emplace(binaries[i], std::move(found[i]));
   }
 
   const std::vector<std::string>& strings_of(size_t object) {
-    auto it = strings_.find(object);
+    static const std::vector<std::string> none;
+    const Object& o = resolver_.graph().objects[object];
+    if (!o.binary || !worth_scanning(o)) return none;
+    auto it = strings_.find(o.binary.get());
     if (it != strings_.end()) return it->second;
-    return strings_.emplace(object, scan(object)).first->second;
+    return strings_.emplace(o.binary.get(), scan(fs_, *o.binary)).first->second;
   }
 
   bool already_has(size_t root, size_t object, const std::string& name) {
@@ -149,20 +153,34 @@ class DlopenEdges {
   // The CUDA major a cuDNN library was built for, from the CUDA library names it (or another
   // cuDNN library of the same directory) keeps in its read-only data.
   std::optional<int> cuda_major_of(size_t object) {
+    if (auto own = cuda_major_named_by(object)) return own;
     std::string dir = dirname_of(resolver_.graph().objects[object].realpath);
-    std::vector<size_t> candidates = {object};
+    auto [it, inserted] = cuda_major_of_dir_.try_emplace(dir);
+    if (inserted) it->second = cuda_major_of_siblings(dir);
+    return it->second;
+  }
+
+  std::optional<int> cuda_major_named_by(size_t object) {
+    for (const std::string& name : strings_of(object)) {
+      const ComponentRow* c = matrix_.component_of(name);
+      if (!c || (c->component != "cublasLt" && c->component != "nvrtc")) continue;
+      std::vector<int> majors = matrix_.cuda_majors_of(name);
+      if (majors.size() == 1) return majors.front();
+    }
+    return std::nullopt;
+  }
+
+  // The cuDNN libraries of `dir`, the smallest read-only data first (one of them names cuBLASLt).
+  std::optional<int> cuda_major_of_siblings(const std::string& dir) {
+    std::vector<std::pair<uint64_t, size_t>> siblings;
     for (size_t i = 0; i < resolver_.graph().objects.size(); ++i) {
       const Object& o = resolver_.graph().objects[i];
-      if (i != object && o.binary && dirname_of(o.realpath) == dir && matrix_.cudnn_series_of(name_of(o)))
-        candidates.push_back(i);
+      if (o.binary && dirname_of(o.realpath) == dir && matrix_.cudnn_series_of(name_of(o)))
+        siblings.emplace_back(rodata_size(*o.binary), i);
     }
-    for (size_t candidate : candidates)
-      for (const std::string& name : strings_of(candidate)) {
-        const ComponentRow* c = matrix_.component_of(name);
-        if (!c || (c->component != "cublasLt" && c->component != "nvrtc")) continue;
-        std::vector<int> majors = matrix_.cuda_majors_of(name);
-        if (majors.size() == 1) return majors.front();
-      }
+    std::sort(siblings.begin(), siblings.end());
+    for (const auto& [size, i] : siblings)
+      if (auto major = cuda_major_named_by(i)) return major;
     return std::nullopt;
   }
 
@@ -262,7 +280,8 @@ class DlopenEdges {
   Resolver& resolver_;
   const Matrix& matrix_;
   const FileSystem& fs_;
-  std::unordered_map<size_t, std::vector<std::string>> strings_;
+  std::unordered_map<const Binary*, std::vector<std::string>> strings_;  // library names in .rodata
+  std::map<std::string, std::optional<int>> cuda_major_of_dir_;
   std::unordered_map<size_t, bool> may_infer_;
   std::set<std::tuple<size_t, size_t, std::string>> done_;
 };

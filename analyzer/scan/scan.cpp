@@ -14,6 +14,7 @@
 #include "analyzer/scan/prefetch.h"
 #include "analyzer/scan/cuda_audit.h"
 #include "analyzer/scan/dlopen_edges.h"
+#include "analyzer/util/phase_timer.h"
 #include "matrix/matrix.h"
 
 namespace depscan {
@@ -84,17 +85,24 @@ LoaderEnvironment environment_for(const ScanOptions& options) {
 
 ScanReport run_scan(const ScanOptions& options) {
   ScanReport report;
+  PhaseTimer timer;
   auto fs = file_system_for(options);
   Matrix matrix = matrix_for(options, report.result.findings);              // knowledge
+  timer.mark("matrix");
   CollectedInputs inputs = collect_inputs(fs, collect_request(options));    // inputs: wheels installed, images unpacked
   const std::vector<std::string>& roots = adopt_inputs(inputs, report);     // inputs -> roots
+  timer.mark("inputs");
+  fs = make_cached_fs(std::move(fs));                                       // from here on the files hold still
   BinaryCache cache(*fs);                                                   // read, once per inode
   prefetch_binaries(cache, roots);                                          // roots read in parallel
+  timer.mark("read roots");
   Resolver resolver(cache, ResolveOptions{environment_for(options)});       // ld.so rules
   add_roots_within_budget(resolver, roots, report.result.findings);
+  timer.mark("resolve");
   for (const Finding& f : resolver.diagnostics()) report.result.findings.push_back(f);
   if (options.cuda_audit) add_cuda_audit_root(resolver, matrix, *fs);        // no file: the CUDA stack a program would load
   if (options.dlopen_edges) add_dlopen_edges(resolver, matrix, *fs);         // run-time edges: known (matrix) and inferred (.rodata) dlopen
+  timer.mark("dlopen edges");
   report.result.graph = resolver.take_graph();
   if (options.gpu_code || !options.target.gpus.empty())                      // GPU code: fatbin listings,
     attach_cuda_code(report.result.graph, *fs);                             //   read only when asked for
@@ -103,14 +111,20 @@ ScanReport run_scan(const ScanOptions& options) {
   for (auto& f : check_missing_libraries(ctx)) report.result.findings.push_back(std::move(f));
   for (auto& f : check_gpu_code(ctx)) report.result.findings.push_back(std::move(f));           // --gpu vs fatbin
   for (auto& f : check_cuda_stack(ctx)) report.result.findings.push_back(std::move(f));         // CUDA/cuDNN/driver compatibility
+  timer.mark("cuda checks");
   if (options.cuda_audit) report.cuda_stack = identify_cuda_stack(ctx);                         // for the summary
   SymbolIndex symbols(report.result.graph);                                 // symbol tables, once per object
+  timer.mark("symbol tables");
   for (auto& f : check_symbol_versions(ctx, symbols)) report.result.findings.push_back(std::move(f));    // DT_VERNEED
+  timer.mark("symbol versions");
   for (auto& f : check_undefined_symbols(ctx, symbols)) report.result.findings.push_back(std::move(f));  // symbol binding
+  timer.mark("undefined symbols");
   for (auto& f : check_interposition(ctx, symbols)) report.result.findings.push_back(std::move(f));      // shadowed symbols
+  timer.mark("interposition");
   for (auto& f : check_target_floors(ctx)) report.result.findings.push_back(std::move(f));               // --target floors
   for (auto& f : check_wheel_policy(ctx, inputs.distributions)) report.result.findings.push_back(std::move(f));  // manylinux tags
   for (auto& f : check_wheel_pins(inputs.distributions)) report.result.findings.push_back(std::move(f));        // Requires-Dist pins
+  timer.mark("other checks");
   show_installed_paths(report.result, inputs);  // keep last: temporary paths -> installed locations
   return report;
 }

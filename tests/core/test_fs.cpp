@@ -68,3 +68,26 @@ TEST_CASE("ByteView never reads past the end") {
   CHECK_FALSE(v.cstring(7).has_value());  // no terminator before the end
   CHECK(v.read<uint32_t>(0, false).value() == 0x01020304u);
 }
+
+TEST_CASE("the cached file system answers as the one it wraps and keeps its answers") {
+  test::TempDir tmp("cachedfs");
+  fs::create_directories(tmp.path() / "usr/lib");
+  std::ofstream(tmp.path() / "usr/lib/libx.so.1") << "\x7f" "ELF and more than sixty-four bytes of text after the magic, to be cut";
+  fs::create_symlink("libx.so.1", tmp.path() / "usr/lib/libx.so");
+  auto counted = make_rooted_fs(tmp.str());
+  FileSystem* inner = counted.get();
+  auto cached = make_cached_fs(std::move(counted));
+  for (int round = 0; round < 2; ++round) {  // the second round is answered from the cache
+    CHECK(cached->canonical("/usr/lib/libx.so").value() == "/usr/lib/libx.so.1");
+    CHECK(cached->stat("/usr/lib/libx.so").value().kind == FileKind::Regular);
+    CHECK_FALSE(cached->stat("/usr/lib/missing.so").ok());
+    CHECK(cached->read_text("/usr/lib/libx.so", 8).value() == std::string("\x7f" "ELF and"));
+    CHECK(cached->read_text("/usr/lib/libx.so", 4).value() == "\x7f" "ELF");  // the length is part of the key
+    CHECK(cached->list("/usr/lib").size() == 2);
+    CHECK(cached->root() == inner->root());
+  }
+  // The cache holds answers, not files: what changes underneath is not seen (a scan's contract).
+  fs::remove(tmp.path() / "usr/lib/libx.so.1");
+  CHECK(cached->stat("/usr/lib/libx.so").ok());
+  CHECK_FALSE(inner->stat("/usr/lib/libx.so").ok());
+}
