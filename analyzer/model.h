@@ -126,6 +126,7 @@ struct Binary {
   std::vector<VersionNeed> version_needs;
   std::vector<VersionDef> version_defs;
   std::vector<Symbol> symbols;            // dynamic symbols (ELF) / imports+exports (PE)
+  bool symbols_read = true;               // false: the scan skipped the symbol table (--no-symbols)
   std::vector<Section> sections;
   uint64_t file_size = 0;
   std::shared_ptr<const CudaCode> cuda_code;  // fatbin listing (run_scan's fatbin stage); null: none

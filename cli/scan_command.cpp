@@ -92,6 +92,9 @@ void add_scan_command(CLI::App& app, int& exit_code) {
   app.add_option("--matrix", args->scan.matrix_path, "replace the embedded CUDA/cuDNN data with this matrix file");
   app.add_flag("--no-dlopen", [args](int64_t) { args->scan.dlopen_edges = false; },
                "do not add the libraries opened with dlopen (known from the matrix or named in read-only data)");
+  app.add_flag("--no-symbols", [args](int64_t) { args->scan.symbols = false; },
+               "do not read dynamic symbol tables: no undefined-symbol or interposition checks (the tree, "
+               "symbol versions and CUDA checks remain); the same work as libtree");
   app.add_option("--format", args->format, "output format")->check(CLI::IsMember({"text", "json", "sarif", "junit", "github"}));
   app.add_option("--fail-on", args->fail_on, "lowest severity that fails (exit 1)")
       ->check(CLI::IsMember({"error", "warning", "info"}));

@@ -78,7 +78,7 @@ Problem read_sections(const elf::Image& image, Binary& binary) {
   return std::nullopt;
 }
 
-Problem read_dynamic_view(const elf::Image& image, Binary& binary) {
+Problem read_dynamic_view(const elf::Image& image, Binary& binary, bool with_symbols) {
   elf::DynamicTable dynamic;
   if (auto problem = read_dynamic_table(image, dynamic, binary.has_dynamic)) return problem;
   if (dynamic.entries.empty()) return std::nullopt;
@@ -87,6 +87,8 @@ Problem read_dynamic_view(const elf::Image& image, Binary& binary) {
   if (auto problem = read_dynamic_strings(dynamic, strings, binary)) return problem;
   if (auto problem = elf::read_version_needs(image, dynamic, strings, binary.version_needs)) return problem;
   if (auto problem = elf::read_version_defs(image, dynamic, strings, binary.version_defs)) return problem;
+  binary.symbols_read = with_symbols;
+  if (!with_symbols) return std::nullopt;
   return elf::read_dynamic_symbols(image, dynamic, strings, binary);
 }
 
@@ -133,7 +135,7 @@ Problem StringTable::get(uint64_t offset, std::string_view what, std::string& ou
 
 }  // namespace elf
 
-Expected<Binary> read_elf(ByteView file, const std::string& logical_path) {
+Expected<Binary> read_elf(ByteView file, const std::string& logical_path, bool with_symbols) {
   auto image = elf::Image::parse(file);
   if (!image) return Error{image.error()};
   Binary binary;
@@ -145,8 +147,9 @@ Expected<Binary> read_elf(ByteView file, const std::string& logical_path) {
   binary.file_type = image->type();
   binary.os_abi = image->os_abi();
   binary.file_size = file.size();
-  for (auto step : {read_interpreter, read_dynamic_view, read_sections})
-    if (auto problem = step(*image, binary)) return Error{*problem};
+  if (auto problem = read_interpreter(*image, binary)) return Error{*problem};
+  if (auto problem = read_dynamic_view(*image, binary, with_symbols)) return Error{*problem};
+  if (auto problem = read_sections(*image, binary)) return Error{*problem};
   return binary;
 }
 

@@ -10,6 +10,7 @@
 
 namespace depscan {
 
-Expected<Binary> read_elf(ByteView file, const std::string& logical_path);
+// Without `with_symbols` the dynamic symbol table is neither read nor checked.
+Expected<Binary> read_elf(ByteView file, const std::string& logical_path, bool with_symbols = true);
 
 }  // namespace depscan

@@ -7,7 +7,7 @@
 
 namespace depscan {
 
-Expected<BinaryPtr> read_binary(const FileSystem& fs, std::string_view logical) {
+Expected<BinaryPtr> read_binary(const FileSystem& fs, std::string_view logical, ReadOptions options) {
   auto host = fs.host_path(logical);
   if (!host) return Error{host.error()};
   auto file = MappedFile::open(*host);
@@ -16,7 +16,7 @@ Expected<BinaryPtr> read_binary(const FileSystem& fs, std::string_view logical) 
   FileFormat format = sniff_bytes(bytes.sub(0, std::min<size_t>(bytes.size(), 512)).value_or(ByteView()));
   std::string path(logical);
   Expected<Binary> parsed = Error{"not an ELF or PE file"};
-  if (format == FileFormat::Elf) parsed = read_elf(bytes, path);
+  if (format == FileFormat::Elf) parsed = read_elf(bytes, path, options.symbols);
   else if (format == FileFormat::Pe) parsed = read_pe(*host, path);
   if (!parsed) return Error{parsed.error()};
   parsed->file_size = bytes.size();
@@ -33,7 +33,7 @@ Expected<BinaryPtr> BinaryCache::get(std::string_view logical) {
     auto it = entries_.find(key);
     if (it != entries_.end()) return it->second;
   }
-  auto result = read_binary(fs_, logical);
+  auto result = read_binary(fs_, logical, options_);
   std::lock_guard lock(mutex_);
   return entries_.emplace(key, std::move(result)).first->second;
 }

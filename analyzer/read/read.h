@@ -17,12 +17,16 @@ namespace depscan {
 
 using BinaryPtr = std::shared_ptr<const Binary>;
 
+struct ReadOptions {
+  bool symbols = true;  // false: skip ELF dynamic symbol tables (--no-symbols)
+};
+
 // Reads one file (ELF or PE). The error is one line naming the problem, without the path.
-Expected<BinaryPtr> read_binary(const FileSystem& fs, std::string_view logical);
+Expected<BinaryPtr> read_binary(const FileSystem& fs, std::string_view logical, ReadOptions options = {});
 
 class BinaryCache {
  public:
-  explicit BinaryCache(const FileSystem& fs) : fs_(fs) {}
+  explicit BinaryCache(const FileSystem& fs, ReadOptions options = {}) : fs_(fs), options_(options) {}
   // Thread-safe. The same (device, inode) is parsed once; its Binary's path is the first
   // logical path it was read by.
   Expected<BinaryPtr> get(std::string_view logical);
@@ -38,6 +42,7 @@ class BinaryCache {
     size_t operator()(const Key& k) const { return std::hash<uint64_t>()(k.device * 1000003u ^ k.inode); }
   };
   const FileSystem& fs_;
+  ReadOptions options_;
   mutable std::mutex mutex_;
   std::unordered_map<Key, Expected<BinaryPtr>, KeyHash> entries_;
 };

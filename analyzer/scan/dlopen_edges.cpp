@@ -85,7 +85,7 @@ class DlopenEdges {
     bool documented = !rows.empty() && std::all_of(rows.begin(), rows.end(), [&](const DlopenRow* r) {
       return r->probe != "library_name_strings" && expandable(*r, object);
     });
-    return !documented && (imports_dlopen(*o.binary) || o.binary->symbols.empty());
+    return !documented && (!o.binary->symbols_read || imports_dlopen(*o.binary) || o.binary->symbols.empty());
   }
 
   // A row naming the opener's own {major}.{minor} (libnvrtc-builtins.so.13.0) is of no use when

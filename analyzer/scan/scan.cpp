@@ -93,7 +93,7 @@ ScanReport run_scan(const ScanOptions& options) {
   const std::vector<std::string>& roots = adopt_inputs(inputs, report);     // inputs -> roots
   timer.mark("inputs");
   fs = make_cached_fs(std::move(fs));                                       // from here on the files hold still
-  BinaryCache cache(*fs);                                                   // read, once per inode
+  BinaryCache cache(*fs, ReadOptions{options.symbols});                     // read, once per inode
   prefetch_binaries(cache, roots);                                          // roots read in parallel
   timer.mark("read roots");
   Resolver resolver(cache, ResolveOptions{environment_for(options)});       // ld.so rules
@@ -117,10 +117,12 @@ ScanReport run_scan(const ScanOptions& options) {
   timer.mark("symbol tables");
   for (auto& f : check_symbol_versions(ctx, symbols)) report.result.findings.push_back(std::move(f));    // DT_VERNEED
   timer.mark("symbol versions");
-  for (auto& f : check_undefined_symbols(ctx, symbols)) report.result.findings.push_back(std::move(f));  // symbol binding
-  timer.mark("undefined symbols");
-  for (auto& f : check_interposition(ctx, symbols)) report.result.findings.push_back(std::move(f));      // shadowed symbols
-  timer.mark("interposition");
+  if (options.symbols) {
+    for (auto& f : check_undefined_symbols(ctx, symbols)) report.result.findings.push_back(std::move(f));  // symbol binding
+    timer.mark("undefined symbols");
+    for (auto& f : check_interposition(ctx, symbols)) report.result.findings.push_back(std::move(f));      // shadowed symbols
+    timer.mark("interposition");
+  }
   for (auto& f : check_target_floors(ctx)) report.result.findings.push_back(std::move(f));               // --target floors
   for (auto& f : check_wheel_policy(ctx, inputs.distributions)) report.result.findings.push_back(std::move(f));  // manylinux tags
   for (auto& f : check_wheel_pins(inputs.distributions)) report.result.findings.push_back(std::move(f));        // Requires-Dist pins

@@ -23,6 +23,7 @@ struct ScanOptions {
   Target target;
   std::optional<std::string> matrix_path;     // --matrix FILE
   bool dlopen_edges = true;                   // add known and inferred dlopen edges
+  bool symbols = true;                        // read dynamic symbols and run the symbol-binding checks
   bool gpu_code = false;                      // list embedded GPU code even without --gpu
   bool cuda_audit = false;                    // no file given: audit the CUDA stack the system would load
 };

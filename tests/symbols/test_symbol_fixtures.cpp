@@ -71,9 +71,9 @@ struct Prediction {
   std::set<LoadError> warnings;  // warning findings of the same codes
 };
 
-Prediction predict(const std::string& name, bool bind_now) {
+Prediction predict(const std::string& name, bool bind_now, const std::string& extra = "") {
   std::string cmd = "env -u LD_LIBRARY_PATH -u LD_PRELOAD " + shell_quote(depscan_bin()) +
-                    (bind_now ? " --bind-now" : "") + " --format json " + shell_quote(fixture_dir(name) + "/app");
+                    (bind_now ? " --bind-now" : "") + extra + " --format json " + shell_quote(fixture_dir(name) + "/app");
   auto r = run_command(cmd);
   Prediction p;
   p.exit_code = r.exit_code;
@@ -119,6 +119,17 @@ TEST_CASE("depscan predicts the loader's symbol errors, with and without LD_BIND
       }
     }
   }
+}
+
+TEST_CASE("--no-symbols drops the symbol-binding checks and keeps the version checks") {
+  Prediction removed = predict("removed_func_now", false, " --no-symbols");
+  CHECK(removed.errors.empty());  // undefined-symbol needs the symbol tables
+  CHECK(removed.doc["objects"].size() == predict("removed_func_now", false).doc["objects"].size());
+  Prediction version = predict("version_missing", false, " --no-symbols");
+  CHECK(version.errors.count(LoadError{"symbol-version-not-found", "FOO_2"}) == 1);  // DT_VERNEED is read
+  CHECK(version.exit_code == 1);
+  Prediction interposed = predict("interposed", false, " --no-symbols");
+  for (const json& f : interposed.doc["findings"]) CHECK(f["code"] != "symbol-interposed");
 }
 
 TEST_CASE("lazy binding: what depscan only warns about fails at the first call") {
