@@ -49,8 +49,7 @@ class InterpositionScan {
 
   void scan_root(size_t root) {
     for (size_t o : symbols_.members(root))
-      for (const Symbol& ref : ctx_.graph.objects[o].binary->symbols)
-        if (!ref.defined && !ref.name.empty() && ref.binding != SymbolBinding::Local) check(root, o, ref);
+      for (const SymbolIndex::Reference& reference : symbols_.references(o)) check(root, o, reference);
   }
 
   std::vector<Finding> findings() const {
@@ -84,8 +83,9 @@ class InterpositionScan {
     return is_preloaded(ctx_.graph, root, winner.object);  // LD_PRELOAD interposes on purpose
   }
 
-  void check(size_t root, size_t requester, const Symbol& ref) {
-    auto winner = symbols_.bind(symbols_.scope_for(root, requester), ref);
+  void check(size_t root, size_t requester, const SymbolIndex::Reference& reference) {
+    const Symbol& ref = *reference.symbol;
+    auto winner = symbols_.bind(symbols_.scope_for(root, requester), reference);
     if (!winner) return;
     auto provider = intended(root, requester, ref, winner->object);
     if (!provider || *provider == winner->object || is_noise(root, *winner, *provider, ref)) return;

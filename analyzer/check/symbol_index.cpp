@@ -27,27 +27,6 @@ bool is_bindable_definition(const Symbol& s) {
 
 }  // namespace
 
-// Definitions sorted by name (stable, so symbol-table order within a name); the map points at
-// each name's run. Built once per object.
-struct SymbolIndex::Table {
-  std::vector<const Symbol*> definitions;
-  std::unordered_map<std::string_view, std::pair<uint32_t, uint32_t>> runs;  // first, count
-
-  explicit Table(const Binary& binary) {
-    for (const Symbol& s : binary.symbols)
-      if (is_bindable_definition(s)) definitions.push_back(&s);
-    std::stable_sort(definitions.begin(), definitions.end(),
-                     [](const Symbol* a, const Symbol* b) { return a->name < b->name; });
-    runs.reserve(definitions.size());
-    for (uint32_t i = 0; i < definitions.size();) {
-      uint32_t j = i + 1;
-      while (j < definitions.size() && definitions[j]->name == definitions[i]->name) ++j;
-      runs.emplace(definitions[i]->name, std::pair{i, j - i});
-      i = j;
-    }
-  }
-};
-
 bool is_bindable(const Object& object) {
   return object.binary && object.binary->format == Format::Elf;
 }
@@ -95,13 +74,71 @@ SymbolIndex::SymbolIndex(const Graph& graph) : graph_(graph) {
     names_[e.root].emplace(e.name, *e.to);
     if (e.kind == EdgeKind::Needed) needed_[pair_key(e.root, e.from)].push_back(*e.to);
   }
-  tables_.resize(graph.objects.size());
-  parallel_for_index(graph.objects.size(), [&](size_t o) {
-    if (in_scope[o]) tables_[o] = std::make_unique<Table>(*graph.objects[o].binary);
+  index_definitions(in_scope);
+  references_.resize(graph.objects.size());
+  parallel_for_index(graph.objects.size(), [&](size_t o) {  // read-only lookups from here on
+    if (!in_scope[o]) return;
+    for (const Symbol& s : graph.objects[o].binary->symbols)
+      if (!s.defined && !s.name.empty() && s.binding != SymbolBinding::Local)
+        references_[o].push_back(Reference{&s, definers_of(s.name)});
   });
-  for (size_t o = 0; o < tables_.size(); ++o)
-    if (tables_[o])
-      for (const auto& run : tables_[o]->runs) definers_[run.first].push_back(static_cast<uint32_t>(o));
+}
+
+// Two passes with one hash lookup per definition: count each name's definitions, then lay them
+// out name by name (objects in order) in two flat arrays.
+void SymbolIndex::index_definitions(const std::vector<bool>& in_scope) {
+  struct Found {
+    uint32_t slot, object;
+    const Symbol* symbol;
+  };
+  std::vector<Found> found;  // in object order
+  std::vector<Definers*> slots;
+  size_t symbols = 0;
+  for (size_t o = 0; o < graph_.objects.size(); ++o)
+    if (in_scope[o]) symbols += graph_.objects[o].binary->symbols.size();
+  found.reserve(symbols);
+  definers_.reserve(symbols);
+  for (size_t o = 0; o < graph_.objects.size(); ++o) {
+    if (!in_scope[o]) continue;
+    for (const Symbol& s : graph_.objects[o].binary->symbols) {
+      if (!is_bindable_definition(s)) continue;
+      auto [it, inserted] = definers_.try_emplace(s.name);
+      if (inserted) {
+        it->second.first = static_cast<uint32_t>(slots.size());  // the slot number until laid out
+        slots.push_back(&it->second);
+      }
+      ++it->second.count;
+      found.push_back(Found{it->second.first, static_cast<uint32_t>(o), &s});
+    }
+  }
+  std::vector<uint32_t> next(slots.size());
+  for (uint32_t slot = 0, offset = 0; slot < slots.size(); offset += slots[slot]->count, ++slot) next[slot] = offset;
+  definition_objects_.resize(found.size());
+  definition_symbols_.resize(found.size());
+  for (const Found& f : found) {
+    uint32_t at = next[f.slot]++;
+    definition_objects_[at] = f.object;
+    definition_symbols_[at] = f.symbol;
+  }
+  for (size_t slot = 0; slot < slots.size(); ++slot) slots[slot]->first = next[slot] - slots[slot]->count;  // next: past the end
+}
+
+SymbolIndex::Definers SymbolIndex::definers_of(std::string_view name) const {
+  auto it = definers_.find(name);
+  return it == definers_.end() ? Definers{} : it->second;
+}
+
+std::span<const Symbol* const> SymbolIndex::run_of(Definers definers, size_t object) const {
+  auto begin = definition_objects_.begin() + definers.first, end = begin + definers.count;
+  auto first = std::find(begin, end, object);
+  auto last = std::find_if(first, end, [&](uint32_t o) { return o != object; });
+  return std::span<const Symbol* const>(definition_symbols_.data() + (first - definition_objects_.begin()),
+                                        static_cast<size_t>(last - first));
+}
+
+std::span<const SymbolIndex::Reference> SymbolIndex::references(size_t object) const {
+  if (object >= references_.size()) return {};
+  return references_[object];
 }
 
 SymbolIndex::~SymbolIndex() = default;
@@ -115,11 +152,7 @@ const std::vector<size_t>& SymbolIndex::scope_for(size_t root, size_t object) co
 }
 
 std::span<const Symbol* const> SymbolIndex::definitions(size_t object, std::string_view name) const {
-  if (object >= tables_.size() || !tables_[object]) return {};
-  const Table& t = *tables_[object];
-  auto it = t.runs.find(name);
-  if (it == t.runs.end()) return {};
-  return std::span<const Symbol* const>(t.definitions.data() + it->second.first, it->second.second);
+  return run_of(definers_of(name), object);
 }
 
 // check_match's version rules. A versioned reference (foo@V) takes a definition of version V,
@@ -127,9 +160,13 @@ std::span<const Symbol* const> SymbolIndex::definitions(size_t object, std::stri
 // without symbol versioning. An unversioned reference takes a definition of index 0-2 (local,
 // base, or the oldest named version), or else the only non-hidden versioned one.
 const Symbol* SymbolIndex::match(size_t object, const Symbol& reference) const {
+  return match_in(definitions(object, reference.name), reference);
+}
+
+const Symbol* SymbolIndex::match_in(std::span<const Symbol* const> definitions, const Symbol& reference) {
   const Symbol* only_versioned = nullptr;
   int versioned = 0;
-  for (const Symbol* def : definitions(object, reference.name)) {
+  for (const Symbol* def : definitions) {
     bool unversioned_object = def->version_index == kNoVersym;
     if (!reference.version.empty()) {
       if (unversioned_object || def->version == reference.version) return def;
@@ -145,12 +182,14 @@ const Symbol* SymbolIndex::match(size_t object, const Symbol& reference) const {
 // The scope is walked in order as ld.so does, but only the objects that define the name at all
 // are asked (one hash lookup per reference instead of one per object of the scope).
 std::optional<Binding> SymbolIndex::bind(std::span<const size_t> scope, const Symbol& reference) const {
-  auto it = definers_.find(reference.name);
-  if (it == definers_.end()) return std::nullopt;
-  const std::vector<uint32_t>& definers = it->second;
+  return bind(scope, Reference{&reference, definers_of(reference.name)});
+}
+
+std::optional<Binding> SymbolIndex::bind(std::span<const size_t> scope, const Reference& reference) const {
+  if (reference.definers.count == 0) return std::nullopt;
   for (size_t o : scope)
-    if (std::find(definers.begin(), definers.end(), o) != definers.end())
-      if (const Symbol* def = match(o, reference)) return Binding{o, def};
+    if (auto run = run_of(reference.definers, o); !run.empty())
+      if (const Symbol* def = match_in(run, *reference.symbol)) return Binding{o, def};
   return std::nullopt;
 }
 

@@ -1,9 +1,8 @@
-// Symbol binding as glibc's ld.so does it (elf/dl-lookup.c, check_match): one hash table per
-// object from a name to its dynamic definitions, built once and shared by every symbol check,
-// and the binding of one reference against a root's lookup scope (its load order).
+// Symbol binding as glibc's ld.so does it (elf/dl-lookup.c, check_match): one hash table from a
+// name to the dynamic definitions of every object in any scope, built once and shared by every
+// symbol check, and the binding of one reference against a root's lookup scope (its load order).
 #pragma once
 
-#include <memory>
 #include <optional>
 #include <span>
 #include <string_view>
@@ -28,8 +27,21 @@ class SymbolIndex {
 
   const Graph& graph() const { return graph_; }
 
-  // The definitions of `name` in `object` that ld.so may bind to (defined; global, weak or
-  // unique; of a bindable type), in symbol-table order.
+  // Every bindable definition of one name (defined; global, weak or unique; of a bindable
+  // type), grouped by object in object order, each object's in symbol-table order: a range of
+  // the index's definition arrays.
+  struct Definers {
+    uint32_t first = 0, count = 0;
+  };
+
+  // An undefined symbol of an object with the definitions of its name, found once per run:
+  // the checks bind each reference once per root that loads the object.
+  struct Reference {
+    const Symbol* symbol = nullptr;
+    Definers definers;                    // empty: nothing loaded defines the name
+  };
+
+  // The definitions of `name` in `object` that ld.so may bind to, in symbol-table order.
   std::span<const Symbol* const> definitions(size_t object, std::string_view name) const;
 
   // The definition in `object` that `reference` binds to, or null: the version rules of
@@ -38,6 +50,10 @@ class SymbolIndex {
 
   // The first object of `scope` that defines `reference`: the binding ld.so makes.
   std::optional<Binding> bind(std::span<const size_t> scope, const Symbol& reference) const;
+  std::optional<Binding> bind(std::span<const size_t> scope, const Reference& reference) const;
+
+  // The undefined symbols of `object` (named, not local), in symbol-table order.
+  std::span<const Reference> references(size_t object) const;
 
   // The global lookup scope of root `root`: its readable ELF objects loaded at start-up (the
   // program, preloads, the NEEDED closure), in load order.
@@ -60,15 +76,21 @@ class SymbolIndex {
   std::span<const size_t> direct_needed(size_t root, size_t object) const;
 
  private:
-  struct Table;
+  void index_definitions(const std::vector<bool>& in_scope);
+  Definers definers_of(std::string_view name) const;
+  std::span<const Symbol* const> run_of(Definers definers, size_t object) const;
+  static const Symbol* match_in(std::span<const Symbol* const> definitions, const Symbol& reference);
+
   const Graph& graph_;
-  std::vector<std::unique_ptr<Table>> tables_;  // per object; null if unreadable or not ELF
+  std::unordered_map<std::string_view, Definers> definers_;  // name -> its definitions
+  std::vector<uint32_t> definition_objects_;                 // definition_objects_[i] defines
+  std::vector<const Symbol*> definition_symbols_;            //   definition_symbols_[i]
+  std::vector<std::vector<Reference>> references_;           // per object in any scope
   std::vector<std::vector<size_t>> scopes_;       // per root: global scope
   std::vector<std::vector<size_t>> members_;      // per root: global scope, then dlopen-only objects
   std::vector<std::vector<bool>> global_;         // per root, per object: in the global scope
   std::vector<std::unordered_map<std::string_view, size_t>> names_;  // per root
   std::unordered_map<uint64_t, std::vector<size_t>> needed_;         // (root, object) -> NEEDED
-  std::unordered_map<std::string_view, std::vector<uint32_t>> definers_;  // name -> objects defining it
 };
 
 // True if the object takes part in ELF symbol binding (it was read and is an ELF file).
