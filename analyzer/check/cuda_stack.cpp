@@ -44,11 +44,12 @@ std::vector<std::string> include_dirs_for(const std::string& library_dir) {
           "/usr/include", "/usr/include/x86_64-linux-gnu", "/usr/local/cuda/include"};
 }
 
-// CUDART_VERSION (13000 -> 13.0) from cuda_runtime_api.h beside the library.
+// CUDART_VERSION (13000 -> 13.0) from cuda_runtime_api.h beside the library. The header is
+// 600 KB; the define follows the licence comment (byte 6,142 in CUDA 13.0).
 std::optional<SourcedVersion> cudart_header_version(const FileSystem& fs, const std::string& library_dir, int major) {
   for (const std::string& dir : include_dirs_for(library_dir)) {
     std::string path = join_path(dir, "cuda_runtime_api.h");
-    auto text = fs.read_text(path, 1 << 20);
+    auto text = fs.read_text(path, 64 << 10);
     if (!text) continue;
     auto value = header_define(*text, "CUDART_VERSION");
     if (!value || *value / 1000 != major) continue;
@@ -87,7 +88,7 @@ std::pair<std::vector<int>, std::string> cudnn_cuda_majors(const Graph& g, size_
   return {{}, ""};
 }
 
-std::optional<CudaLibrary> identify(const CheckContext& ctx, size_t index) {
+std::optional<CudaLibrary> identify(const CheckContext& ctx, size_t index, HeaderVersions& headers) {
   const Object& o = ctx.graph.objects[index];
   if (!o.binary) return std::nullopt;
   std::string name = object_name(o);
@@ -103,7 +104,7 @@ std::optional<CudaLibrary> identify(const CheckContext& ctx, size_t index) {
     if (auto v = version_from_file_name(file, 3); v && v->major() == series->major) {
       lib.version = v;
       lib.version_source = "file name " + file;
-    } else if (auto h = cudnn_header_version(ctx.fs, dir, series->major)) {
+    } else if (auto h = headers.cudnn(dir, series->major)) {
       lib.version = h->version;
       lib.version_source = h->source;
     }
@@ -132,7 +133,7 @@ std::optional<CudaLibrary> identify(const CheckContext& ctx, size_t index) {
     lib.version = v;
     lib.version_source = "file name " + file;
   } else if (lib.component == "cudart" && soname_version) {
-    if (auto h = cudart_header_version(ctx.fs, dir, soname_version->major())) {
+    if (auto h = headers.cudart(dir, soname_version->major())) {
       lib.version = h->version;
       lib.version_source = h->source;
     }
@@ -264,6 +265,18 @@ std::optional<SourcedVersion> cudnn_header_version(const FileSystem& fs, const s
   return std::nullopt;
 }
 
+std::optional<SourcedVersion> HeaderVersions::cudnn(const std::string& library_dir, int major) {
+  auto [it, inserted] = memo_.try_emplace({true, library_dir, major});
+  if (inserted) it->second = cudnn_header_version(fs_, library_dir, major);
+  return it->second;
+}
+
+std::optional<SourcedVersion> HeaderVersions::cudart(const std::string& library_dir, int major) {
+  auto [it, inserted] = memo_.try_emplace({false, library_dir, major});
+  if (inserted) it->second = cudart_header_version(fs_, library_dir, major);
+  return it->second;
+}
+
 bool is_stub_driver(const Object& object) {
   const std::string& path = object.realpath.empty() ? object.path : object.realpath;
   if (path.find("/stubs/") != std::string::npos) return true;
@@ -276,8 +289,9 @@ bool is_stub_driver(const Object& object) {
 CudaStack identify_cuda_stack(const CheckContext& ctx) {
   CudaStack stack;
   const Graph& g = ctx.graph;
+  HeaderVersions headers(ctx.fs);
   for (size_t i = 0; i < g.objects.size(); ++i)
-    if (auto lib = identify(ctx, i)) stack.libraries.push_back(std::move(*lib));
+    if (auto lib = identify(ctx, i, headers)) stack.libraries.push_back(std::move(*lib));
   for (CudaLibrary& lib : stack.libraries)
     if (lib.component == "cudnn") std::tie(lib.cuda_majors, lib.cuda_source) = cudnn_cuda_majors(g, lib.object, ctx.matrix);
   share_cudnn_cuda_majors(g, stack.libraries);

@@ -3,6 +3,9 @@
 // application objects require of them. The CUDA checks and the no-file audit start from this.
 #pragma once
 
+#include <map>
+#include <tuple>
+
 #include <optional>
 #include <string>
 #include <vector>
@@ -69,6 +72,19 @@ std::optional<Version> parse_nvidia_version_text(std::string_view text);
 // CUDNN_MAJOR/MINOR/PATCHLEVEL from cudnn_version.h (or cudnn_version_vN.h, cudnn.h) found
 // beside a library directory: <dir>/../include, <dir>/../../include, /usr/include.
 std::optional<SourcedVersion> cudnn_header_version(const FileSystem& fs, const std::string& library_dir, int major);
+
+// The header versions (cuDNN's, and CUDART_VERSION from cuda_runtime_api.h) of a scan, each
+// header directory read once: a scan asks again for every CUDA library of every root.
+class HeaderVersions {
+ public:
+  explicit HeaderVersions(const FileSystem& fs) : fs_(fs) {}
+  std::optional<SourcedVersion> cudnn(const std::string& library_dir, int major);
+  std::optional<SourcedVersion> cudart(const std::string& library_dir, int major);
+
+ private:
+  const FileSystem& fs_;
+  std::map<std::tuple<bool, std::string, int>, std::optional<SourcedVersion>> memo_;  // (cudnn?, dir, major)
+};
 
 // A stub libcuda: under a "stubs" directory, or SONAME libcuda.so.1 with no DT_NEEDED at all
 // and a tiny .text (the real driver links libc, libm, libdl, ... and is tens of MB).

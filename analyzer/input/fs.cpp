@@ -169,15 +169,24 @@ Expected<std::string> FileSystem::read_text(std::string_view logical, size_t max
     ::close(fd);
     return Error{"not a regular file"};
   }
-  std::string out;
-  char buf[65536];
-  while (out.size() < max_bytes) {
-    ssize_t n = ::read(fd, buf, std::min(sizeof buf, max_bytes - out.size()));
+  // Sized by fstat, then read on to the end: /proc and /sys files report 0 or 4096 bytes.
+  std::string out(std::min<size_t>(max_bytes, static_cast<size_t>(st.st_size)), '\0');
+  size_t filled = 0;
+  while (filled < max_bytes) {
+    ssize_t n;
+    if (filled < out.size()) {
+      n = ::read(fd, out.data() + filled, out.size() - filled);
+    } else {
+      char more[4096];
+      n = ::read(fd, more, std::min(sizeof more, max_bytes - filled));
+      if (n > 0) out.append(more, static_cast<size_t>(n));
+    }
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) break;
-    out.append(buf, static_cast<size_t>(n));
+    filled += static_cast<size_t>(n);
   }
   ::close(fd);
+  out.resize(filled);
   return out;
 }
 

@@ -35,7 +35,7 @@ bool has_versioned_sibling(const std::vector<std::string>& names, const std::str
 class DlopenEdges {
  public:
   DlopenEdges(Resolver& resolver, const Matrix& matrix, const FileSystem& fs)
-      : resolver_(resolver), matrix_(matrix), fs_(fs) {}
+      : resolver_(resolver), matrix_(matrix), fs_(fs), headers_(fs) {}
 
   void run() {
     scan_loaded_objects();
@@ -217,7 +217,7 @@ class DlopenEdges {
     std::optional<Version> v = own_version(object);
     if (!v || v->parts.size() < 3) {
       if (const CudnnSeries* s = matrix_.cudnn_series_of(name_of(o)))
-        if (auto h = cudnn_header_version(fs_, dirname_of(o.realpath), s->major)) v = h->version;
+        if (auto h = headers_.cudnn(dirname_of(o.realpath), s->major)) v = h->version;
     }
     if (v && v->parts.size() >= 3) {
       candidates.push_back(fmt::format("{}.{}.{}", name, v->minor(), v->patch()));
@@ -280,6 +280,7 @@ class DlopenEdges {
   Resolver& resolver_;
   const Matrix& matrix_;
   const FileSystem& fs_;
+  HeaderVersions headers_;
   std::unordered_map<const Binary*, std::vector<std::string>> strings_;  // library names in .rodata
   std::map<std::string, std::optional<int>> cuda_major_of_dir_;
   std::unordered_map<size_t, bool> may_infer_;

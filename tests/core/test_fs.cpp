@@ -91,3 +91,14 @@ TEST_CASE("the cached file system answers as the one it wraps and keeps its answ
   CHECK(cached->stat("/usr/lib/libx.so").ok());
   CHECK_FALSE(inner->stat("/usr/lib/libx.so").ok());
 }
+
+TEST_CASE("read_text reads files whose size stat does not tell (/proc) and stops at max_bytes") {
+  auto real = make_real_fs();
+  auto status = real->read_text("/proc/self/status");
+  REQUIRE(status.ok());
+  CHECK(status->find("Name:") == 0);  // st_size is 0 for /proc files
+  test::TempDir tmp("readtext");
+  std::ofstream(tmp.path() / "f") << std::string(10000, 'x');
+  CHECK(real->read_text(tmp.str() + "/f").value().size() == 10000);
+  CHECK(real->read_text(tmp.str() + "/f", 4097).value().size() == 4097);
+}
