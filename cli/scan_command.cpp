@@ -8,6 +8,7 @@
 
 #include "analyzer/check/gpu_targets.h"
 #include "analyzer/check/baselines.h"
+#include "analyzer/util/phase_timer.h"
 #include "cli/commands.h"
 #include "cli/cuda_summary.h"
 #include "cli/verify_command.h"
@@ -42,8 +43,11 @@ int run(const ScanArgs& args) {
   ScanOptions scan = with_cuda_audit(args.scan);  // no file: audit the CUDA stack
   scan.gpu_code = scan.gpu_code || args.verbose;  // -v shows the GPU code in the tree
   ScanReport report = run_scan(scan);
+  PhaseTimer timer;
   std::string out = with_cuda_summary(args.format, report, render(args.format, report, TextOptions{use_color(args), args.verbose}));
+  timer.mark("render");
   std::fwrite(out.data(), 1, out.size(), stdout);
+  timer.mark("write");
   for (const std::string& input : report.unreadable_inputs)
     fmt::print(stderr, "depscan: error: {}: cannot be analysed\n", input);
   if (!report.unreadable_inputs.empty()) return kExitUsage;

@@ -27,12 +27,15 @@ DirCache::Entry& DirCache::entry(const std::string& dir) {
   Entry e;
   auto info = fs_.stat(dir);
   e.exists = info && info->kind == FileKind::Directory;
-  if (e.exists) {
-    std::vector<std::string> names = fs_.list(dir);
-    e.listed = !names.empty();  // an unreadable directory lists empty: fall back to stat
-    for (std::string& n : names) e.names.emplace(std::move(n), true);
-  }
   return dirs_.emplace(dir, std::move(e)).first->second;
+}
+
+void DirCache::list(Entry& e, const std::string& dir) {
+  if (e.list_tried || !e.exists) return;
+  e.list_tried = true;
+  std::vector<std::string> names = fs_.list(dir);
+  e.listed = !names.empty();  // an unreadable directory lists empty: fall back to stat
+  for (std::string& n : names) e.names.emplace(std::move(n), true);
 }
 
 bool DirCache::is_directory(const std::string& dir) { return entry(dir).exists; }
@@ -40,12 +43,14 @@ bool DirCache::is_directory(const std::string& dir) { return entry(dir).exists; 
 bool DirCache::may_contain(const std::string& dir, const std::string& name) {
   Entry& e = entry(dir);
   if (!e.exists) return false;
+  if (++e.probes > kProbesBeforeListing) list(e, dir);
   return !e.listed || e.names.count(name) > 0;
 }
 
 std::optional<std::string> DirCache::find_ignoring_case(const std::string& dir, const std::string& name) {
   Entry& e = entry(dir);
   if (!e.exists) return std::nullopt;
+  list(e, dir);
   auto lower = [](std::string s) {
     for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     return s;
@@ -164,7 +169,28 @@ bool LibrarySearch::try_cache(const SearchRequest& request, SearchResult& out) c
   return false;
 }
 
+namespace {
+
+// Everything a search's answer depends on besides the (unchanging) file system and config.
+std::string request_key(const SearchRequest& request) {
+  std::string key = request.name;
+  key += request.nodeflib ? "\1" : "\2";
+  for (const SearchList& list : request.lists) {
+    key += fmt::format("\3{}\4{}", static_cast<int>(list.how), list.detail);
+    for (const std::string& dir : list.dirs) key += "\5" + dir;
+  }
+  return key;
+}
+
+}  // namespace
+
 SearchResult LibrarySearch::search(const SearchRequest& request) const {
+  std::string key = request_key(request);
+  if (auto it = searched_.find(key); it != searched_.end()) return it->second;
+  return searched_.emplace(std::move(key), search_uncached(request)).first->second;
+}
+
+SearchResult LibrarySearch::search_uncached(const SearchRequest& request) const {
   SearchResult out;
   std::unordered_set<std::string> tried_dirs;  // a directory gives the same answer twice
   auto finish_not_found = [&] {

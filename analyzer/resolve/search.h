@@ -53,7 +53,9 @@ struct CacheSource {
   const std::vector<std::string>* conf_dirs = nullptr;  // fallback when cache is null
 };
 
-// Directory listings and stat results, cached for one run.
+// Directory listings and stat results, cached for one run. A directory is listed once it has
+// been asked about more than kProbesBeforeListing times: listing /usr/lib/x86_64-linux-gnu
+// (2,000 names) costs more than the few lookups an ld.so.cache hit makes there.
 class DirCache {
  public:
   explicit DirCache(const FileSystem& fs) : fs_(fs) {}
@@ -64,13 +66,17 @@ class DirCache {
   std::optional<std::string> find_ignoring_case(const std::string& dir, const std::string& name);
 
  private:
+  static constexpr int kProbesBeforeListing = 8;
   struct Entry {
     bool exists = false;
-    bool listed = false;
+    bool list_tried = false;
+    bool listed = false;  // the listing succeeded: names is complete
+    int probes = 0;
     std::unordered_map<std::string, bool> names;
     std::unordered_map<std::string, std::string> lowercase;  // built on first use
   };
   Entry& entry(const std::string& dir);
+  void list(Entry& e, const std::string& dir);
   const FileSystem& fs_;
   std::unordered_map<std::string, Entry> dirs_;
 };
@@ -79,6 +85,7 @@ class LibrarySearch {
  public:
   LibrarySearch(const FileSystem& fs, DirCache& dirs, SearchConfig config, CacheSource cache);
 
+  // Remembered per request: every root of a scan asks again for libc.so.6 through the same lists.
   SearchResult search(const SearchRequest& request) const;
   // A name containing '/': opened as is (relative to the working directory).
   SearchResult open_direct(const std::string& path) const;
@@ -91,11 +98,13 @@ class LibrarySearch {
   Probe try_dir(const std::string& dir, const std::string& name, SearchResult& out) const;
   bool try_cache(const SearchRequest& request, SearchResult& out) const;
   std::string absolute(const std::string& dir) const;
+  SearchResult search_uncached(const SearchRequest& request) const;
 
   const FileSystem& fs_;
   DirCache& dirs_;
   SearchConfig config_;
   CacheSource cache_;
+  mutable std::unordered_map<std::string, SearchResult> searched_;  // key: request_key()
 };
 
 }  // namespace depscan
