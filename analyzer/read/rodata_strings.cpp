@@ -1,6 +1,7 @@
 #include "analyzer/read/rodata_strings.h"
 
 #include <algorithm>
+#include <cstring>
 #include <unordered_set>
 
 #ifdef __SSE2__
@@ -101,21 +102,52 @@ uint64_t rodata_size(const Binary& binary) {
   return section ? section->size : 0;
 }
 
-Expected<std::vector<std::string>> rodata_library_names(const FileSystem& fs, const Binary& binary) {
+namespace {
+
+// Calls scan(.rodata bytes, at most kMaxRodataScan of them) with the file mapped; `none` when
+// the binary has no .rodata in the file.
+template <typename Result, typename Scan>
+Expected<Result> with_rodata(const FileSystem& fs, const Binary& binary, Result none, Scan scan) {
   const Section* section = rodata_of(binary);
-  if (!section) return std::vector<std::string>{};
+  if (!section) return none;
   auto host = fs.host_path(binary.path);
   if (!host) return Error{host.error()};
   auto file = MappedFile::open(*host);
   if (!file) return Error{file.error()};
   ByteView bytes = (*file)->bytes();
-  uint64_t length = std::min<uint64_t>(section->size, kMaxRodataScan);
-  if (section->offset >= bytes.size()) return std::vector<std::string>{};
-  length = std::min<uint64_t>(length, bytes.size() - section->offset);
+  if (section->offset >= bytes.size()) return none;
+  uint64_t length = std::min<uint64_t>({section->size, kMaxRodataScan, bytes.size() - section->offset});
   auto rodata = bytes.sub(section->offset, length);
-  if (!rodata) return std::vector<std::string>{};
+  if (!rodata) return none;
   (*file)->advise_scan(section->offset, length);
-  return library_names_in(*rodata);
+  return scan(*rodata);
+}
+
+}  // namespace
+
+std::optional<std::string> first_string_with_prefix(ByteView bytes, std::string_view prefix) {
+  std::string_view text = bytes.as_chars();
+  if (prefix.empty()) return std::nullopt;
+  for (size_t pos = 0; pos < text.size();) {
+    const void* hit = ::memmem(text.data() + pos, text.size() - pos, prefix.data(), prefix.size());
+    if (!hit) return std::nullopt;
+    size_t at = static_cast<size_t>(static_cast<const char*>(hit) - text.data());
+    size_t end = text.find('\0', at);
+    if (end == std::string_view::npos) return std::nullopt;
+    if (at == 0 || text[at - 1] == '\0') return std::string(text.substr(at, end - at));
+    pos = at + 1;
+  }
+  return std::nullopt;
+}
+
+Expected<std::vector<std::string>> rodata_library_names(const FileSystem& fs, const Binary& binary) {
+  return with_rodata(fs, binary, std::vector<std::string>{}, [](ByteView rodata) { return library_names_in(rodata); });
+}
+
+Expected<std::optional<std::string>> rodata_string_with_prefix(const FileSystem& fs, const Binary& binary,
+                                                               std::string_view prefix) {
+  return with_rodata(fs, binary, std::optional<std::string>{},
+                     [&](ByteView rodata) { return first_string_with_prefix(rodata, prefix); });
 }
 
 }  // namespace depscan

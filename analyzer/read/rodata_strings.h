@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -27,5 +28,13 @@ uint64_t rodata_size(const Binary& binary);
 // library_names_in() over the .rodata section of an ELF binary (the first kMaxRodataScan bytes).
 // Empty when the binary has no .rodata; an error only when the file cannot be mapped.
 Expected<std::vector<std::string>> rodata_library_names(const FileSystem& fs, const Binary& binary);
+
+// The first whole NUL-terminated string of `bytes` that starts with `prefix`.
+std::optional<std::string> first_string_with_prefix(ByteView bytes, std::string_view prefix);
+
+// first_string_with_prefix() over .rodata: it stops at the first hit, where
+// rodata_library_names() reads the whole section (NVRTC's is 13 MB; the name it opens is 2.3 MB in).
+Expected<std::optional<std::string>> rodata_string_with_prefix(const FileSystem& fs, const Binary& binary,
+                                                               std::string_view prefix);
 
 }  // namespace depscan

@@ -78,7 +78,7 @@ class DlopenEdges {
     return it->second;
   }
 
-  bool decide_may_infer(size_t object) const {
+  bool decide_may_infer(size_t object) {
     const Object& o = resolver_.graph().objects[object];
     if (!o.binary || !worth_scanning(o)) return false;
     auto rows = matrix_.dlopen_rows_for(name_of(o));
@@ -88,13 +88,37 @@ class DlopenEdges {
     return !documented && (!o.binary->symbols_read || imports_dlopen(*o.binary) || o.binary->symbols.empty());
   }
 
-  // A row naming the opener's own {major}.{minor} (libnvrtc-builtins.so.13.0) is of no use when
-  // the file name does not carry them (CUDA 13 ships libnvrtc.so.13): the names in .rodata are.
-  bool expandable(const DlopenRow& row, size_t object) const {
+  // A row naming the opener's own {major}.{minor} (libnvrtc-builtins.so.13.0) needs them.
+  bool expandable(const DlopenRow& row, size_t object) {
     bool needs_own_version = std::any_of(row.opens.begin(), row.opens.end(), [](const std::string& n) {
       return n.find("{major}") != std::string::npos || n.find("{minor}") != std::string::npos;
     });
-    return !needs_own_version || own_version(object).has_value();
+    return !needs_own_version || row_version(object, row).has_value();
+  }
+
+  // The opener's {major}.{minor} for a row that names them: from its file name
+  // (libnvrtc.so.13.0.88), or else the major from the file name and the minor from the name the
+  // row opens as .rodata keeps it (CUDA 13 ships libnvrtc.so.13; it keeps "libnvrtc-builtins.so.13.0").
+  std::optional<Version> row_version(size_t object, const DlopenRow& row) {
+    if (auto v = own_version(object)) return v;
+    const Object& o = resolver_.graph().objects[object];
+    auto major = version_from_file_name(basename_of(o.realpath.empty() ? o.path : o.realpath), 1);
+    if (!major || !o.binary) return std::nullopt;
+    for (const std::string& pattern : row.opens) {
+      size_t at = pattern.find("{major}.{minor}");
+      if (at == std::string::npos) continue;
+      std::string prefix = pattern.substr(0, at) + std::to_string(major->major()) + ".";
+      auto [it, inserted] = prefixed_.try_emplace({o.binary.get(), prefix});
+      if (inserted)
+        if (auto found = rodata_string_with_prefix(fs_, *o.binary, prefix)) it->second = std::move(*found);
+      if (!it->second) continue;
+      std::string_view rest = std::string_view(*it->second).substr(prefix.size());
+      size_t digits = 0;
+      while (digits < rest.size() && digits < 4 && rest[digits] >= '0' && rest[digits] <= '9') ++digits;
+      if (digits == 0) continue;
+      return Version{{major->major(), std::stoi(std::string(rest.substr(0, digits)))}};
+    }
+    return std::nullopt;
   }
 
   static bool imports_dlopen(const Binary& binary) {
@@ -185,12 +209,12 @@ class DlopenEdges {
   }
 
   // {major} {minor} {cuda_major}; nullopt when a value is unknown.
-  std::optional<std::string> expand(std::string name, size_t object, bool with_cuda_major) {
+  std::optional<std::string> expand(std::string name, const DlopenRow& row, size_t object, bool with_cuda_major) {
     auto replace = [&](std::string_view key, const std::string& value) {
       for (size_t at = name.find(key); at != std::string::npos; at = name.find(key)) name.replace(at, key.size(), value);
     };
     if (name.find("{major}") != std::string::npos || name.find("{minor}") != std::string::npos) {
-      auto v = own_version(object);
+      auto v = row_version(object, row);
       if (!v) return std::nullopt;
       replace("{major}", std::to_string(v->major()));
       replace("{minor}", std::to_string(v->minor()));
@@ -247,10 +271,14 @@ class DlopenEdges {
         continue;
       }
       for (const std::string& pattern : row->opens) {
-        auto name = expand(pattern, object, with_cuda_major);
+        auto name = expand(pattern, *row, object, with_cuda_major);
         if (!name) continue;
         if (row->probe == "cudnn_version_suffixes") add_probed(root, object, *name, *row);
-        else add(root, object, *name, false, fmt::format("matrix: {} opens {} ({})", opener, *name, row->source));
+        else add(root, object, *name, false,
+                 fmt::format("matrix: {} opens {}{} ({})", opener, *name,
+                             pattern.find("{minor}") != std::string::npos && !own_version(object)
+                                 ? ", its major.minor as the name appears in its .rodata" : "",
+                             row->source));
       }
     }
   }
@@ -281,6 +309,7 @@ class DlopenEdges {
   const Matrix& matrix_;
   const FileSystem& fs_;
   HeaderVersions headers_;
+  std::map<std::pair<const Binary*, std::string>, std::optional<std::string>> prefixed_;  // first .rodata string with a prefix
   std::unordered_map<const Binary*, std::vector<std::string>> strings_;  // library names in .rodata
   std::map<std::string, std::optional<int>> cuda_major_of_dir_;
   std::unordered_map<size_t, bool> may_infer_;

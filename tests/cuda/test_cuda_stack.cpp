@@ -128,10 +128,11 @@ TEST_CASE("a consistent CUDA 13 + cuDNN 9.19 stack: no CUDA finding, all seven s
   const json* lt = edge_named(edges, r, "/libcudnn_adv.so.9", "libcublasLt.so.13");
   REQUIRE(lt);
   CHECK(object_path(r, (*lt)["to"]) == "/opt/cuda13/libcublasLt.so.13");
-  // NVRTC's builtins: the exact major.minor, found as a string in NVRTC
+  // NVRTC's builtins: the matrix row, with the exact major.minor from the name in NVRTC's .rodata
   const json* builtins = edge_named(edges, r, "/libnvrtc.so.13", "libnvrtc-builtins.so.13.0");
   REQUIRE(builtins);
-  CHECK((*builtins)["inferred"] == true);
+  CHECK((*builtins)["inferred"] == false);
+  CHECK((*builtins)["source"].get<std::string>().find("major.minor as the name appears in its .rodata") != std::string::npos);
   CHECK_FALSE((*builtins)["to"].is_null());
   // no driver in the root: libcuda.so.1 is opened but not found, and that is not a finding
   CHECK(edge_named(edges, r, "/libcudart.so.13", "libcuda.so.1") != nullptr);

@@ -40,3 +40,15 @@ TEST_CASE("a library name that ends the data is found; a cut-off one is not") {
     CHECK(names_in(text.substr(0, text.size() - 2)).empty());  // ".s" only
   }
 }
+
+TEST_CASE("the first whole string with a prefix, never the middle of a longer one") {
+  auto first = [](const std::string& text, std::string_view prefix) {
+    return first_string_with_prefix(ByteView(reinterpret_cast<const uint8_t*>(text.data()), text.size()), prefix);
+  };
+  std::string text = bytes_of("xlibnvrtc-builtins.so.13.9\0libnvrtc-builtins.so.13.0\0libnvrtc-builtins.so.13.1\0");
+  CHECK(first(text, "libnvrtc-builtins.so.13.") == "libnvrtc-builtins.so.13.0");  // the first hit is inside "x..."
+  CHECK(first(bytes_of("libfoo.so.1\0"), "libfoo.so.") == "libfoo.so.1");          // at offset 0
+  CHECK_FALSE(first(bytes_of("\0libfoo.so.1"), "libfoo.so."));                    // no terminator: not a C string
+  CHECK_FALSE(first(text, "libnvrtc-builtins.so.12."));
+  CHECK_FALSE(first(text, ""));
+}
