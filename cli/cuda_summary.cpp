@@ -1,3 +1,4 @@
+#include "report/json_text.h"
 #include "cli/cuda_summary.h"
 
 #include <set>
@@ -123,7 +124,7 @@ std::string with_cuda_summary(const std::string& format, const ScanReport& repor
   json doc = json::parse(rendered, nullptr, false);
   if (doc.is_discarded() || !doc.is_object()) return rendered;
   doc["cuda_stack"] = json_summary(report);
-  return doc.dump(2) + "\n";
+  return json_text(doc);
 }
 
 }  // namespace depscan::cli

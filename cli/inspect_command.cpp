@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "report/json_text.h"
 #include "analyzer/read/deep_read.h"
 #include "cli/commands.h"
 
@@ -183,7 +184,7 @@ int run(const InspectArgs& args) {
     fmt::print(stderr, "depscan: error: {}: {}\n", args.file, binary.error());
     return kExitUsage;
   }
-  if (args.format == "json") fmt::print("{}\n", to_json(*binary, args.symbols).dump(2));
+  if (args.format == "json") fmt::print("{}", json_text(to_json(*binary, args.symbols)));
   else print_text(*binary, args.symbols);
   return kExitClean;
 }

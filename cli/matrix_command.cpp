@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "report/json_text.h"
 #include "cli/commands.h"
 #include "matrix/matrix.h"
 
@@ -227,7 +228,7 @@ int run(const MatrixArgs& args) {
     return kExitUsage;
   }
   result->data["found"] = result->found;
-  std::string out = args.format == "json" ? result->data.dump(2) + "\n" : result->text;
+  std::string out = args.format == "json" ? json_text(result->data) : result->text;
   std::fwrite(out.data(), 1, out.size(), stdout);
   return result->found ? kExitClean : kExitFindings;
 }

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "report/json_text.h"
 #include "analyzer/check/provenance.h"
 #include "analyzer/scan/scan.h"
 #include "cli/commands.h"
@@ -86,7 +87,7 @@ std::string render_json(const Graph& g, const std::string& name, const std::vect
                       {"binds_to", u.bound ? json(u.bound->object) : json(nullptr)}});
     roots.push_back({{"root", g.objects[g.roots[p.root]].path}, {"definitions", defs}, {"uses", uses}});
   }
-  return json{{"schema", "depscan-symbol/1"}, {"symbol", name}, {"roots", roots}}.dump(2) + "\n";
+  return json_text(json{{"schema", "depscan-symbol/1"}, {"symbol", name}, {"roots", roots}});
 }
 
 int run(const SymbolArgs& args) {

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "report/json_text.h"
 #include "cli/commands.h"
 #include "cli/verify_command.h"
 #include "loader/verify.h"
@@ -23,7 +24,7 @@ std::string render_with_runtime(const std::string& format, const ScanReport& rep
   if (format == "json") {
     auto doc = nlohmann::json::parse(render_json(report));
     doc["runtime"] = runtime_json(runtime);
-    return doc.dump(2) + "\n";
+    return json_text(doc);
   }
   if (format == "text") return render_text(report, text) + runtime_text(runtime);
   return render(format, report, text);

@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "report/json_text.h"
 #include "report/report.h"
 
 namespace depscan {
@@ -82,7 +83,7 @@ std::string render_json(const ScanReport& report) {
   doc["edges"] = std::move(edges);
   doc["findings"] = std::move(findings);
   doc["roots"] = g.roots;
-  return doc.dump(2) + "\n";
+  return json_text(doc);
 }
 
 }  // namespace depscan

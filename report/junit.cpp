@@ -2,12 +2,14 @@
 // Jenkins, GitLab and most CI test-report widgets.
 #include <fmt/format.h>
 
+#include "analyzer/util/strings.h"
 #include "report/report.h"
 
 namespace depscan {
 namespace {
 
-std::string xml_escape(std::string_view text) {
+std::string xml_escape(std::string_view raw) {
+  std::string text = valid_utf8(raw);
   std::string out;
   for (char c : text) {
     switch (c) {

@@ -3,6 +3,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "report/json_text.h"
 #include "report/report.h"
 
 namespace depscan {
@@ -46,7 +47,7 @@ std::string render_sarif(const ScanReport& report) {
                                                             {"informationUri", "https://example.invalid/depscan"},
                                                             {"rules", rules}}}}},
                                      {"results", results}}})}};
-  return doc.dump(2) + "\n";
+  return json_text(doc);
 }
 
 }  // namespace depscan

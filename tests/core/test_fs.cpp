@@ -9,6 +9,7 @@
 #include "analyzer/input/fs.h"
 #include "analyzer/input/sniff.h"
 #include "analyzer/util/bytes.h"
+#include "analyzer/util/strings.h"
 #include "support.h"
 
 using namespace depscan;
@@ -101,4 +102,15 @@ TEST_CASE("read_text reads files whose size stat does not tell (/proc) and stops
   std::ofstream(tmp.path() / "f") << std::string(10000, 'x');
   CHECK(real->read_text(tmp.str() + "/f").value().size() == 10000);
   CHECK(real->read_text(tmp.str() + "/f", 4097).value().size() == 4097);
+}
+
+TEST_CASE("valid_utf8 keeps well-formed UTF-8 and replaces every other byte with U+FFFD") {
+  const std::string fffd = "\xef\xbf\xbd";
+  CHECK(valid_utf8("libcudnn.so.9") == "libcudnn.so.9");
+  CHECK(valid_utf8("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80") == "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80");
+  CHECK(valid_utf8("a\xff" "b") == "a" + fffd + "b");
+  CHECK(valid_utf8("\xc3") == fffd);                      // truncated sequence
+  CHECK(valid_utf8("\xc0\xaf") == fffd + fffd);           // overlong '/'
+  CHECK(valid_utf8("\xed\xa0\x80") == fffd + fffd + fffd);  // a UTF-16 surrogate
+  CHECK(valid_utf8("\xf4\x90\x80\x80") == fffd + fffd + fffd + fffd);  // past U+10FFFF
 }

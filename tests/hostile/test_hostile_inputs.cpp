@@ -330,4 +330,24 @@ TEST_CASE("hostile: a scan of many files goes on past a bad one") {
   check_report(run_depscan({dir.str()}), "given as a directory");
 }
 
+// A file name is any bytes; the JSON, SARIF and JUnit reports must stay valid UTF-8 (the JSON
+// writer used to throw on the first invalid byte and the process ended in std::terminate).
+TEST_CASE("hostile: a file name that is not UTF-8") {
+  TempDir dir("hostile-utf8");
+  std::string name = dir.str() + "/lib\xff\xfe" "bad\xc3.so";
+  fs::copy_file("/bin/true", name);
+  for (const char* format : {"json", "sarif"}) {
+    CAPTURE(format);
+    auto r = run_command("timeout 10 " + shell_quote(depscan_bin()) + " --format " + format + " " + shell_quote(dir.str()));
+    CHECK(r.exit_code == 0);
+    auto doc = nlohmann::json::parse(r.output, nullptr, false);
+    REQUIRE_FALSE(doc.is_discarded());
+    CHECK(r.output.find("lib\xef\xbf\xbd\xef\xbf\xbd" "bad\xef\xbf\xbd.so") != std::string::npos);  // U+FFFD per bad byte
+  }
+  auto junit = run_command("timeout 10 " + shell_quote(depscan_bin()) + " --format junit " + shell_quote(dir.str()));
+  CHECK(junit.exit_code == 0);
+  CHECK(junit.output.find("lib\xef\xbf\xbd\xef\xbf\xbd" "bad\xef\xbf\xbd.so") != std::string::npos);
+  CHECK(junit.output.find("\xff") == std::string::npos);
+}
+
 }  // namespace depscan::test
