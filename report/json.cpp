@@ -2,7 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "report/json_text.h"
+#include "report/json_writer.h"
 #include "report/report.h"
 
 namespace depscan {
@@ -27,63 +27,141 @@ json cuda_code_json(const CudaCode& code) {
           {"found_by_scan", code.found_by_scan}, {"errors", code.errors}};
 }
 
-json object_json(const Object& obj) {
-  json o = {{"path", obj.path}, {"realpath", obj.realpath}};
+void write_object(JsonWriter& w, const Object& obj) {
   const Binary* b = obj.binary.get();
-  o["soname"] = b && b->soname ? json(*b->soname) : json(nullptr);
-  o["format"] = b ? to_string(b->format) : "unknown";
+  w.begin_object();
   if (b) {
-    o["class"] = b->bits;
-    o["machine"] = b->machine;
-    o["needed"] = b->needed;
-    o["rpath"] = b->rpath ? json(*b->rpath) : json(nullptr);
-    o["runpath"] = b->runpath ? json(*b->runpath) : json(nullptr);
-    if (b->cuda_code) o["cuda_code"] = cuda_code_json(*b->cuda_code);
+    w.key("class");
+    w.value(uint64_t(b->bits));
+    if (b->cuda_code) {
+      w.key("cuda_code");
+      w.raw_pretty(cuda_code_json(*b->cuda_code).dump(2, ' ', false, json::error_handler_t::replace));
+    }
   } else {
-    o["error"] = obj.read_error;
+    w.key("error");
+    w.value(obj.read_error);
   }
-  if (!obj.owner.empty()) o["owner"] = obj.owner;
-  return o;
+  w.key("format");
+  w.value(b ? to_string(b->format) : "unknown");
+  if (b) {
+    w.key("machine");
+    w.value(uint64_t(b->machine));
+    w.key("needed");
+    w.begin_array();
+    for (const std::string& n : b->needed) w.value(n);
+    w.end_array();
+  }
+  if (!obj.owner.empty()) {
+    w.key("owner");
+    w.value(obj.owner);
+  }
+  w.key("path");
+  w.value(obj.path);
+  w.key("realpath");
+  w.value(obj.realpath);
+  if (b) {
+    w.key("rpath");
+    w.value_or_null(b->rpath);
+    w.key("runpath");
+    w.value_or_null(b->runpath);
+  }
+  w.key("soname");
+  w.value_or_null(b ? b->soname : std::nullopt);
+  w.end_object();
 }
 
-json edge_json(const Edge& e) {
-  json tried = json::array();
-  for (const Attempt& a : e.tried) tried.push_back(a.path);
-  json attempts = json::array();
-  for (const Attempt& a : e.tried) attempts.push_back({{"path", a.path}, {"outcome", a.outcome}});
-  json out = {{"from", e.from}, {"name", e.name}, {"to", e.to ? json(*e.to) : json(nullptr)},
-              {"kind", to_string(e.kind)}, {"how", to_string(e.how)}, {"tried", tried},
-              {"attempts", attempts}, {"root", e.root}};
-  if (!e.how_detail.empty()) out["how_detail"] = e.how_detail;
+void write_edge(JsonWriter& w, const Edge& e) {
+  w.begin_object();
+  w.key("attempts");
+  w.begin_array();
+  for (const Attempt& a : e.tried) {
+    w.begin_object();
+    w.key("outcome");
+    w.value(a.outcome);
+    w.key("path");
+    w.value(a.path);
+    w.end_object();
+  }
+  w.end_array();
+  w.key("from");
+  w.value(uint64_t(e.from));
+  w.key("how");
+  w.value(to_string(e.how));
+  if (!e.how_detail.empty()) {
+    w.key("how_detail");
+    w.value(e.how_detail);
+  }
   if (e.kind == EdgeKind::Dlopen) {
-    out["inferred"] = e.inferred;
-    out["source"] = e.source;
+    w.key("inferred");
+    w.value(e.inferred);
   }
-  return out;
+  w.key("kind");
+  w.value(to_string(e.kind));
+  w.key("name");
+  w.value(e.name);
+  w.key("root");
+  w.value(uint64_t(e.root));
+  if (e.kind == EdgeKind::Dlopen) {
+    w.key("source");
+    w.value(e.source);
+  }
+  w.key("to");
+  w.value_or_null(e.to);
+  w.key("tried");
+  w.begin_array();
+  for (const Attempt& a : e.tried) w.value(a.path);
+  w.end_array();
+  w.end_object();
 }
 
-json finding_json(const Finding& f) {
-  json out = {{"code", f.code}, {"severity", to_string(f.severity)},
-              {"object", f.object ? json(*f.object) : json(nullptr)}, {"message", f.message}};
-  if (!f.fix.empty()) out["fix"] = f.fix;
-  if (!f.path.empty()) out["path"] = f.path;
-  return out;
+void write_finding(JsonWriter& w, const Finding& f) {
+  w.begin_object();
+  w.key("code");
+  w.value(f.code);
+  if (!f.fix.empty()) {
+    w.key("fix");
+    w.value(f.fix);
+  }
+  w.key("message");
+  w.value(f.message);
+  w.key("object");
+  w.value_or_null(f.object);
+  if (!f.path.empty()) {
+    w.key("path");
+    w.value(f.path);
+  }
+  w.key("severity");
+  w.value(to_string(f.severity));
+  w.end_object();
 }
 
 }  // namespace
 
+// Keys in sorted order: the layout nlohmann::json (a std::map per object) gave the report first.
 std::string render_json(const ScanReport& report) {
   const Graph& g = report.result.graph;
-  json doc = {{"schema", "depscan/1"}};
-  json objects = json::array(), edges = json::array(), findings = json::array();
-  for (const Object& o : g.objects) objects.push_back(object_json(o));
-  for (const Edge& e : g.edges) edges.push_back(edge_json(e));
-  for (const Finding& f : report.result.findings) findings.push_back(finding_json(f));
-  doc["objects"] = std::move(objects);
-  doc["edges"] = std::move(edges);
-  doc["findings"] = std::move(findings);
-  doc["roots"] = g.roots;
-  return json_text(doc);
+  JsonWriter w;
+  w.begin_object();
+  w.key("edges");
+  w.begin_array();
+  for (const Edge& e : g.edges) write_edge(w, e);
+  w.end_array();
+  w.key("findings");
+  w.begin_array();
+  for (const Finding& f : report.result.findings) write_finding(w, f);
+  w.end_array();
+  w.key("objects");
+  w.begin_array();
+  for (const Object& o : g.objects) write_object(w, o);
+  w.end_array();
+  w.key("roots");
+  w.begin_array();
+  for (size_t r : g.roots) w.value(uint64_t(r));
+  w.end_array();
+  w.key("schema");
+  w.value("depscan/1");
+  w.end_object();
+  return w.take();
 }
 
 }  // namespace depscan

@@ -1,6 +1,7 @@
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
 
+#include "report/json_writer.h"
 #include "report/report.h"
 
 using namespace depscan;
@@ -123,4 +124,32 @@ TEST_CASE("info findings of one code beyond three are counted in one line unless
   std::string verbose = render_text(r, TextOptions{false, true});
   CHECK(verbose.find("root 4 needs") != std::string::npos);
   CHECK(verbose.find("more like these") == std::string::npos);
+}
+
+TEST_CASE("JsonWriter lays a document out exactly as nlohmann::json::dump(2)") {
+  std::string tricky = std::string("quote \" backslash \\ tab \t newline \n bell \x07 nul ") + '\0' + " del \x7f caf\xc3\xa9";
+  nlohmann::json expected = {{"a", tricky}, {"b", nlohmann::json::array()}, {"c", nlohmann::json::object()},
+                             {"d", {1, 2, nullptr, true, false}}, {"e", {{"x", nlohmann::json::array({"y"})}}}};
+  depscan::JsonWriter w;
+  w.begin_object();
+  w.key("a");
+  w.value(std::string_view(tricky));
+  w.key("b");
+  w.begin_array();
+  w.end_array();
+  w.key("c");
+  w.begin_object();
+  w.end_object();
+  w.key("d");
+  w.begin_array();
+  w.value(uint64_t{1});
+  w.value(uint64_t{2});
+  w.null();
+  w.value(true);
+  w.value(false);
+  w.end_array();
+  w.key("e");
+  w.raw_pretty(nlohmann::json({{"x", {"y"}}}).dump(2));
+  w.end_object();
+  CHECK(w.take() == expected.dump(2) + "\n");
 }
