@@ -183,6 +183,10 @@ struct Graph {
   std::vector<std::vector<size_t>> load_order; // per root: breadth-first load order = lookup scope
 };
 
+// Per root, the indices of its edges in graph order: a check that looks at one root's edges
+// at a time must not walk every root's (a directory audit has thousands of roots).
+std::vector<std::vector<size_t>> edges_by_root(const Graph& graph);
+
 // ---------------------------------------------------------------- findings and results
 
 enum class Severity { Info = 0, Warning = 1, Error = 2 };

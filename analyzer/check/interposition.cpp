@@ -32,9 +32,9 @@ bool is_allocator_function(std::string_view name) {
   return names.count(name) > 0;
 }
 
-bool is_preloaded(const Graph& graph, size_t root, size_t object) {
-  for (const Edge& e : graph.edges)
-    if (e.root == root && e.kind == EdgeKind::Preload && e.to == object) return true;
+bool is_preloaded(const Graph& graph, const SymbolIndex& symbols, size_t root, size_t object) {
+  for (size_t i : symbols.edges_of(root))
+    if (const Edge& e = graph.edges[i]; e.kind == EdgeKind::Preload && e.to == object) return true;
   return false;
 }
 
@@ -80,7 +80,7 @@ class InterpositionScan {
     if (winner.symbol->binding == SymbolBinding::Weak) return true;  // vague linkage: inline and template copies
     const Symbol* theirs = symbols_.match(provider, ref);
     if (!theirs || theirs->binding == SymbolBinding::Weak) return true;
-    return is_preloaded(ctx_.graph, root, winner.object);  // LD_PRELOAD interposes on purpose
+    return is_preloaded(ctx_.graph, symbols_, root, winner.object);  // LD_PRELOAD interposes on purpose
   }
 
   void check(size_t root, size_t requester, const SymbolIndex::Reference& reference) {

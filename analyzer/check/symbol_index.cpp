@@ -1,6 +1,7 @@
 #include "analyzer/check/symbol_index.h"
 
 #include <algorithm>
+#include <span>
 
 #include "analyzer/util/parallel.h"
 
@@ -32,17 +33,17 @@ bool is_bindable(const Object& object) {
 }
 
 // Objects the root loads at start-up: reachable from the root through NEEDED and preload edges.
-std::vector<bool> started_with(const Graph& graph, size_t root) {
+std::vector<bool> started_with(const Graph& graph, size_t root, std::span<const size_t> root_edges) {
   std::vector<bool> global(graph.objects.size(), false);
-  std::vector<std::vector<size_t>> next(graph.objects.size());
-  for (const Edge& e : graph.edges)
-    if (e.root == root && e.to && e.from < graph.objects.size() && *e.to < graph.objects.size() &&
+  std::unordered_map<size_t, std::vector<size_t>> next;
+  for (size_t i : root_edges)
+    if (const Edge& e = graph.edges[i]; e.to && e.from < graph.objects.size() && *e.to < graph.objects.size() &&
         (e.kind == EdgeKind::Needed || e.kind == EdgeKind::Preload))
       next[e.from].push_back(*e.to);
   std::vector<size_t> queue{graph.roots[root]};
   global[graph.roots[root]] = true;
   for (size_t i = 0; i < queue.size(); ++i)
-    for (size_t n : next[queue[i]]) {
+    for (size_t n : next[queue[i]]) {  // (operator[] adds an empty list for a leaf)
       if (global[n]) continue;
       global[n] = true;
       queue.push_back(n);
@@ -50,11 +51,12 @@ std::vector<bool> started_with(const Graph& graph, size_t root) {
   return global;
 }
 
-SymbolIndex::SymbolIndex(const Graph& graph) : graph_(graph) {
+SymbolIndex::SymbolIndex(const Graph& graph) : graph_(graph), root_edges_(edges_by_root(graph)) {
   std::vector<bool> in_scope(graph.objects.size(), false);
+  if (root_edges_.size() < graph.load_order.size()) root_edges_.resize(graph.load_order.size());
   for (size_t root = 0; root < graph.load_order.size(); ++root) {
     std::vector<bool>& global = global_.emplace_back(
-        root < graph.roots.size() && graph.roots[root] < graph.objects.size() ? started_with(graph, root)
+        root < graph.roots.size() && graph.roots[root] < graph.objects.size() ? started_with(graph, root, root_edges_[root])
                                                                              : std::vector<bool>(graph.objects.size(), true));
     std::vector<size_t>& scope = scopes_.emplace_back();
     std::vector<size_t>& members = members_.emplace_back();
@@ -134,6 +136,11 @@ std::span<const Symbol* const> SymbolIndex::run_of(Definers definers, size_t obj
   auto last = std::find_if(first, end, [&](uint32_t o) { return o != object; });
   return std::span<const Symbol* const>(definition_symbols_.data() + (first - definition_objects_.begin()),
                                         static_cast<size_t>(last - first));
+}
+
+std::span<const size_t> SymbolIndex::edges_of(size_t root) const {
+  if (root >= root_edges_.size()) return {};
+  return root_edges_[root];
 }
 
 std::span<const SymbolIndex::Reference> SymbolIndex::references(size_t object) const {

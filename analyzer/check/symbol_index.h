@@ -72,6 +72,9 @@ class SymbolIndex {
   // as dl-version.c's find_needed finds it; nullopt if none is loaded.
   std::optional<size_t> loaded(size_t root, std::string_view name) const;
 
+  // The indices of root `root`'s edges in the graph, in order.
+  std::span<const size_t> edges_of(size_t root) const;
+
   // Objects reached by `object`'s resolved NEEDED edges in root `root`, in NEEDED order.
   std::span<const size_t> direct_needed(size_t root, size_t object) const;
 
@@ -82,6 +85,7 @@ class SymbolIndex {
   static const Symbol* match_in(std::span<const Symbol* const> definitions, const Symbol& reference);
 
   const Graph& graph_;
+  std::vector<std::vector<size_t>> root_edges_;               // edges_by_root(graph_)
   std::unordered_map<std::string_view, Definers> definers_;  // name -> its definitions
   std::vector<uint32_t> definition_objects_;                 // definition_objects_[i] defines
   std::vector<const Symbol*> definition_symbols_;            //   definition_symbols_[i]

@@ -3,6 +3,7 @@
 // symbol too new for the machine named by --target-glibc, --target-glibcxx or --target.
 #include <array>
 #include <map>
+#include <span>
 #include <set>
 
 #include <fmt/format.h>
@@ -72,10 +73,10 @@ bool is_toolchain_runtime(const Binary& binary) {
 
 // The root's own files: the root, and libraries found by RPATH, RUNPATH, LD_LIBRARY_PATH or
 // path rather than from the system (ld.so.cache, default directories).
-std::vector<size_t> shipped_objects(const Graph& graph, size_t root) {
+std::vector<size_t> shipped_objects(const Graph& graph, size_t root, std::span<const size_t> root_edges) {
   std::set<size_t> system;
-  for (const Edge& e : graph.edges)
-    if (e.root == root && e.to && (e.how == How::LdSoCache || e.how == How::DefaultPath)) system.insert(*e.to);
+  for (size_t i : root_edges)
+    if (const Edge& e = graph.edges[i]; e.to && (e.how == How::LdSoCache || e.how == How::DefaultPath)) system.insert(*e.to);
   std::vector<size_t> out;
   for (size_t o : graph.load_order[root]) {
     const Object& obj = graph.objects[o];
@@ -122,11 +123,12 @@ struct Floor {
 class FloorScan {
  public:
   FloorScan(const CheckContext& ctx, std::map<std::string_view, Limit> limits)
-      : ctx_(ctx), limits_(std::move(limits)) {}
+      : ctx_(ctx), limits_(std::move(limits)), root_edges_(edges_by_root(ctx.graph)) {}
 
   void scan_root(size_t root) {
     std::map<std::string_view, Floor> floors;
-    for (size_t o : shipped_objects(ctx_.graph, root)) {
+    std::span<const size_t> edges = root < root_edges_.size() ? std::span<const size_t>(root_edges_[root]) : std::span<const size_t>();
+    for (size_t o : shipped_objects(ctx_.graph, root, edges)) {
       for (const VersionNeed& need : ctx_.graph.objects[o].binary->version_needs) {
         auto v = split_version(need.version);
         if (!v) continue;
@@ -177,6 +179,7 @@ class FloorScan {
 
   const CheckContext& ctx_;
   std::map<std::string_view, Limit> limits_;
+  std::vector<std::vector<size_t>> root_edges_;
   std::set<std::pair<size_t, std::string>> reported_;
   std::vector<Finding> out_;
 };

@@ -16,9 +16,9 @@ bool is_data(SymbolType type) {
   return type == SymbolType::Object || type == SymbolType::Tls || type == SymbolType::Common;
 }
 
-bool has_missing_library(const Graph& graph, size_t root) {
-  for (const Edge& e : graph.edges)
-    if (e.root == root && !e.to && (e.kind == EdgeKind::Needed || e.kind == EdgeKind::Preload)) return true;
+bool has_missing_library(const Graph& graph, const SymbolIndex& symbols, size_t root) {
+  for (size_t i : symbols.edges_of(root))
+    if (const Edge& e = graph.edges[i]; !e.to && (e.kind == EdgeKind::Needed || e.kind == EdgeKind::Preload)) return true;
   return false;
 }
 
@@ -121,7 +121,7 @@ std::vector<Finding> check_undefined_symbols(const CheckContext& ctx, const Symb
   for (size_t root = 0; root < ctx.graph.load_order.size() && root < ctx.graph.roots.size(); ++root) {
     const Object& root_object = ctx.graph.objects[ctx.graph.roots[root]];
     RootFacts facts{root, root_object.binary && root_object.binary->is_executable(),
-                    has_missing_library(ctx.graph, root)};
+                    has_missing_library(ctx.graph, symbols, root)};
     for (size_t o : symbols.members(root)) {
       const std::vector<size_t>& scope = symbols.scope_for(root, o);
       for (const SymbolIndex::Reference& reference : symbols.references(o)) {

@@ -1,5 +1,7 @@
 #include "analyzer/model.h"
 
+#include <algorithm>
+
 namespace depscan {
 
 bool Binary::bind_now() const {
@@ -55,6 +57,16 @@ const char* to_string(Format format) {
     case Format::Unknown: return "unknown";
   }
   return "?";
+}
+
+std::vector<std::vector<size_t>> edges_by_root(const Graph& graph) {
+  std::vector<std::vector<size_t>> out(std::max(graph.roots.size(), graph.load_order.size()));
+  for (size_t i = 0; i < graph.edges.size(); ++i) {
+    size_t root = graph.edges[i].root;
+    if (root >= out.size()) out.resize(root + 1);
+    out[root].push_back(i);
+  }
+  return out;
 }
 
 }  // namespace depscan
