@@ -4,14 +4,10 @@
 
 #include <fmt/format.h>
 
+#include "analyzer/util/dl_symbol.h"
+
 namespace depscan::cuda {
 namespace {
-
-template <typename Fn>
-void bind(void* handle, const char* symbol, Fn& slot, std::string& missing) {
-  slot = reinterpret_cast<Fn>(::dlsym(handle, symbol));
-  if (!slot) missing += missing.empty() ? symbol : fmt::format(", {}", symbol);
-}
 
 // Names from cuda.h for the results the probe reasons about, for drivers (like the toolkit's
 // stub) whose cuGetErrorName does not answer.
@@ -31,27 +27,27 @@ const char* name_from_header(CUresult result) {
 
 std::string bind_driver_api(void* handle, DriverApi& api) {
   std::string missing;
-  bind(handle, "cuGetErrorName", api.cuGetErrorName, missing);
-  bind(handle, "cuGetErrorString", api.cuGetErrorString, missing);
-  bind(handle, "cuInit", api.cuInit, missing);
-  bind(handle, "cuDriverGetVersion", api.cuDriverGetVersion, missing);
-  bind(handle, "cuDeviceGetCount", api.cuDeviceGetCount, missing);
-  bind(handle, "cuDeviceGet", api.cuDeviceGet, missing);
-  bind(handle, "cuDeviceGetName", api.cuDeviceGetName, missing);
-  bind(handle, "cuDeviceGetAttribute", api.cuDeviceGetAttribute, missing);
-  bind(handle, "cuDeviceTotalMem_v2", api.cuDeviceTotalMem, missing);
-  bind(handle, "cuDevicePrimaryCtxRetain", api.cuDevicePrimaryCtxRetain, missing);
-  bind(handle, "cuDevicePrimaryCtxRelease_v2", api.cuDevicePrimaryCtxRelease, missing);
-  bind(handle, "cuCtxSetCurrent", api.cuCtxSetCurrent, missing);
-  bind(handle, "cuCtxSynchronize", api.cuCtxSynchronize, missing);
-  bind(handle, "cuModuleLoadData", api.cuModuleLoadData, missing);
-  bind(handle, "cuModuleGetFunction", api.cuModuleGetFunction, missing);
-  bind(handle, "cuModuleUnload", api.cuModuleUnload, missing);
-  bind(handle, "cuMemAlloc_v2", api.cuMemAlloc, missing);
-  bind(handle, "cuMemFree_v2", api.cuMemFree, missing);
-  bind(handle, "cuMemcpyHtoD_v2", api.cuMemcpyHtoD, missing);
-  bind(handle, "cuMemcpyDtoH_v2", api.cuMemcpyDtoH, missing);
-  bind(handle, "cuLaunchKernel", api.cuLaunchKernel, missing);
+  bind_symbol(handle, "cuGetErrorName", api.cuGetErrorName, &missing);
+  bind_symbol(handle, "cuGetErrorString", api.cuGetErrorString, &missing);
+  bind_symbol(handle, "cuInit", api.cuInit, &missing);
+  bind_symbol(handle, "cuDriverGetVersion", api.cuDriverGetVersion, &missing);
+  bind_symbol(handle, "cuDeviceGetCount", api.cuDeviceGetCount, &missing);
+  bind_symbol(handle, "cuDeviceGet", api.cuDeviceGet, &missing);
+  bind_symbol(handle, "cuDeviceGetName", api.cuDeviceGetName, &missing);
+  bind_symbol(handle, "cuDeviceGetAttribute", api.cuDeviceGetAttribute, &missing);
+  bind_symbol(handle, "cuDeviceTotalMem_v2", api.cuDeviceTotalMem, &missing);
+  bind_symbol(handle, "cuDevicePrimaryCtxRetain", api.cuDevicePrimaryCtxRetain, &missing);
+  bind_symbol(handle, "cuDevicePrimaryCtxRelease_v2", api.cuDevicePrimaryCtxRelease, &missing);
+  bind_symbol(handle, "cuCtxSetCurrent", api.cuCtxSetCurrent, &missing);
+  bind_symbol(handle, "cuCtxSynchronize", api.cuCtxSynchronize, &missing);
+  bind_symbol(handle, "cuModuleLoadData", api.cuModuleLoadData, &missing);
+  bind_symbol(handle, "cuModuleGetFunction", api.cuModuleGetFunction, &missing);
+  bind_symbol(handle, "cuModuleUnload", api.cuModuleUnload, &missing);
+  bind_symbol(handle, "cuMemAlloc_v2", api.cuMemAlloc, &missing);
+  bind_symbol(handle, "cuMemFree_v2", api.cuMemFree, &missing);
+  bind_symbol(handle, "cuMemcpyHtoD_v2", api.cuMemcpyHtoD, &missing);
+  bind_symbol(handle, "cuMemcpyDtoH_v2", api.cuMemcpyDtoH, &missing);
+  bind_symbol(handle, "cuLaunchKernel", api.cuLaunchKernel, &missing);
   return missing;
 }
 

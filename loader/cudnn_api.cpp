@@ -6,14 +6,10 @@
 
 #include <fmt/format.h>
 
+#include "analyzer/util/dl_symbol.h"
+
 namespace depscan::cudnn {
 namespace {
-
-template <typename Fn>
-void bind(void* handle, const char* symbol, Fn& slot, std::string* missing) {
-  slot = reinterpret_cast<Fn>(::dlsym(handle, symbol));
-  if (!slot && missing) *missing += missing->empty() ? symbol : fmt::format(", {}", symbol);
-}
 
 // cudnn_graph.h (9.x) and cudnn_ops_infer.h (8.x) numbering.
 constexpr std::pair<Status, const char*> kStatus9[] = {
@@ -42,31 +38,31 @@ constexpr const char* kStatus8[] = {
 
 std::string bind_version_api(void* handle, CudnnApi& api) {
   std::string missing;
-  bind(handle, "cudnnGetVersion", api.cudnnGetVersion, &missing);
-  bind(handle, "cudnnGetCudartVersion", api.cudnnGetCudartVersion, &missing);
-  bind(handle, "cudnnGetErrorString", api.cudnnGetErrorString, &missing);
-  bind(handle, "cudnnGetMaxDeviceVersion", api.cudnnGetMaxDeviceVersion, nullptr);
+  bind_symbol(handle, "cudnnGetVersion", api.cudnnGetVersion, &missing);
+  bind_symbol(handle, "cudnnGetCudartVersion", api.cudnnGetCudartVersion, &missing);
+  bind_symbol(handle, "cudnnGetErrorString", api.cudnnGetErrorString, &missing);
+  bind_symbol(handle, "cudnnGetMaxDeviceVersion", api.cudnnGetMaxDeviceVersion, nullptr);
   return missing;
 }
 
 std::string bind_convolution_api(void* handle, CudnnApi& api) {
   std::string missing;
-  bind(handle, "cudnnCreate", api.cudnnCreate, &missing);
-  bind(handle, "cudnnDestroy", api.cudnnDestroy, &missing);
-  bind(handle, "cudnnCreateTensorDescriptor", api.cudnnCreateTensorDescriptor, &missing);
-  bind(handle, "cudnnSetTensor4dDescriptor", api.cudnnSetTensor4dDescriptor, &missing);
-  bind(handle, "cudnnDestroyTensorDescriptor", api.cudnnDestroyTensorDescriptor, &missing);
-  bind(handle, "cudnnCreateFilterDescriptor", api.cudnnCreateFilterDescriptor, &missing);
-  bind(handle, "cudnnSetFilter4dDescriptor", api.cudnnSetFilter4dDescriptor, &missing);
-  bind(handle, "cudnnDestroyFilterDescriptor", api.cudnnDestroyFilterDescriptor, &missing);
-  bind(handle, "cudnnCreateConvolutionDescriptor", api.cudnnCreateConvolutionDescriptor, &missing);
-  bind(handle, "cudnnSetConvolution2dDescriptor", api.cudnnSetConvolution2dDescriptor, &missing);
-  bind(handle, "cudnnSetConvolutionMathType", api.cudnnSetConvolutionMathType, nullptr);
-  bind(handle, "cudnnDestroyConvolutionDescriptor", api.cudnnDestroyConvolutionDescriptor, &missing);
-  bind(handle, "cudnnGetConvolution2dForwardOutputDim", api.cudnnGetConvolution2dForwardOutputDim, &missing);
-  bind(handle, "cudnnGetConvolutionForwardAlgorithm_v7", api.cudnnGetConvolutionForwardAlgorithm_v7, &missing);
-  bind(handle, "cudnnGetConvolutionForwardWorkspaceSize", api.cudnnGetConvolutionForwardWorkspaceSize, &missing);
-  bind(handle, "cudnnConvolutionForward", api.cudnnConvolutionForward, &missing);
+  bind_symbol(handle, "cudnnCreate", api.cudnnCreate, &missing);
+  bind_symbol(handle, "cudnnDestroy", api.cudnnDestroy, &missing);
+  bind_symbol(handle, "cudnnCreateTensorDescriptor", api.cudnnCreateTensorDescriptor, &missing);
+  bind_symbol(handle, "cudnnSetTensor4dDescriptor", api.cudnnSetTensor4dDescriptor, &missing);
+  bind_symbol(handle, "cudnnDestroyTensorDescriptor", api.cudnnDestroyTensorDescriptor, &missing);
+  bind_symbol(handle, "cudnnCreateFilterDescriptor", api.cudnnCreateFilterDescriptor, &missing);
+  bind_symbol(handle, "cudnnSetFilter4dDescriptor", api.cudnnSetFilter4dDescriptor, &missing);
+  bind_symbol(handle, "cudnnDestroyFilterDescriptor", api.cudnnDestroyFilterDescriptor, &missing);
+  bind_symbol(handle, "cudnnCreateConvolutionDescriptor", api.cudnnCreateConvolutionDescriptor, &missing);
+  bind_symbol(handle, "cudnnSetConvolution2dDescriptor", api.cudnnSetConvolution2dDescriptor, &missing);
+  bind_symbol(handle, "cudnnSetConvolutionMathType", api.cudnnSetConvolutionMathType, nullptr);
+  bind_symbol(handle, "cudnnDestroyConvolutionDescriptor", api.cudnnDestroyConvolutionDescriptor, &missing);
+  bind_symbol(handle, "cudnnGetConvolution2dForwardOutputDim", api.cudnnGetConvolution2dForwardOutputDim, &missing);
+  bind_symbol(handle, "cudnnGetConvolutionForwardAlgorithm_v7", api.cudnnGetConvolutionForwardAlgorithm_v7, &missing);
+  bind_symbol(handle, "cudnnGetConvolutionForwardWorkspaceSize", api.cudnnGetConvolutionForwardWorkspaceSize, &missing);
+  bind_symbol(handle, "cudnnConvolutionForward", api.cudnnConvolutionForward, &missing);
   return missing;
 }
 
