@@ -85,7 +85,7 @@ void add_scan_command(CLI::App& app, int& exit_code) {
       ->allow_extra_args(false)
       ->check(CLI::Validator(
           [](std::string& gpu) {
-            static const Expected<Matrix> matrix = load_embedded_matrix();
+            static const Expected<Matrix> matrix = load_embedded_matrix(MatrixUse::Scan);
             bool known = matrix && compute_capability_of(*matrix, gpu);
             return known ? std::string() : "unknown GPU: " + gpu;
           },

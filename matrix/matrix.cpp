@@ -408,9 +408,10 @@ Expected<bool> Matrix::load_document(std::string_view json_text, const std::stri
   return true;
 }
 
-Expected<Matrix> load_embedded_matrix() {
+Expected<Matrix> load_embedded_matrix(MatrixUse use) {
   Matrix m;
   for (const char* name : {"toolkits.json", "cudnn.json", "frameworks.json", "gpus.json", "libraries.json"}) {
+    if (use == MatrixUse::Scan && std::string_view(name) == "frameworks.json") continue;
     std::string_view text = embedded_file(name);
     if (text.empty()) return Error{fmt::format("embedded matrix file {} is missing", name)};
     auto loaded = m.load_document(text, fmt::format("matrix/data/{}", name));
@@ -419,12 +420,12 @@ Expected<Matrix> load_embedded_matrix() {
   return m;
 }
 
-Expected<Matrix> load_matrix_file(const std::string& path) {
+Expected<Matrix> load_matrix_file(const std::string& path, MatrixUse use) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return Error{path + ": cannot open the matrix file"};
   std::stringstream text;
   text << in.rdbuf();
-  auto base = load_embedded_matrix();
+  auto base = load_embedded_matrix(use);
   if (!base) return Error{base.error()};
   auto loaded = base->load_document(text.str(), path);
   if (!loaded) return Error{loaded.error()};

@@ -234,8 +234,12 @@ class Matrix {
 // '*' matches any run of characters (including none); everything else matches itself.
 bool glob_match(std::string_view pattern, std::string_view text);
 
-Expected<Matrix> load_embedded_matrix();
+// What the matrix is loaded for: a scan consults every section but frameworks.json (45% of the
+// embedded data), which only `depscan matrix` answers from.
+enum class MatrixUse { Everything, Scan };
+
+Expected<Matrix> load_embedded_matrix(MatrixUse use = MatrixUse::Everything);
 // The embedded matrix with the sections of `path` replacing their embedded counterparts.
-Expected<Matrix> load_matrix_file(const std::string& path);
+Expected<Matrix> load_matrix_file(const std::string& path, MatrixUse use = MatrixUse::Everything);
 
 }  // namespace depscan

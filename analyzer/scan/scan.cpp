@@ -26,7 +26,8 @@ std::unique_ptr<FileSystem> file_system_for(const ScanOptions& options) {
 }
 
 Matrix matrix_for(const ScanOptions& options, std::vector<Finding>& findings) {
-  auto loaded = options.matrix_path ? load_matrix_file(*options.matrix_path) : load_embedded_matrix();
+  auto loaded = options.matrix_path ? load_matrix_file(*options.matrix_path, MatrixUse::Scan)
+                                    : load_embedded_matrix(MatrixUse::Scan);
   if (loaded) return std::move(*loaded);
   findings.push_back({"matrix-error", Severity::Error, std::nullopt, loaded.error(), "", ""});
   return Matrix();
