@@ -1,5 +1,8 @@
 // A scan of 31 CUDA libraries asked the real file system about libc.so.6 94 times (stat, the
 // symlink walk of canonical, the 64-byte header read): once per root and search step.
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <mutex>
 #include <unordered_map>
 
@@ -34,9 +37,7 @@ class CachedFs final : public FileSystem {
  public:
   explicit CachedFs(std::unique_ptr<FileSystem> inner) : inner_(std::move(inner)) {}
 
-  Expected<std::string> canonical(std::string_view logical) const override {
-    return canonical_.get(std::string(logical), [&] { return inner_->canonical(logical); });
-  }
+  Expected<std::string> canonical(std::string_view logical) const override { return canonical_within(logical, 0); }
   Expected<FileInfo> stat(std::string_view logical) const override {
     return stat_.get(std::string(logical), [&] { return inner_->stat(logical); });
   }
@@ -54,6 +55,42 @@ class CachedFs final : public FileSystem {
   }
 
  private:
+  // realpath(3) reads every component's link again for each file of a directory (seven readlink
+  // calls per library under /usr/local/cuda/lib64). With the parent's answer remembered, a file
+  // costs one lstat, and a relative symlink one readlink more; anything unusual (".." in a path or
+  // a link target, an absolute target, which a rooted or mounted file system maps its own way, a
+  // long chain of links) goes to the inner file system.
+  Expected<std::string> canonical_within(std::string_view logical, int links) const {
+    return canonical_.get(std::string(logical), [&] { return canonical_from_parent(logical, links); });
+  }
+
+  Expected<std::string> canonical_from_parent(std::string_view logical, int links) const {
+    std::string name = basename_of(logical);
+    if (links > kMaxLinksFollowed || !plain_name(name) || normalize_path(logical) != logical)
+      return inner_->canonical(logical);
+    auto dir = canonical_within(dirname_of(logical), links);
+    auto host_dir = dir ? host_path(*dir) : dir;
+    if (!host_dir) return inner_->canonical(logical);
+    std::string host = join_path(*host_dir, name);
+    struct stat st;
+    if (::lstat(host.c_str(), &st) != 0) return inner_->canonical(logical);
+    if (!S_ISLNK(st.st_mode)) return join_path(*dir, name);
+    std::string target = read_link(host);
+    if (target.empty() || target[0] == '/' || normalize_path("/" + target) != "/" + target)
+      return inner_->canonical(logical);
+    return canonical_within(join_path(*dir, target), links + 1);
+  }
+
+  static bool plain_name(const std::string& name) { return !name.empty() && name != "." && name != ".."; }
+
+  static std::string read_link(const std::string& host) {
+    char buf[4096];
+    ssize_t n = ::readlink(host.c_str(), buf, sizeof buf);
+    return n > 0 && static_cast<size_t>(n) < sizeof buf ? std::string(buf, static_cast<size_t>(n)) : std::string();
+  }
+
+  static constexpr int kMaxLinksFollowed = 40;  // the kernel's own limit; past it the inner walk says ELOOP
+
   std::unique_ptr<FileSystem> inner_;
   mutable Memo<Expected<std::string>> canonical_, host_path_, head_;
   mutable Memo<Expected<FileInfo>> stat_;

@@ -1,6 +1,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <climits>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 
@@ -91,6 +93,46 @@ TEST_CASE("the cached file system answers as the one it wraps and keeps its answ
   fs::remove(tmp.path() / "usr/lib/libx.so.1");
   CHECK(cached->stat("/usr/lib/libx.so").ok());
   CHECK_FALSE(inner->stat("/usr/lib/libx.so").ok());
+}
+
+TEST_CASE("the cached canonical path agrees with realpath(3) and the rooted walk on every kind of link") {
+  test::TempDir tmp("cachedcanon");
+  fs::create_directories(tmp.path() / "opt/cuda-13.0/lib");
+  fs::create_directories(tmp.path() / "usr/lib");
+  std::ofstream(tmp.path() / "opt/cuda-13.0/lib/libcudart.so.13.0.48") << "x";
+  fs::create_symlink("cuda-13.0", tmp.path() / "opt/cuda");                       // directory link
+  fs::create_symlink("lib", tmp.path() / "opt/cuda-13.0/lib64");
+  fs::create_symlink("libcudart.so.13.0.48", tmp.path() / "opt/cuda-13.0/lib/libcudart.so.13");
+  fs::create_symlink("libcudart.so.13", tmp.path() / "opt/cuda-13.0/lib/libcudart.so");  // a chain
+  fs::create_symlink("../../opt/cuda/lib64/libcudart.so", tmp.path() / "usr/lib/up.so");  // ".." in the target
+  fs::create_symlink("/opt/cuda/lib64/libcudart.so.13", tmp.path() / "usr/lib/abs.so");  // absolute target
+  fs::create_symlink("sub/x.so", tmp.path() / "usr/lib/dangling.so");
+  fs::create_symlink("loop-b", tmp.path() / "usr/lib/loop-a");
+  fs::create_symlink("loop-a", tmp.path() / "usr/lib/loop-b");
+  const char* paths[] = {"/opt/cuda/lib64/libcudart.so",  "/opt/cuda/lib64/libcudart.so.13", "/opt/cuda/lib64",
+                         "/usr/lib/up.so",                "/usr/lib/abs.so",                 "/usr/lib/dangling.so",
+                         "/usr/lib/loop-a",               "/opt/cuda/lib64/../lib/libcudart.so", "/opt//cuda/lib64/",
+                         "/opt/cuda/lib64/libcudart.so/x", "/usr/lib/missing.so",            "/"};
+  auto rooted_cached = make_cached_fs(make_rooted_fs(tmp.str()));
+  auto rooted = make_rooted_fs(tmp.str());
+  auto real_cached = make_cached_fs(make_real_fs());
+  for (int round = 0; round < 2; ++round) {
+    for (const char* path : paths) {
+      INFO(path);
+      auto expected = rooted->canonical(path);
+      auto got = rooted_cached->canonical(path);
+      REQUIRE(got.ok() == expected.ok());
+      if (expected.ok()) CHECK(*got == *expected);
+      if (std::string(path) == "/usr/lib/abs.so") continue;  // absolute: the host's /opt, not the tree's
+      std::string host = tmp.str() + path;
+      char buf[PATH_MAX];
+      const char* real = ::realpath(host.c_str(), buf);
+      auto real_got = real_cached->canonical(host);
+      REQUIRE(real_got.ok() == (real != nullptr));
+      if (real) CHECK(*real_got == std::string(real));
+    }
+  }
+  CHECK(rooted_cached->canonical("/usr/lib/abs.so").value() == "/opt/cuda-13.0/lib/libcudart.so.13.0.48");
 }
 
 TEST_CASE("read_text reads files whose size stat does not tell (/proc) and stops at max_bytes") {
