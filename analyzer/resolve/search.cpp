@@ -43,8 +43,12 @@ bool DirCache::is_directory(const std::string& dir) { return entry(dir).exists; 
 bool DirCache::may_contain(const std::string& dir, const std::string& name) {
   Entry& e = entry(dir);
   if (!e.exists) return false;
-  if (++e.probes > kProbesBeforeListing) list(e, dir);
   return !e.listed || e.names.count(name) > 0;
+}
+
+void DirCache::record_miss(const std::string& dir) {
+  Entry& e = entry(dir);
+  if (++e.misses > kMissesBeforeListing) list(e, dir);
 }
 
 std::optional<std::string> DirCache::find_ignoring_case(const std::string& dir, const std::string& name) {
@@ -82,6 +86,7 @@ LibrarySearch::Probe LibrarySearch::probe(const std::string& path, bool record_m
   if (!info) {
     const std::string& why = info.error();
     if (why == kNoEntry || why == kNoAccess) {
+      if (why == kNoEntry) dirs_.record_miss(dirname_of(path));
       out.attempts.push_back({path, why == kNoEntry ? "not found" : "permission denied, skipped"});
       return Probe::Continue;
     }

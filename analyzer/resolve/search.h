@@ -53,25 +53,28 @@ struct CacheSource {
   const std::vector<std::string>* conf_dirs = nullptr;  // fallback when cache is null
 };
 
-// Directory listings and stat results, cached for one run. A directory is listed once it has
-// been asked about more than kProbesBeforeListing times: listing /usr/lib/x86_64-linux-gnu
-// (2,000 names) costs more than the few lookups an ld.so.cache hit makes there.
+// Directory listings and stat results, cached for one run. A directory is listed once more than
+// kMissesBeforeListing probes found nothing there: the listing then answers further misses
+// without a stat. Hits need their stat anyway, and listing /usr/lib/x86_64-linux-gnu (1,200
+// names) costs more than the lookups that ld.so.cache hits make there.
 class DirCache {
  public:
   explicit DirCache(const FileSystem& fs) : fs_(fs) {}
   bool is_directory(const std::string& dir);
   // False when the directory's listing proves `name` absent.
   bool may_contain(const std::string& dir, const std::string& name);
+  // A probe of `dir` found no file there.
+  void record_miss(const std::string& dir);
   // The entry of `dir` equal to `name` ignoring ASCII case (Windows file names), if any.
   std::optional<std::string> find_ignoring_case(const std::string& dir, const std::string& name);
 
  private:
-  static constexpr int kProbesBeforeListing = 8;
+  static constexpr int kMissesBeforeListing = 8;
   struct Entry {
     bool exists = false;
     bool list_tried = false;
     bool listed = false;  // the listing succeeded: names is complete
-    int probes = 0;
+    int misses = 0;
     std::unordered_map<std::string, bool> names;
     std::unordered_map<std::string, std::string> lowercase;  // built on first use
   };
