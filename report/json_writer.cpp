@@ -41,12 +41,29 @@ void JsonWriter::key(std::string_view name) {
   after_key_ = true;
 }
 
+namespace {
+
+// Printable ASCII with nothing to escape: almost every name and path, copied as is.
+bool needs_no_escaping(std::string_view text) {
+  for (char c : text) {
+    auto byte = static_cast<unsigned char>(c);
+    if (byte < 0x20 || byte >= 0x80 || c == '"' || c == '\\') return false;
+  }
+  return true;
+}
+
+}  // namespace
+
 // nlohmann's escaping with ensure_ascii off: the two-character escapes, \u00xx for the other
 // control characters, everything else as is (invalid UTF-8 first replaced by U+FFFD).
 void JsonWriter::quoted(std::string_view raw) {
-  std::string text = valid_utf8(raw);
   out_ += '"';
-  for (char c : text) {
+  if (needs_no_escaping(raw)) {
+    out_ += raw;
+    out_ += '"';
+    return;
+  }
+  for (char c : valid_utf8(raw)) {
     switch (c) {
       case '"': out_ += "\\\""; break;
       case '\\': out_ += "\\\\"; break;

@@ -129,7 +129,8 @@ TEST_CASE("info findings of one code beyond three are counted in one line unless
 TEST_CASE("JsonWriter lays a document out exactly as nlohmann::json::dump(2)") {
   std::string tricky = std::string("quote \" backslash \\ tab \t newline \n bell \x07 nul ") + '\0' + " del \x7f caf\xc3\xa9";
   nlohmann::json expected = {{"a", tricky}, {"b", nlohmann::json::array()}, {"c", nlohmann::json::object()},
-                             {"d", {1, 2, nullptr, true, false}}, {"e", {{"x", nlohmann::json::array({"y"})}}}};
+                             {"d", {1, 2, nullptr, true, false}}, {"e", {{"x", nlohmann::json::array({"y"})}}},
+                             {"f", "/usr/local/cuda/lib64/libcudnn.so.9 del \x7f"}, {"g", "bad \xff\xc3 utf-8"}};
   depscan::JsonWriter w;
   w.begin_object();
   w.key("a");
@@ -150,6 +151,10 @@ TEST_CASE("JsonWriter lays a document out exactly as nlohmann::json::dump(2)") {
   w.end_array();
   w.key("e");
   w.raw_pretty(nlohmann::json({{"x", {"y"}}}).dump(2));
+  w.key("f");
+  w.value(std::string_view("/usr/local/cuda/lib64/libcudnn.so.9 del \x7f"));  // nothing to escape
+  w.key("g");
+  w.value(std::string_view("bad \xff\xc3 utf-8"));
   w.end_object();
-  CHECK(w.take() == expected.dump(2) + "\n");
+  CHECK(w.take() == expected.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
 }
