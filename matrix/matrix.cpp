@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "analyzer/util/strings.h"
 #include "matrix/embedded.h"
 
 namespace depscan {
@@ -293,7 +294,7 @@ ComponentRow parse_component(const json& j, const std::string& where) {
   ComponentRow row{f.text("component"), f.text("prefix"), f.optional_text("windows_prefix"),
                    parse_rows<ComponentSoname>(f, "sonames", parse_soname), f.source()};
   for (const ComponentSoname& s : row.sonames)
-    if (!s.name.starts_with(row.prefix + "."))
+    if (!is_dotted_extension_of(s.name, row.prefix))
       fail(where, fmt::format("SONAME {} does not start with the prefix {}", s.name, row.prefix));
   return row;
 }
@@ -554,9 +555,7 @@ std::optional<GpuMatch> Matrix::gpu(std::string_view text) const {
 const ComponentRow* Matrix::component_of(std::string_view soname) const {
   const ComponentRow* best = nullptr;
   for (const ComponentRow& row : components_) {
-    bool exact = soname == row.prefix;
-    bool versioned = soname.starts_with(row.prefix + ".");
-    if ((exact || versioned) && (!best || row.prefix.size() > best->prefix.size())) best = &row;
+    if (is_name_or_dotted_extension_of(soname, row.prefix) && (!best || row.prefix.size() > best->prefix.size())) best = &row;
   }
   return best;
 }
@@ -564,13 +563,13 @@ const ComponentRow* Matrix::component_of(std::string_view soname) const {
 std::vector<int> Matrix::cuda_majors_of(std::string_view soname) const {
   if (const ComponentRow* row = component_of(soname))
     for (const ComponentSoname& s : row->sonames)
-      if (soname == s.name || soname.starts_with(s.name + ".")) return s.cuda_majors;
+      if (is_name_or_dotted_extension_of(soname, s.name)) return s.cuda_majors;
   return {};
 }
 
 const CudnnSeries* Matrix::cudnn_series_of(std::string_view soname) const {
   for (const CudnnSeries& s : cudnn_series_) {
-    auto is = [&](const std::string& name) { return soname == name || soname.starts_with(name + "."); };
+    auto is = [&](const std::string& name) { return is_name_or_dotted_extension_of(soname, name); };
     if (is(s.shim) || std::any_of(s.sublibraries.begin(), s.sublibraries.end(), is) ||
         std::any_of(s.optional_sublibraries.begin(), s.optional_sublibraries.end(), is))
       return &s;

@@ -10,6 +10,7 @@
 #include "analyzer/check/cuda_stack.h"
 #include "analyzer/read/rodata_strings.h"
 #include "analyzer/util/parallel.h"
+#include "analyzer/util/strings.h"
 
 namespace depscan {
 namespace {
@@ -28,7 +29,7 @@ std::string name_of(const Object& o) {
 // "libcudnn_ops.so" -> "libcudnn_ops.so." (what a versioned sibling starts with).
 bool has_versioned_sibling(const std::vector<std::string>& names, const std::string& name) {
   for (const std::string& other : names)
-    if (other.size() > name.size() && other.starts_with(name + ".")) return true;
+    if (is_dotted_extension_of(other, name)) return true;
   return false;
 }
 
@@ -301,7 +302,7 @@ class DlopenEdges {
     if (version_from_file_name(name) != std::nullopt) return false;
     for (const DlopenRow* row : matrix_.dlopen_rows_for(name_of(resolver_.graph().objects[object])))
       for (const std::string& opens : row->opens)
-        if (opens.starts_with(name + ".")) return true;
+        if (is_dotted_extension_of(opens, name)) return true;
     return false;
   }
 

@@ -7,6 +7,16 @@
 
 namespace depscan {
 
+// `file` is `name` followed by "." and more: "libfoo.so.1.2" or "libfoo.so.1" for "libfoo.so".
+inline bool is_dotted_extension_of(std::string_view file, std::string_view name) {
+  return file.size() > name.size() && file.starts_with(name) && file[name.size()] == '.';
+}
+
+// `file` is `name` itself or a dotted extension of it; "libfoo.son" is neither.
+inline bool is_name_or_dotted_extension_of(std::string_view file, std::string_view name) {
+  return file == name || is_dotted_extension_of(file, name);
+}
+
 // The non-empty pieces of `text` between any of the `separators` characters.
 inline std::vector<std::string> split_nonempty(std::string_view text, std::string_view separators) {
   std::vector<std::string> out;
