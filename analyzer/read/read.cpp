@@ -1,5 +1,8 @@
 #include "analyzer/read/read.h"
 
+#include <algorithm>
+#include <optional>
+
 #include "analyzer/input/mapped_file.h"
 #include "analyzer/input/sniff.h"
 #include "analyzer/read/elf_reader.h"
@@ -7,35 +10,75 @@
 
 namespace depscan {
 
-Expected<BinaryPtr> read_binary(const FileSystem& fs, std::string_view logical, ReadOptions options) {
+namespace {
+
+struct OpenedBinary {
+  std::string host;
+  std::unique_ptr<MappedFile> file;
+  FileFormat format = FileFormat::Unknown;
+};
+
+Expected<OpenedBinary> open_binary(const FileSystem& fs, std::string_view logical) {
   auto host = fs.host_path(logical);
   if (!host) return Error{host.error()};
   auto file = MappedFile::open(*host);
   if (!file) return Error{file.error()};
   ByteView bytes = (*file)->bytes();
   FileFormat format = sniff_bytes(bytes.sub(0, std::min<size_t>(bytes.size(), 512)).value_or(ByteView()));
+  return OpenedBinary{std::move(*host), std::move(*file), format};
+}
+
+Expected<BinaryPtr> parse_binary(const OpenedBinary& opened, std::string_view logical, ReadOptions options) {
+  ByteView bytes = opened.file->bytes();
   std::string path(logical);
   Expected<Binary> parsed = Error{"not an ELF or PE file"};
-  if (format == FileFormat::Elf) parsed = read_elf(bytes, path, options.symbols);
-  else if (format == FileFormat::Pe) parsed = read_pe(*host, path);
+  if (opened.format == FileFormat::Elf) parsed = read_elf(bytes, path, options.symbols);
+  else if (opened.format == FileFormat::Pe) parsed = read_pe(opened.host, path);
   if (!parsed) return Error{parsed.error()};
   parsed->file_size = bytes.size();
   return BinaryPtr(std::make_shared<const Binary>(std::move(*parsed)));
 }
 
-Expected<BinaryPtr> BinaryCache::get(std::string_view logical) {
+}  // namespace
+
+Expected<BinaryPtr> read_binary(const FileSystem& fs, std::string_view logical, ReadOptions options) {
+  auto opened = open_binary(fs, logical);
+  if (!opened) return Error{opened.error()};
+  return parse_binary(*opened, logical, options);
+}
+
+Expected<BinaryCache::Key> BinaryCache::key_of(std::string_view logical) const {
   auto info = fs_.stat(logical);
   if (!info) return Error{info.error()};
   if (info->kind != FileKind::Regular) return Error{"not a regular file"};
-  Key key{info->device, info->inode};
-  {
-    std::lock_guard lock(mutex_);
-    auto it = entries_.find(key);
-    if (it != entries_.end()) return it->second;
-  }
-  auto result = read_binary(fs_, logical, options_);
+  return Key{info->device, info->inode};
+}
+
+std::optional<Expected<BinaryPtr>> BinaryCache::cached(Key key) const {
+  std::lock_guard lock(mutex_);
+  auto it = entries_.find(key);
+  if (it == entries_.end()) return std::nullopt;
+  return it->second;
+}
+
+Expected<BinaryPtr> BinaryCache::keep(Key key, Expected<BinaryPtr> result) {
   std::lock_guard lock(mutex_);
   return entries_.emplace(key, std::move(result)).first->second;
+}
+
+Expected<BinaryPtr> BinaryCache::get(std::string_view logical) {
+  auto key = key_of(logical);
+  if (!key) return Error{key.error()};
+  if (auto hit = cached(*key)) return std::move(*hit);
+  return keep(*key, read_binary(fs_, logical, options_));
+}
+
+void BinaryCache::prefetch_elf(std::string_view logical) {
+  auto key = key_of(logical);
+  if (!key || cached(*key)) return;
+  auto opened = open_binary(fs_, logical);
+  if (opened && opened->format != FileFormat::Elf) return;
+  keep(*key, opened ? parse_binary(*opened, logical, options_) : Expected<BinaryPtr>(Error{opened.error()}));
 }
 
 size_t BinaryCache::parsed_count() const {

@@ -5,6 +5,7 @@
 
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -30,6 +31,9 @@ class BinaryCache {
   // Thread-safe. The same (device, inode) is parsed once; its Binary's path is the first
   // logical path it was read by.
   Expected<BinaryPtr> get(std::string_view logical);
+  // Thread-safe. Reads and keeps `logical` if it is an ELF file; anything else is left to get(),
+  // because PE files go through LIEF one at a time.
+  void prefetch_elf(std::string_view logical);
   const FileSystem& fs() const { return fs_; }
   size_t parsed_count() const;
 
@@ -41,6 +45,10 @@ class BinaryCache {
   struct KeyHash {
     size_t operator()(const Key& k) const { return std::hash<uint64_t>()(k.device * 1000003u ^ k.inode); }
   };
+  Expected<Key> key_of(std::string_view logical) const;
+  std::optional<Expected<BinaryPtr>> cached(Key key) const;
+  Expected<BinaryPtr> keep(Key key, Expected<BinaryPtr> result);
+
   const FileSystem& fs_;
   ReadOptions options_;
   mutable std::mutex mutex_;

@@ -6,7 +6,6 @@
 #include <cstdio>
 #include <mutex>
 
-#include "analyzer/input/sniff.h"
 #include "analyzer/util/parallel.h"
 
 namespace depscan {
@@ -22,8 +21,7 @@ void prefetch_binaries(BinaryCache& cache, const std::vector<std::string>& paths
   std::atomic<size_t> done{0};
   std::mutex print_mutex;
   parallel_for_index(paths.size(), [&](size_t i) {
-    auto sniffed = sniff(cache.fs(), paths[i]);
-    if (sniffed && sniffed->format == FileFormat::Elf) (void)cache.get(paths[i]);  // PE goes through LIEF: sequential
+    cache.prefetch_elf(paths[i]);
     size_t n = ++done;
     if (progress && (n % 64 == 0 || n == paths.size())) {
       std::lock_guard lock(print_mutex);
