@@ -10,6 +10,17 @@ bool is_api_set(const Edge& edge) {
   return edge.name.rfind("api-ms-win-", 0) == 0 || edge.name.rfind("ext-ms-", 0) == 0;
 }
 
+// What to do differs by format: ld.so searches RUNPATH and LD_LIBRARY_PATH, Windows the
+// application directory and its system directories.
+std::string fix_for(const Object& importer, const std::string& name, const std::string& tried) {
+  if (tried.empty()) return "install the library or add its directory to the search path";
+  if (importer.binary && importer.binary->format == Format::Pe)
+    return fmt::format("put {} in the application directory, or scan with --root DIR where DIR/Windows/System32 "
+                       "holds the system DLLs; tried: {}", name, tried);
+  return fmt::format("install {} or add its directory to LD_LIBRARY_PATH or the binary's RUNPATH; tried: {}", name,
+                     tried);
+}
+
 Finding missing_library(const Graph& g, const Edge& edge) {
   const Object& from = g.objects[edge.from];
   std::string tried;
@@ -22,9 +33,7 @@ Finding missing_library(const Graph& g, const Edge& edge) {
   f.severity = edge.kind == EdgeKind::Delay ? Severity::Warning : Severity::Error;
   f.object = edge.from;
   f.message = fmt::format("{}: {} (needed by {})", edge.name, reason, from.path);
-  f.fix = tried.empty() ? "install the library or add its directory to the search path"
-                        : fmt::format("install {} or add its directory to LD_LIBRARY_PATH or the "
-                                      "binary's RUNPATH; tried: {}", edge.name, tried);
+  f.fix = fix_for(from, edge.name, tried);
   return f;
 }
 

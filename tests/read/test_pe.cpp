@@ -7,6 +7,8 @@
 #include <fstream>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "analyzer/read/pe_reader.h"
 #include "support.h"
 
@@ -41,10 +43,11 @@ size_t count_named(const Binary& b, const std::string& name) {
 
 }  // namespace
 
-TEST_CASE("the PE fixtures exist (64-bit at least)") {
+TEST_CASE("the PE fixtures exist, 64-bit and 32-bit (scripts/install-deps.sh installs both mingw-w64 compilers)") {
   auto dirs = arch_dirs();
-  REQUIRE_FALSE(dirs.empty());
+  REQUIRE(dirs.size() == 2);
   CHECK(dirs.front().ends_with("pe64"));
+  CHECK(dirs.back().ends_with("pe32"));
 }
 
 TEST_CASE("DLL exports: named, ordinal-only and one forwarder") {
@@ -84,13 +87,13 @@ TEST_CASE("executable imports, in order, with their functions") {
     CHECK(add->version_file == "mydll.dll");
     CHECK(find(exe, "mul", false));
     // the order objdump prints the import directory in
-    auto dump = test::run_command("x86_64-w64-mingw32-objdump -p " + test::shell_quote(dir + "/app.exe") +
+    std::string objdump = dir.ends_with("pe64") ? "x86_64-w64-mingw32-objdump" : "i686-w64-mingw32-objdump";
+    auto dump = test::run_command(objdump + " -p " + test::shell_quote(dir + "/app.exe") +
                                   " | sed -n 's/^\\s*DLL Name: //p'");
-    if (dump.exit_code == 0 && !dump.output.empty()) {
-      std::string expected;
-      for (const std::string& name : exe.needed) expected += name + "\n";
-      CHECK(dump.output == expected);
-    }
+    REQUIRE(dump.exit_code == 0);
+    std::string expected;
+    for (const std::string& name : exe.needed) expected += name + "\n";
+    CHECK(dump.output == expected);
   }
 }
 
@@ -135,4 +138,24 @@ TEST_CASE("hostile PE inputs are errors, not crashes") {
   std::string bad_lfanew = full;
   bad_lfanew[0x3c] = '\xff', bad_lfanew[0x3d] = '\xff', bad_lfanew[0x3e] = '\xff', bad_lfanew[0x3f] = '\x7f';
   CHECK_FALSE(read_pe(write(bad_lfanew), "lfanew.dll"));
+}
+
+TEST_CASE("depscan on a 32-bit PE program: the DLL beside it found, the missing ones with a Windows fix") {
+  std::string dir = test::fixtures_dir() + "/pe/pe32";
+  auto run = test::run_command(test::depscan_bin() + " --format json " + test::shell_quote(dir + "/app.exe"));
+  CHECK(run.exit_code == 1);
+  auto report = nlohmann::json::parse(run.output);
+  bool found_mydll = false;
+  for (const auto& e : report["edges"])
+    if (e["name"] == "mydll.dll") found_mydll = e["to"].is_number();
+  CHECK(found_mydll);
+  size_t missing = 0;
+  for (const auto& f : report["findings"]) {
+    if (f["code"] != "library-not-found") continue;
+    ++missing;
+    std::string fix = f["fix"];
+    CHECK_MESSAGE(fix.find("application directory") != std::string::npos, fix);
+    CHECK_MESSAGE(fix.find("LD_LIBRARY_PATH") == std::string::npos, fix);
+  }
+  CHECK(missing >= 2);  // KERNEL32.dll and msvcrt.dll: no Windows directory on this machine
 }

@@ -37,4 +37,30 @@ TEST_CASE("PE imports follow the DLL search order inside a root") {
   CHECK(reused >= 1);
 }
 
+TEST_CASE("a 32-bit PE application skips a 64-bit DLL of the same name and takes the 32-bit one") {
+  namespace fs = std::filesystem;
+  const std::string mingw = fixtures_dir() + "/pe";
+  TempDir tmp("pe32");
+  fs::path root = tmp.path();
+  fs::create_directories(root / "app");
+  fs::create_directories(root / "extra");
+  fs::copy_file(mingw + "/pe32/app.exe", root / "app/app.exe");
+  fs::copy_file(mingw + "/pe64/mydll.dll", root / "app/mydll.dll");
+  fs::copy_file(mingw + "/pe32/mydll.dll", root / "extra/mydll.dll");
+  LoaderEnvironment env = clean_environment();
+  env.pe_search_path = {"/extra"};
+  Walk walk("/app/app.exe", env, root.string());
+  REQUIRE(walk.graph().objects.front().binary);
+  CHECK(walk.graph().objects.front().binary->machine == 0x14c);
+  CHECK(walk.where("mydll.dll") == "/extra/mydll.dll");
+  const Edge* edge = walk.edge("mydll.dll");
+  REQUIRE(edge);
+  CHECK(edge->how_detail == "PATH");
+  REQUIRE(edge->tried.size() >= 2);
+  CHECK(edge->tried.front().path == "/app/mydll.dll");
+  CHECK(edge->tried.front().outcome == "skipped: other machine");
+  CHECK(edge->tried.back().path == "/extra/mydll.dll");
+  CHECK(edge->tried.back().outcome == "taken");
+}
+
 }  // namespace depscan::test
