@@ -165,6 +165,7 @@ struct Edge {
   bool inferred = false;       // dlopen edge guessed from strings, not known from the matrix
   std::string source;          // dlopen edges: why the edge exists (matrix row, string found)
   size_t root = 0;             // index into Graph::roots: the scan this edge belongs to
+  bool system_provided = false;  // PE, not found: an API set, or a Windows system DLL the scan has no Windows directory for
 };
 
 struct Object {

@@ -51,7 +51,7 @@ int run(const WhyArgs& args) {
     return kExitUsage;
   }
   BinaryCache cache(*fs);
-  Resolver resolver(cache, ResolveOptions{environment_for(args.scan)});
+  Resolver resolver(cache, resolve_options_for(args.scan));
   size_t root = resolver.add_root(logical);
   const Graph& g = resolver.graph();
   size_t root_object = g.roots[root];

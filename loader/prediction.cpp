@@ -149,7 +149,7 @@ Prediction predict(const ScanOptions& options, const ScanReport& report, const s
   p.root = root_for(options, report, self_exe);
   auto fs = make_real_fs();
   BinaryCache cache(*fs);
-  Resolver resolver(cache, ResolveOptions{environment_for(options)});
+  Resolver resolver(cache, resolve_options_for(options));
   size_t root_index = resolver.add_root(p.root);
   Session s{resolver, root_index, resolver.graph().roots.at(root_index)};
   p.cudnn_names = cudnn_names_in(resolver.graph(), report);

@@ -105,6 +105,10 @@ void write_edge(JsonWriter& w, const Edge& e) {
     w.key("source");
     w.value(e.source);
   }
+  if (e.system_provided) {
+    w.key("system_provided");
+    w.value(true);
+  }
   w.key("to");
   w.value_or_null(e.to);
   w.key("tried");

@@ -87,6 +87,10 @@ class TreePrinter {
     std::string branch = prefix + (last ? "└── " : "├── ");
     std::string kind = edge.kind == EdgeKind::Needed ? "" : fmt::format(" ({}{})", to_string(edge.kind),
                                                                       edge.inferred ? ", inferred" : "");
+    if (!edge.to && edge.system_provided) {
+      out_ += branch + edge.name + style_.paint(fmt::format(" [{}]", edge.how_detail), "33") + kind + "\n";
+      return;
+    }
     if (!edge.to) {
       // The paths tried are listed once per missing name (always with -v).
       bool first = missing_listed_.insert(edge.name).second;

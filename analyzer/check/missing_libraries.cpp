@@ -1,24 +1,42 @@
+#include <algorithm>
+#include <optional>
+
 #include <fmt/format.h>
 
 #include "analyzer/check/check.h"
+#include "analyzer/check/windows_dlls.h"
+#include "analyzer/resolve/pe_search.h"
 
 namespace depscan {
 namespace {
 
-// Windows API sets (api-ms-win-*, ext-ms-*) are virtual names the OS loader maps itself.
-bool is_api_set(const Edge& edge) {
-  return edge.name.rfind("api-ms-win-", 0) == 0 || edge.name.rfind("ext-ms-", 0) == 0;
-}
-
 // What to do differs by format: ld.so searches RUNPATH and LD_LIBRARY_PATH, Windows the
-// application directory and its system directories.
+// application directory and its system directories; the C++ runtime has its own installer.
 std::string fix_for(const Object& importer, const std::string& name, const std::string& tried) {
   if (tried.empty()) return "install the library or add its directory to the search path";
-  if (importer.binary && importer.binary->format == Format::Pe)
-    return fmt::format("put {} in the application directory, or scan with --root DIR where DIR/Windows/System32 "
-                       "holds the system DLLs; tried: {}", name, tried);
-  return fmt::format("install {} or add its directory to LD_LIBRARY_PATH or the binary's RUNPATH; tried: {}", name,
-                     tried);
+  if (!importer.binary || importer.binary->format != Format::Pe)
+    return fmt::format("install {} or add its directory to LD_LIBRARY_PATH or the binary's RUNPATH; tried: {}", name,
+                       tried);
+  const auto& windows = load_windows_dlls();
+  if (const WindowsRedistributable* r = windows ? windows->redistributable_of(name) : nullptr)
+    return fmt::format("ship {} in the application directory or install the {} on the target; tried: {}", name,
+                       r->package, tried);
+  return fmt::format("put {} in the application directory, or scan with --root DIR where DIR/Windows/System32 "
+                     "holds the system DLLs; tried: {}", name, tried);
+}
+
+// One line for every Windows system DLL the scan could not look for (API sets need none).
+std::optional<Finding> unchecked_system_dlls(const Graph& g) {
+  std::vector<std::string> names;
+  for (const Edge& e : g.edges)
+    if (e.system_provided && !is_api_set_name(e.name) &&
+        std::find(names.begin(), names.end(), e.name) == names.end())
+      names.push_back(e.name);
+  if (names.empty()) return std::nullopt;
+  return Finding{"windows-system-dll", Severity::Info, std::nullopt,
+                 fmt::format("{}: Windows system DLL{}, not checked: the scan has no Windows directory", fmt::join(names, ", "),
+                             names.size() == 1 ? "" : "s"),
+                 "scan with --root DIR where DIR/Windows/System32 holds the target's system DLLs to check them", ""};
 }
 
 Finding missing_library(const Graph& g, const Edge& edge) {
@@ -46,9 +64,10 @@ std::vector<Finding> check_missing_libraries(const CheckContext& ctx) {
     if (edge.to) continue;
     // dlopen edges belong to the CUDA checks; the loader ignores a preload it cannot load
     // (the resolver reports preload-not-loaded).
-    if (edge.kind == EdgeKind::Dlopen || edge.kind == EdgeKind::Preload || is_api_set(edge)) continue;
+    if (edge.kind == EdgeKind::Dlopen || edge.kind == EdgeKind::Preload || edge.system_provided) continue;
     out.push_back(missing_library(g, edge));
   }
+  if (auto f = unchecked_system_dlls(g)) out.push_back(std::move(*f));
   for (size_t i = 0; i < g.objects.size(); ++i) {
     const Object& obj = g.objects[i];
     if (obj.binary || obj.read_error.empty()) continue;

@@ -6,6 +6,12 @@
 
 namespace depscan {
 
+const std::vector<std::string>& windows_system_directories() {
+  static const std::vector<std::string> dirs = {"/Windows/System32", "/Windows/system32", "/Windows",
+                                                "/windows/system32", "/windows"};
+  return dirs;
+}
+
 std::string pe_name_key(const std::string& name) {
   std::string key = basename_of(name);
   for (char& c : key) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -23,6 +29,7 @@ PeSearchResult search_pe_dll(BinaryCache& cache, DirCache& dirs, const std::vect
   if (is_api_set_name(name)) {
     out.detail = "API set, resolved by Windows itself";
     out.attempts.push_back({name, "API set: not a file, mapped by the Windows loader"});
+    out.system_provided = true;
     return out;
   }
   for (size_t i = 0; i < search_dirs.size(); ++i) {

@@ -18,7 +18,11 @@ struct PeSearchResult {
   std::optional<std::string> path;
   std::string detail;              // "application directory", "system directory", ...
   std::vector<Attempt> attempts;
+  bool system_provided = false;    // an API set: Windows maps it, there is no file to find
 };
+
+// The system directories searched inside the analysed tree, in order.
+const std::vector<std::string>& windows_system_directories();
 
 // The name a loaded DLL is known by: lower-case base name.
 std::string pe_name_key(const std::string& name);

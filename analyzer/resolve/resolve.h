@@ -39,6 +39,9 @@ LoaderEnvironment default_environment();
 
 struct ResolveOptions {
   LoaderEnvironment env;
+  // Lower-case names of the DLLs every Windows installs (matrix/data/windows-dlls.json): missing
+  // from a tree without a Windows directory, they are marked system_provided, not plain missing.
+  std::vector<std::string> windows_system_dlls;
 };
 
 // The resolver is incremental: roots are added one by one, and dlopen edges (issue 4) are added

@@ -2,6 +2,7 @@
 // that is also the lookup scope (elf/rtld.c dl_main, elf/dl-deps.c _dl_map_object_deps), and
 // for each request the "already loaded" check, the loader-chain RPATHs and the search itself
 // (search.cpp). No recursion: each root walk is a queue, each RPATH chain a loop.
+#include <algorithm>
 #include <map>
 #include <unordered_map>
 
@@ -383,6 +384,11 @@ struct Resolver::Impl {
     edge.tried = std::move(found.attempts);
     edge.how = found.path ? How::SearchOrder : How::NotFound;
     edge.how_detail = found.detail;
+    edge.system_provided = found.system_provided;
+    if (!found.path && unchecked_system_dll(name)) {
+      edge.system_provided = true;
+      edge.how_detail = "Windows system DLL, not in the scan";
+    }
     if (!found.path || dry_run) return {edge, kNone};
     auto info = fs.stat(*found.path);
     if (info) {
@@ -400,10 +406,17 @@ struct Resolver::Impl {
     return {edge, index};
   }
 
+  // A DLL every Windows installs, while the analysed tree holds no Windows directory.
+  bool unchecked_system_dll(const std::string& name) const {
+    const auto& system = options.windows_system_dlls;
+    if (std::find(system.begin(), system.end(), pe_name_key(name)) == system.end()) return false;
+    const auto& dirs = windows_system_directories();
+    return std::none_of(dirs.begin(), dirs.end(), [&](const std::string& d) { return dir_cache->is_directory(d); });
+  }
+
   std::vector<std::string> pe_search_dirs(const RootWalk& walk) const {
     std::vector<std::string> dirs = {dirname_of(graph.objects[walk.root_object].path)};
-    for (const char* d : {"/Windows/System32", "/Windows/system32", "/Windows", "/windows/system32", "/windows"})
-      dirs.push_back(d);
+    for (const std::string& d : windows_system_directories()) dirs.push_back(d);
     for (const std::string& d : env().pe_search_path) dirs.push_back(d);
     return dirs;
   }

@@ -7,6 +7,7 @@
 
 #include "analyzer/check/cuda_checks.h"
 #include "analyzer/check/symbol_index.h"
+#include "analyzer/check/windows_dlls.h"
 #include "analyzer/check/wheel_policy.h"
 #include "analyzer/input/collect.h"
 #include "analyzer/input/sniff.h"
@@ -84,6 +85,12 @@ LoaderEnvironment environment_for(const ScanOptions& options) {
   return env;
 }
 
+ResolveOptions resolve_options_for(const ScanOptions& options) {
+  ResolveOptions resolve{environment_for(options), {}};
+  if (const auto& windows = load_windows_dlls()) resolve.windows_system_dlls = windows->system;
+  return resolve;
+}
+
 ScanReport run_scan(const ScanOptions& options) {
   ScanReport report;
   PhaseTimer timer;
@@ -97,7 +104,7 @@ ScanReport run_scan(const ScanOptions& options) {
   BinaryCache cache(*fs, ReadOptions{options.symbols});                     // read, once per inode
   prefetch_binaries(cache, roots);                                          // roots read in parallel
   timer.mark("read roots");
-  Resolver resolver(cache, ResolveOptions{environment_for(options)});       // ld.so rules
+  Resolver resolver(cache, resolve_options_for(options));                   // ld.so rules
   add_roots_within_budget(resolver, roots, report.result.findings);
   timer.mark("resolve");
   for (const Finding& f : resolver.diagnostics()) report.result.findings.push_back(f);

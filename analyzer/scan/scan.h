@@ -38,5 +38,7 @@ ScanReport run_scan(const ScanOptions& options);
 
 // The loader environment the options describe (environment defaults, then overrides).
 LoaderEnvironment environment_for(const ScanOptions& options);
+// The environment above and the Windows system DLL names (matrix/data/windows-dlls.json).
+ResolveOptions resolve_options_for(const ScanOptions& options);
 
 }  // namespace depscan

@@ -5,11 +5,14 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
+#include "analyzer/check/windows_dlls.h"
 #include "analyzer/read/pe_reader.h"
+#include "analyzer/resolve/pe_search.h"
 #include "support.h"
 
 using namespace depscan;
@@ -140,22 +143,77 @@ TEST_CASE("hostile PE inputs are errors, not crashes") {
   CHECK_FALSE(read_pe(write(bad_lfanew), "lfanew.dll"));
 }
 
-TEST_CASE("depscan on a 32-bit PE program: the DLL beside it found, the missing ones with a Windows fix") {
-  std::string dir = test::fixtures_dir() + "/pe/pe32";
-  auto run = test::run_command(test::depscan_bin() + " --format json " + test::shell_quote(dir + "/app.exe"));
-  CHECK(run.exit_code == 1);
-  auto report = nlohmann::json::parse(run.output);
+namespace {
+
+nlohmann::json scan_json(const std::string& path, int expected_exit) {
+  auto run = test::run_command(test::depscan_bin() + " --format json " + test::shell_quote(path));
+  CHECK_MESSAGE(run.exit_code == expected_exit, path << ": " << run.output);
+  return nlohmann::json::parse(run.output);
+}
+
+std::vector<nlohmann::json> findings_with(const nlohmann::json& report, const std::string& code) {
+  std::vector<nlohmann::json> out;
+  for (const auto& f : report["findings"])
+    if (f["code"] == code) out.push_back(f);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("a 32-bit PE program on Linux: its DLL found beside it, the Windows system DLLs named, not errors") {
+  auto report = scan_json(test::fixtures_dir() + "/pe/pe32/app.exe", 0);
+  std::set<std::string> system_provided;
   bool found_mydll = false;
-  for (const auto& e : report["edges"])
+  for (const auto& e : report["edges"]) {
     if (e["name"] == "mydll.dll") found_mydll = e["to"].is_number();
-  CHECK(found_mydll);
-  size_t missing = 0;
-  for (const auto& f : report["findings"]) {
-    if (f["code"] != "library-not-found") continue;
-    ++missing;
-    std::string fix = f["fix"];
-    CHECK_MESSAGE(fix.find("application directory") != std::string::npos, fix);
-    CHECK_MESSAGE(fix.find("LD_LIBRARY_PATH") == std::string::npos, fix);
+    if (e.value("system_provided", false)) {
+      system_provided.insert(e["name"].get<std::string>());
+      CHECK(e["to"].is_null());
+      CHECK(e["how_detail"] == "Windows system DLL, not in the scan");
+    }
   }
-  CHECK(missing >= 2);  // KERNEL32.dll and msvcrt.dll: no Windows directory on this machine
+  CHECK(found_mydll);
+  CHECK(system_provided == std::set<std::string>{"KERNEL32.dll", "msvcrt.dll"});
+  CHECK(findings_with(report, "library-not-found").empty());
+  auto unchecked = findings_with(report, "windows-system-dll");
+  REQUIRE(unchecked.size() == 1);
+  CHECK(unchecked[0]["severity"] == "info");
+  CHECK(unchecked[0]["message"].get<std::string>().starts_with("KERNEL32.dll, msvcrt.dll: Windows system DLLs"));
+}
+
+TEST_CASE("a PE program without its DLL, or without the Visual C++ runtime: errors with Windows fixes") {
+  for (const std::string arch : {"pe64", "pe32"}) {
+    CAPTURE(arch);
+    test::TempDir tmp("pe-alone");
+    std::filesystem::copy_file(test::fixtures_dir() + "/pe/" + arch + "/app.exe", tmp.str() + "/app.exe");
+    auto alone = scan_json(tmp.str() + "/app.exe", 1);
+    auto missing = findings_with(alone, "library-not-found");
+    REQUIRE(missing.size() == 1);
+    CHECK(missing[0]["message"].get<std::string>().starts_with("mydll.dll: not found in the DLL search order"));
+    std::string fix = missing[0]["fix"];
+    CHECK_MESSAGE(fix.starts_with("put mydll.dll in the application directory"), fix);
+    CHECK_MESSAGE(fix.find("LD_LIBRARY_PATH") == std::string::npos, fix);
+
+    auto vcrt = scan_json(test::fixtures_dir() + "/pe/" + arch + "/app_vcrt.exe", 1);
+    auto runtime = findings_with(vcrt, "library-not-found");
+    REQUIRE(runtime.size() == 1);
+    CHECK(runtime[0]["message"].get<std::string>().starts_with("vcruntime140.dll: "));
+    CHECK(runtime[0]["fix"].get<std::string>().find("Visual C++ 2015-2022 Redistributable") != std::string::npos);
+  }
+}
+
+TEST_CASE("the Windows DLL data: system and redistributable names, lower case, disjoint, with sources") {
+  const auto& dlls = load_windows_dlls();
+  REQUIRE_MESSAGE(dlls, (dlls ? "" : dlls.error()));
+  CHECK(std::find(dlls->system.begin(), dlls->system.end(), "kernel32.dll") != dlls->system.end());
+  CHECK(std::find(dlls->system.begin(), dlls->system.end(), "nvcuda.dll") == dlls->system.end());  // the driver's, not Windows'
+  CHECK_FALSE(dlls->system_source.empty());
+  const WindowsRedistributable* vcrt = dlls->redistributable_of("VCRUNTIME140.dll");
+  REQUIRE(vcrt);
+  CHECK_FALSE(vcrt->source.empty());
+  CHECK_FALSE(dlls->redistributable_of("kernel32.dll"));
+  for (const std::string& name : dlls->system) {
+    CHECK(name == pe_name_key(name));
+    CHECK_FALSE(dlls->redistributable_of(name));
+  }
 }

@@ -35,10 +35,11 @@ struct Walk {
   std::unique_ptr<Resolver> resolver;
   size_t root = 0;
 
-  Walk(const std::string& path, LoaderEnvironment env, const std::string& host_root = "")
+  Walk(const std::string& path, LoaderEnvironment env, const std::string& host_root = "",
+       std::vector<std::string> windows_system_dlls = {})
       : fs(host_root.empty() ? make_real_fs() : make_rooted_fs(host_root)),
         cache(std::make_unique<BinaryCache>(*fs)),
-        resolver(std::make_unique<Resolver>(*cache, ResolveOptions{std::move(env)})) {
+        resolver(std::make_unique<Resolver>(*cache, ResolveOptions{std::move(env), std::move(windows_system_dlls)})) {
     root = resolver->add_root(path);
   }
   const Graph& graph() const { return resolver->graph(); }

@@ -63,4 +63,25 @@ TEST_CASE("a 32-bit PE application skips a 64-bit DLL of the same name and takes
   CHECK(edge->tried.back().outcome == "taken");
 }
 
+TEST_CASE("Windows system DLLs are system-provided only while the tree has no Windows directory") {
+  namespace fs = std::filesystem;
+  TempDir tmp("pe-system");
+  fs::path root = tmp.path();
+  fs::create_directories(root / "app");
+  fs::copy_file(resolve_fixture("pe/app.exe"), root / "app/app.exe");
+  fs::copy_file(resolve_fixture("pe/libpe1.dll"), root / "app/libpe1.dll");
+  const std::vector<std::string> system = {"kernel32.dll"};
+  Walk bare("/app/app.exe", clean_environment(), root.string(), system);
+  REQUIRE(bare.edge("KERNEL32.dll"));
+  CHECK(bare.edge("KERNEL32.dll")->system_provided);
+  CHECK(bare.edge("KERNEL32.dll")->how_detail == "Windows system DLL, not in the scan");
+  REQUIRE(bare.edge("msvcrt.dll"));
+  CHECK_FALSE(bare.edge("msvcrt.dll")->system_provided);  // not in the list given
+  fs::create_directories(root / "Windows/System32");
+  Walk with_windows("/app/app.exe", clean_environment(), root.string(), system);
+  REQUIRE(with_windows.edge("KERNEL32.dll"));
+  CHECK_FALSE(with_windows.edge("KERNEL32.dll")->system_provided);  // a Windows tree without it: really missing
+  CHECK(with_windows.where("KERNEL32.dll") == "not found");
+}
+
 }  // namespace depscan::test
