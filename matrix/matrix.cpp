@@ -318,6 +318,11 @@ DlopenRow parse_dlopen(const json& j, const std::string& where) {
   return row;
 }
 
+PipPackage parse_pip_package(const json& j, const std::string& where) {
+  Fields f(j, where, {"component", "cuda_major", "package"});
+  return PipPackage{f.text("component"), f.integer("cuda_major"), f.text("package")};
+}
+
 std::string lower(std::string_view text) {
   std::string out(text);
   for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -355,10 +360,20 @@ struct MatrixLoader {
     m.gpus_ = parse_rows<GpuRow>(f, "gpus", parse_gpu);
   }
   static void libraries(Matrix& m, const json& j, const std::string& where) {
-    Fields f(j, where, {"schema", "note", "components", "cudnn_series", "dlopen"});
+    Fields f(j, where, {"schema", "note", "components", "cudnn_series", "dlopen", "pip_packages"});
     m.components_ = parse_rows<ComponentRow>(f, "components", parse_component);
     m.cudnn_series_ = parse_rows<CudnnSeries>(f, "cudnn_series", parse_cudnn_series);
     m.dlopen_ = parse_rows<DlopenRow>(f, "dlopen", parse_dlopen);
+    if (f.has("pip_packages")) pip_packages(m, j["pip_packages"], where + ": pip_packages");
+  }
+  static void pip_packages(Matrix& m, const json& j, const std::string& where) {
+    Fields f(j, where, {"note", "source", "rows"});
+    m.pip_source_ = f.source();
+    m.pip_packages_ = parse_rows<PipPackage>(f, "rows", parse_pip_package);
+    for (const PipPackage& p : m.pip_packages_)
+      if (p.component != "cudnn" && std::none_of(m.components_.begin(), m.components_.end(),
+                                                  [&](const ComponentRow& c) { return c.component == p.component; }))
+        fail(where, fmt::format("{}: unknown component '{}'", p.package, p.component));
   }
 
   using SectionLoader = void (*)(Matrix&, const json&, const std::string&);
@@ -581,6 +596,17 @@ const CudnnSeries* Matrix::cudnn_series_for(int major) const {
   for (const CudnnSeries& s : cudnn_series_)
     if (s.major == major) return &s;
   return nullptr;
+}
+
+std::vector<const PipPackage*> Matrix::pip_packages_of(std::string_view component,
+                                                      const std::vector<int>& cuda_majors) const {
+  std::vector<const PipPackage*> out;
+  for (const PipPackage& p : pip_packages_)
+    if (p.component == component &&
+        (cuda_majors.empty() || std::find(cuda_majors.begin(), cuda_majors.end(), p.cuda_major) != cuda_majors.end()))
+      out.push_back(&p);
+  std::sort(out.begin(), out.end(), [](const PipPackage* a, const PipPackage* b) { return a->cuda_major < b->cuda_major; });
+  return out;
 }
 
 std::vector<const DlopenRow*> Matrix::dlopen_rows_for(std::string_view soname) const {

@@ -165,6 +165,12 @@ struct DlopenRow {              // "libraries matching `from` open `opens` at ru
   std::string source;
 };
 
+struct PipPackage {             // the PyPI project shipping a component for one CUDA major
+  std::string component;        // a ComponentRow::component, or "cudnn"
+  int cuda_major = 0;
+  std::string package;          // nvidia-cuda-runtime-cu12
+};
+
 // ------------------------------------------------------------------ the matrix
 
 class Matrix {
@@ -182,6 +188,8 @@ class Matrix {
   const std::vector<ComponentRow>& components() const { return components_; }
   const std::vector<CudnnSeries>& cudnn_series() const { return cudnn_series_; }
   const std::vector<DlopenRow>& dlopen_rows() const { return dlopen_; }
+  const std::vector<PipPackage>& pip_packages() const { return pip_packages_; }
+  const std::string& pip_source() const { return pip_source_; }
 
   // The driver-table row of a toolkit: the newest release of the same major.minor at or below
   // it (12.4 -> 12.4 GA; 12.6.2 -> 12.6 Update 1/2). Null if the table has no such major.minor.
@@ -208,6 +216,8 @@ class Matrix {
   // The cuDNN series whose shim or sub-library this name is, or null.
   const CudnnSeries* cudnn_series_of(std::string_view soname) const;
   const CudnnSeries* cudnn_series_for(int major) const;
+  // The PyPI projects shipping a component, CUDA majors rising; only `cuda_majors` unless empty.
+  std::vector<const PipPackage*> pip_packages_of(std::string_view component, const std::vector<int>& cuda_majors) const;
   // dlopen rows whose `from` matches the name.
   std::vector<const DlopenRow*> dlopen_rows_for(std::string_view soname) const;
 
@@ -227,6 +237,8 @@ class Matrix {
   std::vector<ComponentRow> components_;
   std::vector<CudnnSeries> cudnn_series_;
   std::vector<DlopenRow> dlopen_;
+  std::vector<PipPackage> pip_packages_;
+  std::string pip_source_;
 
   friend struct MatrixLoader;
 };

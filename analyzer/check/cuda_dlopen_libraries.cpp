@@ -1,6 +1,7 @@
 #include <fmt/format.h>
 
 #include "analyzer/check/cuda_checks.h"
+#include "analyzer/check/cuda_install_hint.h"
 
 namespace depscan {
 namespace {
@@ -51,6 +52,12 @@ std::string tried_text(const Edge& e) {
   return tried;
 }
 
+std::string dlopen_fix(const Matrix& matrix, const std::string& name, const std::string& opener) {
+  if (auto hint = cuda_install_hint(matrix, name, opener)) return *hint;
+  return fmt::format("install the library that provides {} or add its directory to LD_LIBRARY_PATH or {}'s RUNPATH",
+                     name, opener);
+}
+
 }  // namespace
 
 std::vector<Finding> check_dlopen_libraries(const CheckContext& ctx, const CudaStack& stack) {
@@ -72,9 +79,7 @@ std::vector<Finding> check_dlopen_libraries(const CheckContext& ctx, const CudaS
                     from.path, e.name,
                     e.inferred ? " (name found in its read-only data)" : "",
                     tried.empty() ? "" : " (tried " + tried + ")", e.name),
-        fmt::format("install the library that provides {} (for CUDA/cuDNN: the matching nvidia-* wheel or toolkit "
-                    "package) or add its directory to LD_LIBRARY_PATH or {}'s RUNPATH",
-                    e.name, basename_of(from.path)),
+        dlopen_fix(ctx.matrix, e.name, basename_of(from.path)),
         ""});
   }
   return out;

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "analyzer/check/check.h"
+#include "analyzer/check/cuda_install_hint.h"
 #include "analyzer/check/windows_dlls.h"
 #include "analyzer/resolve/pe_search.h"
 
@@ -11,18 +12,25 @@ namespace depscan {
 namespace {
 
 // What to do differs by format: ld.so searches RUNPATH and LD_LIBRARY_PATH, Windows the
-// application directory and its system directories; the C++ runtime has its own installer.
-std::string fix_for(const Object& importer, const std::string& name, const std::string& tried) {
-  if (tried.empty()) return "install the library or add its directory to the search path";
-  if (!importer.binary || importer.binary->format != Format::Pe)
-    return fmt::format("install {} or add its directory to LD_LIBRARY_PATH or the binary's RUNPATH; tried: {}", name,
-                       tried);
+// application directory and its system directories; the C++ runtime has its own installer, and
+// CUDA libraries come from the driver, PyPI or the toolkit.
+std::string elf_fix(const Matrix& matrix, const std::string& name) {
+  if (auto hint = cuda_install_hint(matrix, name)) return *hint;
+  return fmt::format("install {} or add its directory to LD_LIBRARY_PATH or the binary's RUNPATH", name);
+}
+
+std::string pe_fix(const std::string& name) {
   const auto& windows = load_windows_dlls();
   if (const WindowsRedistributable* r = windows ? windows->redistributable_of(name) : nullptr)
-    return fmt::format("ship {} in the application directory or install the {} on the target; tried: {}", name,
-                       r->package, tried);
+    return fmt::format("ship {} in the application directory or install the {} on the target", name, r->package);
   return fmt::format("put {} in the application directory, or scan with --root DIR where DIR/Windows/System32 "
-                     "holds the system DLLs; tried: {}", name, tried);
+                     "holds the system DLLs", name);
+}
+
+std::string fix_for(const Matrix& matrix, const Object& importer, const std::string& name, const std::string& tried) {
+  if (tried.empty()) return "install the library or add its directory to the search path";
+  bool pe = importer.binary && importer.binary->format == Format::Pe;
+  return fmt::format("{}; tried: {}", pe ? pe_fix(name) : elf_fix(matrix, name), tried);
 }
 
 // One line for every Windows system DLL the scan could not look for (API sets need none).
@@ -39,7 +47,7 @@ std::optional<Finding> unchecked_system_dlls(const Graph& g) {
                  "scan with --root DIR where DIR/Windows/System32 holds the target's system DLLs to check them", ""};
 }
 
-Finding missing_library(const Graph& g, const Edge& edge) {
+Finding missing_library(const Graph& g, const Matrix& matrix, const Edge& edge) {
   const Object& from = g.objects[edge.from];
   std::string tried;
   for (const Attempt& a : edge.tried) tried += (tried.empty() ? "" : ", ") + a.path;
@@ -51,7 +59,7 @@ Finding missing_library(const Graph& g, const Edge& edge) {
   f.severity = edge.kind == EdgeKind::Delay ? Severity::Warning : Severity::Error;
   f.object = edge.from;
   f.message = fmt::format("{}: {} (needed by {})", edge.name, reason, from.path);
-  f.fix = fix_for(from, edge.name, tried);
+  f.fix = fix_for(matrix, from, edge.name, tried);
   return f;
 }
 
@@ -65,7 +73,7 @@ std::vector<Finding> check_missing_libraries(const CheckContext& ctx) {
     // dlopen edges belong to the CUDA checks; the loader ignores a preload it cannot load
     // (the resolver reports preload-not-loaded).
     if (edge.kind == EdgeKind::Dlopen || edge.kind == EdgeKind::Preload || edge.system_provided) continue;
-    out.push_back(missing_library(g, edge));
+    out.push_back(missing_library(g, ctx.matrix, edge));
   }
   if (auto f = unchecked_system_dlls(g)) out.push_back(std::move(*f));
   for (size_t i = 0; i < g.objects.size(); ++i) {

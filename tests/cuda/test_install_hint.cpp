@@ -1,0 +1,112 @@
+// A missing CUDA library's fix says where it comes from: the driver for libcuda.so.1, the PyPI
+// project of the right CUDA major or the toolkit for the rest (matrix/data/libraries.json).
+#include <doctest/doctest.h>
+
+#include <map>
+
+#include <nlohmann/json.hpp>
+
+#include "analyzer/check/cuda_install_hint.h"
+#include "support.h"
+
+using namespace depscan;
+using namespace depscan::test;
+using nlohmann::json;
+
+namespace {
+
+const Matrix& embedded() {
+  static const Matrix matrix = [] {
+    auto m = load_embedded_matrix();
+    REQUIRE_MESSAGE(m, (m ? "" : m.error()));
+    return *m;
+  }();
+  return matrix;
+}
+
+std::string hint(const char* name) {
+  auto h = cuda_install_hint(embedded(), name);
+  REQUIRE_MESSAGE(h, name << " has no hint");
+  return *h;
+}
+
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+}  // namespace
+
+TEST_CASE("libcuda.so.1 comes from the driver, never from pip or the stubs") {
+  std::string h = hint("libcuda.so.1");
+  CHECK(contains(h, "NVIDIA driver"));
+  CHECK(contains(h, "--gpus all"));
+  CHECK(contains(h, "stub"));
+  CHECK_FALSE(contains(h, "pip install"));
+}
+
+TEST_CASE("toolkit libraries name the PyPI project of their CUDA major") {
+  CHECK(contains(hint("libcudart.so.12"), "pip install nvidia-cuda-runtime-cu12 (CUDA 12), or install the CUDA 12 toolkit"));
+  CHECK(contains(hint("libcudart.so.13"), "pip install nvidia-cuda-runtime (CUDA 13)"));  // no -cu13 suffix
+  CHECK(contains(hint("libcufft.so.11"), "nvidia-cufft-cu12 (CUDA 12)"));  // cuFFT 11 ships with CUDA 12
+  CHECK(contains(hint("libcublasLt.so.13"), "pip install nvidia-cublas (CUDA 13)"));
+  CHECK(contains(hint("libnvrtc.so.11.2"), "nvidia-cuda-nvrtc-cu11 (CUDA 11)"));
+  std::string curand = hint("libcurand.so.10");  // one SONAME from CUDA 10 to 13
+  CHECK(contains(curand, "nvidia-curand-cu11 (CUDA 11) or nvidia-curand-cu12 (CUDA 12) or nvidia-curand (CUDA 13)"));
+  std::string cuda10 = hint("libcudart.so.10.1");  // before the PyPI projects
+  CHECK_FALSE(contains(cuda10, "pip install"));
+  CHECK(contains(cuda10, "install the CUDA 10 toolkit"));
+}
+
+TEST_CASE("cuDNN libraries name the cuDNN series and the CUDA majors it was built for") {
+  std::string nine = hint("libcudnn_ops.so.9");
+  CHECK(contains(nine, "part of cuDNN 9"));
+  CHECK(contains(nine, "nvidia-cudnn-cu12==9.* (CUDA 12) or nvidia-cudnn-cu13==9.* (CUDA 13)"));
+  std::string eight = hint("libcudnn.so.8");
+  CHECK(contains(eight, "nvidia-cudnn-cu11==8.* (CUDA 11) or nvidia-cudnn-cu12==8.* (CUDA 12)"));
+  CHECK_FALSE(contains(eight, "cu13"));  // no cuDNN 8 was built for CUDA 13
+}
+
+TEST_CASE("other libraries get no CUDA hint") {
+  CHECK_FALSE(cuda_install_hint(embedded(), "libssl.so.3"));
+  CHECK_FALSE(cuda_install_hint(embedded(), "libcudaxyz.so.1"));
+}
+
+TEST_CASE("every CUDA 11-13 component SONAME has a PyPI project for each of its majors") {
+  for (const ComponentRow& c : embedded().components()) {
+    if (c.component == "driver") continue;
+    for (const ComponentSoname& s : c.sonames)
+      for (int major : s.cuda_majors) {
+        if (major < 11 || (c.component == "nvjitlink" && major < 12)) continue;
+        INFO(s.name << " for CUDA " << major);
+        CHECK(embedded().pip_packages_of(c.component, {major}).size() == 1);
+      }
+  }
+  CHECK_FALSE(embedded().pip_source().empty());
+}
+
+TEST_CASE("library-not-found and dlopen-library-not-found carry the hint") {
+  std::string root = fixtures_dir() + "/cuda/sysroot";
+  auto run = run_command(depscan_bin() + " --format json --root " + shell_quote(root) + " /opt/bin/app_uninstalled");
+  CHECK(run.exit_code == 1);
+  json report = json::parse(run.output);
+  std::map<std::string, std::string> fixes;  // first word of the message -> fix
+  for (const json& f : report["findings"])
+    if (f["code"] == "library-not-found") {
+      std::string message = f["message"];
+      fixes[message.substr(0, message.find(':'))] = f["fix"];
+    }
+  REQUIRE(fixes.size() == 3);
+  CHECK(contains(fixes["libcuda.so.1"], "comes with the NVIDIA driver"));
+  CHECK(contains(fixes["libcudart.so.12"], "pip install nvidia-cuda-runtime-cu12 (CUDA 12)"));
+  CHECK(contains(fixes["libcudnn.so.9"], "nvidia-cudnn-cu13==9.* (CUDA 13)"));
+  CHECK(contains(fixes["libcudnn.so.9"], "tried: /opt/cuda13/libcudnn.so.9"));
+
+  auto tf = run_command(depscan_bin() + " --format json --root " + shell_quote(root) + " /opt/bin/tf_app");
+  json tf_report = json::parse(tf.output);
+  bool seen = false;
+  for (const json& f : tf_report["findings"])
+    if (f["code"] == "dlopen-library-not-found" && contains(f["message"], " opens libcufft.so.11 ")) {
+      seen = true;
+      CHECK(contains(f["fix"], "pip install nvidia-cufft-cu12 (CUDA 12)"));
+      CHECK(contains(f["fix"], "libtensorflow_framework.so.2's RUNPATH"));
+    }
+  CHECK(seen);
+}
