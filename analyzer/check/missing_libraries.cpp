@@ -21,6 +21,12 @@ std::string elf_fix(const Matrix& matrix, const std::string& name) {
 
 std::string pe_fix(const std::string& name) {
   const auto& windows = load_windows_dlls();
+  if (windows && std::find(windows->system.begin(), windows->system.end(), pe_name_key(name)) != windows->system.end())
+    return fmt::format("{} is part of Windows, and the scanned Windows directory lacks it: scan a copy of the target's "
+                       "complete Windows/System32", name);
+  if (windows && windows->is_driver_dll(name))
+    return fmt::format("{} comes with the {}: install the driver on the target; never ship {} with the program", name,
+                       windows->driver.package, name);
   if (const WindowsRedistributable* r = windows ? windows->redistributable_of(name) : nullptr)
     return fmt::format("ship {} in the application directory or install the {} on the target", name, r->package);
   return fmt::format("put {} in the application directory, or scan with --root DIR where DIR/Windows/System32 "
@@ -33,18 +39,30 @@ std::string fix_for(const Matrix& matrix, const Object& importer, const std::str
   return fmt::format("{}; tried: {}", pe ? pe_fix(name) : elf_fix(matrix, name), tried);
 }
 
-// One line for every Windows system DLL the scan could not look for (API sets need none).
-std::optional<Finding> unchecked_system_dlls(const Graph& g) {
-  std::vector<std::string> names;
-  for (const Edge& e : g.edges)
-    if (e.system_provided && !is_api_set_name(e.name) &&
-        std::find(names.begin(), names.end(), e.name) == names.end())
-      names.push_back(e.name);
-  if (names.empty()) return std::nullopt;
-  return Finding{"windows-system-dll", Severity::Info, std::nullopt,
-                 fmt::format("{}: Windows system DLL{}, not checked: the scan has no Windows directory", fmt::join(names, ", "),
-                             names.size() == 1 ? "" : "s"),
-                 "scan with --root DIR where DIR/Windows/System32 holds the target's system DLLs to check them", ""};
+// One line for the Windows system DLLs and one for the NVIDIA driver's DLLs the scan could not
+// look for (API sets need none).
+std::vector<Finding> unchecked_windows_dlls(const Graph& g) {
+  const auto& windows = load_windows_dlls();
+  std::vector<std::string> system, driver;
+  for (const Edge& e : g.edges) {
+    if (!e.system_provided || is_api_set_name(e.name)) continue;
+    auto& names = windows && windows->is_driver_dll(e.name) ? driver : system;
+    if (std::find(names.begin(), names.end(), e.name) == names.end()) names.push_back(e.name);
+  }
+  std::vector<Finding> out;
+  if (!system.empty())
+    out.push_back(Finding{"windows-system-dll", Severity::Info, std::nullopt,
+                          fmt::format("{}: Windows system DLL{}, not checked: the scan has no Windows directory",
+                                      fmt::join(system, ", "), system.size() == 1 ? "" : "s"),
+                          "scan with --root DIR where DIR/Windows/System32 holds the target's system DLLs to check them", ""});
+  if (!driver.empty())
+    out.push_back(Finding{"windows-driver-dll", Severity::Info, std::nullopt,
+                          fmt::format("{}: installed by the {}, not checked: the scan has no Windows directory; the "
+                                      "target needs the driver", fmt::join(driver, ", "), windows->driver.package),
+                          fmt::format("install the {} on the target (never ship {} with the program); scan with --root "
+                                      "DIR where DIR/Windows/System32 holds the target's DLLs to check it",
+                                      windows->driver.package, fmt::join(driver, ", ")), ""});
+  return out;
 }
 
 Finding missing_library(const Graph& g, const Matrix& matrix, const Edge& edge) {
@@ -75,7 +93,7 @@ std::vector<Finding> check_missing_libraries(const CheckContext& ctx) {
     if (edge.kind == EdgeKind::Dlopen || edge.kind == EdgeKind::Preload || edge.system_provided) continue;
     out.push_back(missing_library(g, ctx.matrix, edge));
   }
-  if (auto f = unchecked_system_dlls(g)) out.push_back(std::move(*f));
+  for (Finding& f : unchecked_windows_dlls(g)) out.push_back(std::move(f));
   for (size_t i = 0; i < g.objects.size(); ++i) {
     const Object& obj = g.objects[i];
     if (obj.binary || obj.read_error.empty()) continue;

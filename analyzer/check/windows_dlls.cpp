@@ -46,6 +46,11 @@ Expected<WindowsDlls> parse_windows_dlls() {
       if (r.package.empty() || r.source.empty()) return Error{std::string(kFile) + ": a redistributable row lacks its package or source"};
       out.redistributables.push_back(std::move(r));
     }
+  if (!doc.contains("driver") || !doc["driver"].is_object()) return Error{std::string(kFile) + ": no driver row"};
+  auto driver = lower_case_names(doc["driver"], "driver");
+  if (!driver) return Error{driver.error()};
+  out.driver = WindowsRedistributable{std::move(*driver), doc["driver"].value("package", ""), source_of(doc["driver"])};
+  if (out.driver.package.empty() || out.driver.source.empty()) return Error{std::string(kFile) + ": the driver row lacks its package or source"};
   return out;
 }
 
@@ -56,6 +61,10 @@ const WindowsRedistributable* WindowsDlls::redistributable_of(std::string_view n
   for (const WindowsRedistributable& r : redistributables)
     if (std::find(r.names.begin(), r.names.end(), key) != r.names.end()) return &r;
   return nullptr;
+}
+
+bool WindowsDlls::is_driver_dll(std::string_view name) const {
+  return std::find(driver.names.begin(), driver.names.end(), pe_name_key(std::string(name))) != driver.names.end();
 }
 
 const Expected<WindowsDlls>& load_windows_dlls() {

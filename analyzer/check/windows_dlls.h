@@ -21,9 +21,11 @@ struct WindowsDlls {
   std::vector<std::string> system;  // lower case
   std::string system_source;
   std::vector<WindowsRedistributable> redistributables;
+  WindowsRedistributable driver;    // DLLs the NVIDIA display driver installs (nvcuda.dll)
 
   // Null unless `name` (any case, any directory) belongs to a redistributable package.
   const WindowsRedistributable* redistributable_of(std::string_view name) const;
+  bool is_driver_dll(std::string_view name) const;
 };
 
 // Parsed on first use, kept for the rest of the run.

@@ -42,6 +42,8 @@ struct ResolveOptions {
   // Lower-case names of the DLLs every Windows installs (matrix/data/windows-dlls.json): missing
   // from a tree without a Windows directory, they are marked system_provided, not plain missing.
   std::vector<std::string> windows_system_dlls;
+  // Lower-case names of the DLLs the NVIDIA display driver installs in System32 (nvcuda.dll).
+  std::vector<std::string> windows_driver_dlls;
 };
 
 // The resolver is incremental: roots are added one by one, and dlopen edges (issue 4) are added

@@ -385,9 +385,9 @@ struct Resolver::Impl {
     edge.how = found.path ? How::SearchOrder : How::NotFound;
     edge.how_detail = found.detail;
     edge.system_provided = found.system_provided;
-    if (!found.path && unchecked_system_dll(name)) {
+    if (auto unchecked = found.path ? std::nullopt : unchecked_windows_dll(name)) {
       edge.system_provided = true;
-      edge.how_detail = "Windows system DLL, not in the scan";
+      edge.how_detail = *unchecked;
     }
     if (!found.path || dry_run) return {edge, kNone};
     auto info = fs.stat(*found.path);
@@ -406,12 +406,18 @@ struct Resolver::Impl {
     return {edge, index};
   }
 
-  // A DLL every Windows installs, while the analysed tree holds no Windows directory.
-  bool unchecked_system_dll(const std::string& name) const {
-    const auto& system = options.windows_system_dlls;
-    if (std::find(system.begin(), system.end(), pe_name_key(name)) == system.end()) return false;
+  // What a DLL that every Windows or the NVIDIA driver installs in System32 is, while the
+  // analysed tree holds no Windows directory to look for it in.
+  std::optional<std::string> unchecked_windows_dll(const std::string& name) const {
+    auto listed = [key = pe_name_key(name)](const std::vector<std::string>& names) {
+      return std::find(names.begin(), names.end(), key) != names.end();
+    };
+    bool system = listed(options.windows_system_dlls), driver = !system && listed(options.windows_driver_dlls);
+    if (!system && !driver) return std::nullopt;
     const auto& dirs = windows_system_directories();
-    return std::none_of(dirs.begin(), dirs.end(), [&](const std::string& d) { return dir_cache->is_directory(d); });
+    if (std::any_of(dirs.begin(), dirs.end(), [&](const std::string& d) { return dir_cache->is_directory(d); }))
+      return std::nullopt;
+    return system ? "Windows system DLL, not in the scan" : "NVIDIA driver DLL, not in the scan";
   }
 
   std::vector<std::string> pe_search_dirs(const RootWalk& walk) const {

@@ -86,8 +86,11 @@ LoaderEnvironment environment_for(const ScanOptions& options) {
 }
 
 ResolveOptions resolve_options_for(const ScanOptions& options) {
-  ResolveOptions resolve{environment_for(options), {}};
-  if (const auto& windows = load_windows_dlls()) resolve.windows_system_dlls = windows->system;
+  ResolveOptions resolve{environment_for(options), {}, {}};
+  if (const auto& windows = load_windows_dlls()) {
+    resolve.windows_system_dlls = windows->system;
+    resolve.windows_driver_dlls = windows->driver.names;
+  }
   return resolve;
 }
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 #include <string>
 
@@ -145,10 +146,15 @@ TEST_CASE("hostile PE inputs are errors, not crashes") {
 
 namespace {
 
-nlohmann::json scan_json(const std::string& path, int expected_exit) {
-  auto run = test::run_command(test::depscan_bin() + " --format json " + test::shell_quote(path));
-  CHECK_MESSAGE(run.exit_code == expected_exit, path << ": " << run.output);
+// `depscan --format json ARGS` (ARGS quoted by the caller).
+nlohmann::json scan_json_args(const std::string& args, int expected_exit) {
+  auto run = test::run_command(test::depscan_bin() + " --format json " + args);
+  CHECK_MESSAGE(run.exit_code == expected_exit, args << ": " << run.output);
   return nlohmann::json::parse(run.output);
+}
+
+nlohmann::json scan_json(const std::string& path, int expected_exit) {
+  return scan_json_args(test::shell_quote(path), expected_exit);
 }
 
 std::vector<nlohmann::json> findings_with(const nlohmann::json& report, const std::string& code) {
@@ -202,11 +208,45 @@ TEST_CASE("a PE program without its DLL, or without the Visual C++ runtime: erro
   }
 }
 
+TEST_CASE("a CUDA driver-API program: nvcuda.dll is the driver's, unchecked without a Windows tree, an error in one") {
+  for (const std::string arch : {"pe64", "pe32"}) {
+    CAPTURE(arch);
+    auto bare = scan_json(test::fixtures_dir() + "/pe/" + arch + "/app_cuda.exe", 0);
+    bool driver_edge = false;
+    for (const auto& e : bare["edges"])
+      if (e["name"] == "nvcuda.dll")
+        driver_edge = e.value("system_provided", false) && e["how_detail"] == "NVIDIA driver DLL, not in the scan";
+    CHECK(driver_edge);
+    auto unchecked = findings_with(bare, "windows-driver-dll");
+    REQUIRE(unchecked.size() == 1);
+    CHECK(unchecked[0]["message"].get<std::string>().starts_with("nvcuda.dll: installed by the NVIDIA display driver"));
+    CHECK(findings_with(bare, "windows-system-dll").size() == 1);  // KERNEL32.dll, msvcrt.dll, not nvcuda.dll
+
+    test::TempDir tree("pe-windows-tree");
+    std::filesystem::create_directories(tree.path() / "Windows/System32");
+    std::filesystem::create_directories(tree.path() / "app");
+    std::filesystem::copy_file(test::fixtures_dir() + "/pe/" + arch + "/app_cuda.exe", tree.path() / "app/app_cuda.exe");
+    auto in_tree = scan_json_args("--root " + test::shell_quote(tree.str()) + " /app/app_cuda.exe", 1);
+    std::map<std::string, std::string> fixes;
+    for (const auto& f : findings_with(in_tree, "library-not-found")) {
+      std::string message = f["message"];
+      fixes[message.substr(0, message.find(':'))] = f["fix"];
+    }
+    REQUIRE(fixes.size() == 3);
+    CHECK(fixes["nvcuda.dll"].starts_with("nvcuda.dll comes with the NVIDIA display driver: install the driver"));
+    CHECK(fixes["KERNEL32.dll"].starts_with("KERNEL32.dll is part of Windows, and the scanned Windows directory lacks it"));
+    CHECK(findings_with(in_tree, "windows-driver-dll").empty());
+  }
+}
+
 TEST_CASE("the Windows DLL data: system and redistributable names, lower case, disjoint, with sources") {
   const auto& dlls = load_windows_dlls();
   REQUIRE_MESSAGE(dlls, (dlls ? "" : dlls.error()));
   CHECK(std::find(dlls->system.begin(), dlls->system.end(), "kernel32.dll") != dlls->system.end());
   CHECK(std::find(dlls->system.begin(), dlls->system.end(), "nvcuda.dll") == dlls->system.end());  // the driver's, not Windows'
+  CHECK(dlls->is_driver_dll("NVCUDA.DLL"));
+  CHECK_FALSE(dlls->is_driver_dll("kernel32.dll"));
+  CHECK_FALSE(dlls->driver.source.empty());
   CHECK_FALSE(dlls->system_source.empty());
   const WindowsRedistributable* vcrt = dlls->redistributable_of("VCRUNTIME140.dll");
   REQUIRE(vcrt);

@@ -36,10 +36,11 @@ struct Walk {
   size_t root = 0;
 
   Walk(const std::string& path, LoaderEnvironment env, const std::string& host_root = "",
-       std::vector<std::string> windows_system_dlls = {})
+       std::vector<std::string> windows_system_dlls = {}, std::vector<std::string> windows_driver_dlls = {})
       : fs(host_root.empty() ? make_real_fs() : make_rooted_fs(host_root)),
         cache(std::make_unique<BinaryCache>(*fs)),
-        resolver(std::make_unique<Resolver>(*cache, ResolveOptions{std::move(env), std::move(windows_system_dlls)})) {
+        resolver(std::make_unique<Resolver>(*cache, ResolveOptions{std::move(env), std::move(windows_system_dlls),
+                                                                          std::move(windows_driver_dlls)})) {
     root = resolver->add_root(path);
   }
   const Graph& graph() const { return resolver->graph(); }

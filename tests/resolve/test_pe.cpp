@@ -70,18 +70,24 @@ TEST_CASE("Windows system DLLs are system-provided only while the tree has no Wi
   fs::create_directories(root / "app");
   fs::copy_file(resolve_fixture("pe/app.exe"), root / "app/app.exe");
   fs::copy_file(resolve_fixture("pe/libpe1.dll"), root / "app/libpe1.dll");
-  const std::vector<std::string> system = {"kernel32.dll"};
-  Walk bare("/app/app.exe", clean_environment(), root.string(), system);
+  const std::vector<std::string> system = {"kernel32.dll"}, driver = {"msvcrt.dll"};  // driver: a stand-in
+  Walk bare("/app/app.exe", clean_environment(), root.string(), system, driver);
   REQUIRE(bare.edge("KERNEL32.dll"));
   CHECK(bare.edge("KERNEL32.dll")->system_provided);
   CHECK(bare.edge("KERNEL32.dll")->how_detail == "Windows system DLL, not in the scan");
   REQUIRE(bare.edge("msvcrt.dll"));
-  CHECK_FALSE(bare.edge("msvcrt.dll")->system_provided);  // not in the list given
+  CHECK(bare.edge("msvcrt.dll")->system_provided);
+  CHECK(bare.edge("msvcrt.dll")->how_detail == "NVIDIA driver DLL, not in the scan");
+  Walk unlisted("/app/app.exe", clean_environment(), root.string(), system);
+  REQUIRE(unlisted.edge("msvcrt.dll"));
+  CHECK_FALSE(unlisted.edge("msvcrt.dll")->system_provided);  // in neither list
   fs::create_directories(root / "Windows/System32");
-  Walk with_windows("/app/app.exe", clean_environment(), root.string(), system);
+  Walk with_windows("/app/app.exe", clean_environment(), root.string(), system, driver);
   REQUIRE(with_windows.edge("KERNEL32.dll"));
   CHECK_FALSE(with_windows.edge("KERNEL32.dll")->system_provided);  // a Windows tree without it: really missing
   CHECK(with_windows.where("KERNEL32.dll") == "not found");
+  REQUIRE(with_windows.edge("msvcrt.dll"));
+  CHECK_FALSE(with_windows.edge("msvcrt.dll")->system_provided);
 }
 
 }  // namespace depscan::test
