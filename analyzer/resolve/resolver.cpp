@@ -79,7 +79,7 @@ struct Resolver::Impl {
   std::vector<Finding> diagnostics;
   std::vector<RootWalk> walks;
   std::unordered_map<std::string, size_t> object_by_path;
-  std::map<std::tuple<int, bool, uint16_t>, std::unique_ptr<AbiContext>> abis;
+  std::map<std::tuple<int, bool, uint16_t, bool>, std::unique_ptr<AbiContext>> abis;  // last: PE
   std::unique_ptr<DirCache> dir_cache;
   bool cache_loaded = false;
   std::optional<LdSoCache> ld_cache;
@@ -120,11 +120,12 @@ struct Resolver::Impl {
     conf = read_ld_so_conf(fs);
   }
 
-  AbiContext& abi_for(const ProcessAbi& abi) {
-    auto key = std::make_tuple(abi.bits, abi.little_endian, abi.machine);
+  // A Windows process never consults ld.so.cache or ld.so.conf (a Windows tree has neither).
+  AbiContext& abi_for(const ProcessAbi& abi, bool pe) {
+    auto key = std::make_tuple(abi.bits, abi.little_endian, abi.machine, pe);
     auto it = abis.find(key);
     if (it != abis.end()) return *it->second;
-    load_cache_once();
+    if (!pe) load_cache_once();
     auto ctx = std::make_unique<AbiContext>();
     ctx->layout = detect_layout(fs, abi.bits, abi.machine);
     if (!env().lib.empty()) ctx->layout.lib = env().lib;
@@ -504,7 +505,7 @@ struct Resolver::Impl {
     const Binary& b = **bin;
     walk.pe = b.format == Format::Pe;
     walk.process = ProcessAbi{b.bits ? b.bits : 64, b.little_endian, b.machine};
-    walk.abi = &abi_for(walk.process);
+    walk.abi = &abi_for(walk.process, walk.pe);
     size_t index = add_loaded(walk, object, kNone, b.is_executable() && !walk.pe);
     if (walk.pe) walk.names.emplace(pe_name_key(basename_of(path)), index);
     else if (walk.main == kNone) walk.names.emplace(path, index);  // known by the path it was opened by
