@@ -52,8 +52,9 @@ std::string tried_text(const Edge& e) {
   return tried;
 }
 
-std::string dlopen_fix(const Matrix& matrix, const std::string& name, const std::string& opener) {
-  if (auto hint = cuda_install_hint(matrix, name, opener)) return *hint;
+std::string dlopen_fix(const Matrix& matrix, const std::string& name, const std::string& opener,
+                       const std::vector<int>& process_majors) {
+  if (auto hint = cuda_install_hint(matrix, name, opener, process_majors)) return *hint;
   return fmt::format("install the library that provides {} or add its directory to LD_LIBRARY_PATH or {}'s RUNPATH",
                      name, opener);
 }
@@ -64,6 +65,7 @@ std::vector<Finding> check_dlopen_libraries(const CheckContext& ctx, const CudaS
   std::vector<Finding> out;
   const Graph& g = ctx.graph;
   bool has_driver = driver_present(g, stack);
+  std::vector<std::vector<int>> majors;  // per root, computed on the first missing library
   for (const Edge& e : g.edges) {
     if (e.kind != EdgeKind::Dlopen || e.to) continue;
     if (is_driver_name(e.name) && !has_driver) continue;  // no driver at all: the stack summary says so
@@ -79,7 +81,7 @@ std::vector<Finding> check_dlopen_libraries(const CheckContext& ctx, const CudaS
                     from.path, e.name,
                     e.inferred ? " (name found in its read-only data)" : "",
                     tried.empty() ? "" : " (tried " + tried + ")", e.name),
-        dlopen_fix(ctx.matrix, e.name, basename_of(from.path)),
+        dlopen_fix(ctx.matrix, e.name, basename_of(from.path), cuda_majors_of_root(majors, g, ctx.matrix, e.root)),
         ""});
   }
   return out;

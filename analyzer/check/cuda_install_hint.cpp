@@ -45,20 +45,48 @@ std::string install_text(std::string_view name, std::string_view what, const std
                      source, importer);
 }
 
+// The majors the process shows, where they are among the name's own; else the name's.
+std::vector<int> narrowed(const std::vector<int>& own, const std::vector<int>& process) {
+  std::vector<int> both;
+  for (int m : process)
+    if (own.empty() || std::find(own.begin(), own.end(), m) != own.end()) both.push_back(m);
+  return both.empty() ? own : both;
+}
+
 }  // namespace
 
-std::optional<std::string> cuda_install_hint(const Matrix& matrix, std::string_view name, std::string_view importer) {
+std::vector<std::vector<int>> cuda_majors_by_root(const Graph& graph, const Matrix& matrix) {
+  std::vector<std::vector<int>> out(graph.roots.size());
+  for (const Edge& e : graph.edges) {
+    if (e.root >= out.size()) continue;
+    std::vector<int> majors = matrix.cuda_majors_of(e.name);
+    std::vector<int>& seen = out[e.root];
+    if (majors.size() == 1 && std::find(seen.begin(), seen.end(), majors.front()) == seen.end()) seen.push_back(majors.front());
+  }
+  for (auto& majors : out) std::sort(majors.begin(), majors.end());
+  return out;
+}
+
+const std::vector<int>& cuda_majors_of_root(std::vector<std::vector<int>>& by_root, const Graph& graph,
+                                            const Matrix& matrix, size_t root) {
+  static const std::vector<int> none;
+  if (by_root.empty()) by_root = cuda_majors_by_root(graph, matrix);
+  return root < by_root.size() ? by_root[root] : none;
+}
+
+std::optional<std::string> cuda_install_hint(const Matrix& matrix, std::string_view name, std::string_view importer,
+                                             const std::vector<int>& process_majors) {
   if (const CudnnSeries* series = matrix.cudnn_series_of(name)) {
-    auto packages = matrix.pip_packages_of("cudnn", cudnn_cuda_majors(matrix, series->major));
+    std::vector<int> majors = narrowed(cudnn_cuda_majors(matrix, series->major), process_majors);
+    std::string cuda = majors.size() == 1 ? fmt::format("CUDA {}", majors.front()) : "the application's CUDA major";
     return install_text(name, fmt::format("part of cuDNN {}", series->major),
-                        pip_choices(packages, fmt::format("=={}.*", series->major)),
-                        fmt::format("install cuDNN {} for the application's CUDA major from NVIDIA", series->major),
-                        importer);
+                        pip_choices(matrix.pip_packages_of("cudnn", majors), fmt::format("=={}.*", series->major)),
+                        fmt::format("install cuDNN {} for {} from NVIDIA", series->major, cuda), importer);
   }
   const ComponentRow* component = matrix.component_of(name);
   if (!component) return std::nullopt;
   if (component->component == "driver") return driver_hint(name);
-  std::vector<int> majors = matrix.cuda_majors_of(name);
+  std::vector<int> majors = narrowed(matrix.cuda_majors_of(name), process_majors);
   auto packages = matrix.pip_packages_of(component->component, majors);
   std::string toolkit = majors.empty() ? "the CUDA toolkit" : fmt::format("the CUDA {} toolkit", majors_text(majors));
   return install_text(name, fmt::format("CUDA's {} library", component->component), pip_choices(packages, ""),

@@ -14,8 +14,8 @@ namespace {
 // What to do differs by format: ld.so searches RUNPATH and LD_LIBRARY_PATH, Windows the
 // application directory and its system directories; the C++ runtime has its own installer, and
 // CUDA libraries come from the driver, PyPI or the toolkit.
-std::string elf_fix(const Matrix& matrix, const std::string& name) {
-  if (auto hint = cuda_install_hint(matrix, name)) return *hint;
+std::string elf_fix(const Matrix& matrix, const std::string& name, const std::vector<int>& process_majors) {
+  if (auto hint = cuda_install_hint(matrix, name, "the binary", process_majors)) return *hint;
   return fmt::format("install {} or add its directory to LD_LIBRARY_PATH or the binary's RUNPATH", name);
 }
 
@@ -33,10 +33,11 @@ std::string pe_fix(const std::string& name) {
                      "holds the system DLLs", name);
 }
 
-std::string fix_for(const Matrix& matrix, const Object& importer, const std::string& name, const std::string& tried) {
+std::string fix_for(const Matrix& matrix, const Object& importer, const std::string& name, const std::string& tried,
+                    const std::vector<int>& process_majors) {
   if (tried.empty()) return "install the library or add its directory to the search path";
   bool pe = importer.binary && importer.binary->format == Format::Pe;
-  return fmt::format("{}; tried: {}", pe ? pe_fix(name) : elf_fix(matrix, name), tried);
+  return fmt::format("{}; tried: {}", pe ? pe_fix(name) : elf_fix(matrix, name, process_majors), tried);
 }
 
 // One line for the Windows system DLLs and one for the NVIDIA driver's DLLs the scan could not
@@ -65,7 +66,7 @@ std::vector<Finding> unchecked_windows_dlls(const Graph& g) {
   return out;
 }
 
-Finding missing_library(const Graph& g, const Matrix& matrix, const Edge& edge) {
+Finding missing_library(const Graph& g, const Matrix& matrix, const Edge& edge, const std::vector<int>& process_majors) {
   const Object& from = g.objects[edge.from];
   std::string tried;
   for (const Attempt& a : edge.tried) tried += (tried.empty() ? "" : ", ") + a.path;
@@ -77,7 +78,7 @@ Finding missing_library(const Graph& g, const Matrix& matrix, const Edge& edge) 
   f.severity = edge.kind == EdgeKind::Delay ? Severity::Warning : Severity::Error;
   f.object = edge.from;
   f.message = fmt::format("{}: {} (needed by {})", edge.name, reason, from.path);
-  f.fix = fix_for(matrix, from, edge.name, tried);
+  f.fix = fix_for(matrix, from, edge.name, tried, process_majors);
   return f;
 }
 
@@ -86,12 +87,13 @@ Finding missing_library(const Graph& g, const Matrix& matrix, const Edge& edge) 
 std::vector<Finding> check_missing_libraries(const CheckContext& ctx) {
   std::vector<Finding> out;
   const Graph& g = ctx.graph;
+  std::vector<std::vector<int>> majors;  // per root, computed on the first missing library
   for (const Edge& edge : g.edges) {
     if (edge.to) continue;
     // dlopen edges belong to the CUDA checks; the loader ignores a preload it cannot load
     // (the resolver reports preload-not-loaded).
     if (edge.kind == EdgeKind::Dlopen || edge.kind == EdgeKind::Preload || edge.system_provided) continue;
-    out.push_back(missing_library(g, ctx.matrix, edge));
+    out.push_back(missing_library(g, ctx.matrix, edge, cuda_majors_of_root(majors, g, ctx.matrix, edge.root)));
   }
   for (Finding& f : unchecked_windows_dlls(g)) out.push_back(std::move(f));
   for (size_t i = 0; i < g.objects.size(); ++i) {

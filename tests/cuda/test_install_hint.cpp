@@ -64,6 +64,40 @@ TEST_CASE("cuDNN libraries name the cuDNN series and the CUDA majors it was buil
   CHECK_FALSE(contains(eight, "cu13"));  // no cuDNN 8 was built for CUDA 13
 }
 
+TEST_CASE("the CUDA majors of the rest of the process narrow the choices when they agree with the name") {
+  auto narrowed = [](const char* name, std::vector<int> majors) {
+    auto h = cuda_install_hint(embedded(), name, "the binary", majors);
+    REQUIRE(h);
+    return *h;
+  };
+  std::string cudnn13 = narrowed("libcudnn_ops.so.9", {13});
+  CHECK(contains(cudnn13, "pip install nvidia-cudnn-cu13==9.* (CUDA 13), or install cuDNN 9 for CUDA 13"));
+  CHECK_FALSE(contains(cudnn13, "cu12"));
+  CHECK(contains(narrowed("libcurand.so.10", {12}), "pip install nvidia-curand-cu12 (CUDA 12), or install the CUDA 12 toolkit"));
+  // majors that do not fit the name (a CUDA 13 process missing libcudart.so.12) leave the name's own
+  CHECK(contains(narrowed("libcudart.so.12", {13}), "pip install nvidia-cuda-runtime-cu12 (CUDA 12)"));
+  std::string mixed = narrowed("libcudnn.so.9", {12, 13});
+  CHECK(contains(mixed, "nvidia-cudnn-cu12==9.* (CUDA 12) or nvidia-cudnn-cu13==9.* (CUDA 13)"));
+  CHECK(contains(mixed, "for the application's CUDA major"));
+}
+
+TEST_CASE("cuda_majors_by_root: one-major names only, per root") {
+  Graph g;
+  g.roots = {0, 1};
+  auto edge = [](const char* name, size_t root) {
+    Edge e;
+    e.name = name;
+    e.root = root;
+    return e;
+  };
+  g.edges = {edge("libcudart.so.12", 0), edge("libcurand.so.10", 0), edge("libcublas.so.12", 0),
+             edge("libcudart.so.13", 1), edge("libc.so.6", 1)};
+  auto majors = cuda_majors_by_root(g, embedded());
+  REQUIRE(majors.size() == 2);
+  CHECK(majors[0] == std::vector<int>{12});
+  CHECK(majors[1] == std::vector<int>{13});
+}
+
 TEST_CASE("other libraries get no CUDA hint") {
   CHECK_FALSE(cuda_install_hint(embedded(), "libssl.so.3"));
   CHECK_FALSE(cuda_install_hint(embedded(), "libcudaxyz.so.1"));
@@ -96,7 +130,9 @@ TEST_CASE("library-not-found and dlopen-library-not-found carry the hint") {
   REQUIRE(fixes.size() == 3);
   CHECK(contains(fixes["libcuda.so.1"], "comes with the NVIDIA driver"));
   CHECK(contains(fixes["libcudart.so.12"], "pip install nvidia-cuda-runtime-cu12 (CUDA 12)"));
-  CHECK(contains(fixes["libcudnn.so.9"], "nvidia-cudnn-cu13==9.* (CUDA 13)"));
+  // the process needs libcudart.so.12: cuDNN for CUDA 12 only
+  CHECK(contains(fixes["libcudnn.so.9"], "pip install nvidia-cudnn-cu12==9.* (CUDA 12), or install cuDNN 9 for CUDA 12"));
+  CHECK_FALSE(contains(fixes["libcudnn.so.9"], "cu13"));
   CHECK(contains(fixes["libcudnn.so.9"], "tried: /opt/cuda13/libcudnn.so.9"));
 
   auto tf = run_command(depscan_bin() + " --format json --root " + shell_quote(root) + " /opt/bin/tf_app");
