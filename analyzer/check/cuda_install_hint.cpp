@@ -14,7 +14,7 @@ std::string driver_hint(std::string_view name) {
                      name);
 }
 
-// "'nvidia-cudnn-cu12==9.*' (CUDA 12) or 'nvidia-cudnn-cu13==9.*' (CUDA 13)"
+// "nvidia-cudnn-cu12==9.* (CUDA 12) or nvidia-cudnn-cu13==9.* (CUDA 13)"
 std::string pip_choices(const std::vector<const PipPackage*>& packages, const std::string& pin) {
   std::vector<std::string> choices;
   for (const PipPackage* p : packages)
