@@ -3,10 +3,8 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
-#include <fstream>
 #include <initializer_list>
 #include <set>
-#include <sstream>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -424,7 +422,7 @@ Expected<bool> Matrix::load_document(std::string_view json_text, const std::stri
   return true;
 }
 
-Expected<Matrix> load_embedded_matrix(MatrixUse use) {
+Expected<Matrix> parse_embedded_matrix_json(MatrixUse use) {
   Matrix m;
   for (const char* name : {"toolkits.json", "cudnn.json", "frameworks.json", "gpus.json", "libraries.json"}) {
     if (use == MatrixUse::Scan && std::string_view(name) == "frameworks.json") continue;
@@ -434,18 +432,6 @@ Expected<Matrix> load_embedded_matrix(MatrixUse use) {
     if (!loaded) return Error{loaded.error()};
   }
   return m;
-}
-
-Expected<Matrix> load_matrix_file(const std::string& path, MatrixUse use) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Error{path + ": cannot open the matrix file"};
-  std::stringstream text;
-  text << in.rdbuf();
-  auto base = load_embedded_matrix(use);
-  if (!base) return Error{base.error()};
-  auto loaded = base->load_document(text.str(), path);
-  if (!loaded) return Error{loaded.error()};
-  return std::move(*base);
 }
 
 // ------------------------------------------------------------------ questions

@@ -54,6 +54,7 @@ struct DriverRow {              // one line of the release notes' driver table
   std::string note;
   RowStatus status = RowStatus::Primary;
   std::string source;
+  bool operator==(const DriverRow&) const = default;
 };
 
 struct MinorCompatRow {         // CUDA 11+: one driver floor runs every minor of a major
@@ -63,11 +64,13 @@ struct MinorCompatRow {         // CUDA 11+: one driver floor runs every minor o
   std::optional<Version> linux_driver;
   std::optional<Version> windows_driver;
   std::string source;
+  bool operator==(const MinorCompatRow&) const = default;
 };
 
 struct FullDriverFeature {      // what minor-version compatibility does not cover
   std::string feature;
   std::string source;
+  bool operator==(const FullDriverFeature&) const = default;
 };
 
 struct ArchitectureRow {        // real targets (sm_) of a toolkit, valid until the next row
@@ -75,6 +78,7 @@ struct ArchitectureRow {        // real targets (sm_) of a toolkit, valid until 
   std::vector<std::string> sm;  // "75", "90a"
   std::string note;
   std::string source;
+  bool operator==(const ArchitectureRow&) const = default;
 };
 
 // ------------------------------------------------------------------ cudnn.json
@@ -84,6 +88,7 @@ struct CudnnBuild {             // one build of a cuDNN release, for a range of 
   std::optional<Version> linux_driver, windows_driver;
   std::optional<Version> sm_min, sm_max;  // compute capability, when the build narrows the release's
   std::string note;
+  bool operator==(const CudnnBuild&) const = default;
 };
 
 struct CudnnRelease {
@@ -94,6 +99,7 @@ struct CudnnRelease {
   RowStatus status = RowStatus::Primary;
   std::string source;
   std::vector<int> cuda_majors() const;  // sorted, unique
+  bool operator==(const CudnnRelease&) const = default;
 };
 
 // ------------------------------------------------------------------ frameworks.json
@@ -108,6 +114,7 @@ struct FrameworkRow {
   std::string note;
   RowStatus status = RowStatus::Primary;
   std::string source;
+  bool operator==(const FrameworkRow&) const = default;
 };
 
 // ------------------------------------------------------------------ gpus.json
@@ -117,6 +124,7 @@ struct GpuRow {
   Version cc;                      // compute capability 9.0
   RowStatus status = RowStatus::Primary;
   std::string source;
+  bool operator==(const GpuRow&) const = default;
 };
 
 struct GpuMatch {
@@ -131,6 +139,7 @@ struct GpuMatch {
 struct ComponentSoname {
   std::string name;             // libcudart.so.12
   std::vector<int> cuda_majors; // CUDA majors shipping this SONAME; empty = any (driver, NCCL)
+  bool operator==(const ComponentSoname&) const = default;
 };
 
 struct ComponentRow {           // a CUDA component and its file names
@@ -140,6 +149,7 @@ struct ComponentRow {           // a CUDA component and its file names
   std::string windows_prefix;   // "cudart64_"
   std::vector<ComponentSoname> sonames;
   std::string source;
+  bool operator==(const ComponentRow&) const = default;
 };
 
 struct CudnnSeries {            // the library layout of one cuDNN major
@@ -151,6 +161,7 @@ struct CudnnSeries {            // the library layout of one cuDNN major
   std::string header;           // cudnn_version.h (8, 9) or cudnn.h (7)
   int version_factor = 0;       // CUDNN_VERSION = major * factor + minor * 100 + patch
   std::string source;
+  bool operator==(const CudnnSeries&) const = default;
 };
 
 struct DlopenRow {              // "libraries matching `from` open `opens` at run time"
@@ -163,12 +174,14 @@ struct DlopenRow {              // "libraries matching `from` open `opens` at ru
   bool optional = false;        // the opener copes without it
   std::string note;
   std::string source;
+  bool operator==(const DlopenRow&) const = default;
 };
 
 struct PipPackage {             // the PyPI project shipping a component for one CUDA major
   std::string component;        // a ComponentRow::component, or "cudnn"
   int cuda_major = 0;
   std::string package;          // nvidia-cuda-runtime-cu12
+  bool operator==(const PipPackage&) const = default;
 };
 
 // ------------------------------------------------------------------ the matrix
@@ -176,6 +189,7 @@ struct PipPackage {             // the PyPI project shipping a component for one
 class Matrix {
  public:
   Matrix() = default;
+  bool operator==(const Matrix&) const = default;  // Version compares by value, not spelling
 
   const std::vector<DriverRow>& drivers() const { return drivers_; }
   const std::vector<MinorCompatRow>& minor_compatibility() const { return minor_compat_; }
@@ -241,6 +255,7 @@ class Matrix {
   std::string pip_source_;
 
   friend struct MatrixLoader;
+  friend struct MatrixCodec;
 };
 
 // '*' matches any run of characters (including none); everything else matches itself.
@@ -250,7 +265,11 @@ bool glob_match(std::string_view pattern, std::string_view text);
 // embedded data), which only `depscan matrix` answers from.
 enum class MatrixUse { Everything, Scan };
 
+// The matrix compiled into the binary at build time (matrix/codec.h).
 Expected<Matrix> load_embedded_matrix(MatrixUse use = MatrixUse::Everything);
+// The same knowledge parsed and validated from the embedded matrix/data/*.json: what the build
+// compiles, and what the tests hold the compiled matrix to.
+Expected<Matrix> parse_embedded_matrix_json(MatrixUse use = MatrixUse::Everything);
 // The embedded matrix with the sections of `path` replacing their embedded counterparts.
 Expected<Matrix> load_matrix_file(const std::string& path, MatrixUse use = MatrixUse::Everything);
 
