@@ -1,8 +1,8 @@
 #include "analyzer/check/cuda_stack.h"
 
 #include <algorithm>
+#include <cctype>
 #include <map>
-#include <regex>
 #include <set>
 
 #include <fmt/format.h>
@@ -76,15 +76,11 @@ std::pair<std::vector<int>, std::string> cudnn_cuda_majors(const Graph& g, size_
   }
   if (!majors.empty()) return {{majors.begin(), majors.end()}, evidence};
   const Object& o = g.objects[index];
-  static const std::regex cu(R"(cu(1[0-9]))");
-  std::smatch m;
-  if (!o.owner.empty() && std::regex_search(o.owner, m, cu))
-    return {{std::stoi(m[1].str())}, fmt::format("installed by {}", o.owner)};
-  if (o.binary && o.binary->runpath) {
-    static const std::regex runpath(R"(/cu(1[0-9])/lib)");
-    if (std::regex_search(*o.binary->runpath, m, runpath))
-      return {{std::stoi(m[1].str())}, fmt::format("its RUNPATH names {}", m[0].str())};
-  }
+  if (auto major = cu_major_in(o.owner, "", ""))
+    return {{major->first}, fmt::format("installed by {}", o.owner)};
+  if (o.binary && o.binary->runpath)
+    if (auto major = cu_major_in(*o.binary->runpath, "/", "/lib"))
+      return {{major->first}, fmt::format("its RUNPATH names {}", major->second)};
   return {{}, ""};
 }
 
@@ -234,11 +230,30 @@ std::optional<Version> version_from_file_name(std::string_view file_name, size_t
 }
 
 std::optional<Version> parse_nvidia_version_text(std::string_view text) {
-  std::string line(text.substr(0, text.find('\n')));
-  static const std::regex version(R"((^|\s)(\d+\.\d+(\.\d+)?)(\s|$))");
-  std::smatch m;
-  if (!std::regex_search(line, m, version)) return std::nullopt;
-  return Version::parse(m[2].str());
+  // The first whitespace-separated word of the first line that is N.N or N.N.N.
+  std::string_view line = text.substr(0, text.find('\n'));
+  auto is_space = [](char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; };
+  for (size_t start = 0; start < line.size();) {
+    while (start < line.size() && is_space(line[start])) ++start;
+    size_t end = start;
+    while (end < line.size() && !is_space(line[end])) ++end;
+    auto v = Version::parse(line.substr(start, end - start));
+    if (v && (v->parts.size() == 2 || v->parts.size() == 3)) return v;
+    start = end;
+  }
+  return std::nullopt;
+}
+
+std::optional<std::pair<int, std::string_view>> cu_major_in(std::string_view text, std::string_view before,
+                                                            std::string_view after) {
+  for (size_t at = text.find("cu1"); at != std::string_view::npos; at = text.find("cu1", at + 1)) {
+    size_t digit = at + 3, end = digit + 1 + after.size();
+    if (at < before.size() || digit >= text.size() || !std::isdigit(static_cast<unsigned char>(text[digit])) ||
+        text.substr(at - before.size(), before.size()) != before || text.substr(digit + 1, after.size()) != after)
+      continue;
+    return std::make_pair(10 + (text[digit] - '0'), text.substr(at - before.size(), end - (at - before.size())));
+  }
+  return std::nullopt;
 }
 
 std::optional<SourcedVersion> driver_version_from_system(const FileSystem& fs) {

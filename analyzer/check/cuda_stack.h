@@ -66,8 +66,13 @@ std::optional<Version> version_from_file_name(std::string_view file_name, size_t
 // /sys/module/nvidia/version of the analysed root.
 std::optional<SourcedVersion> driver_version_from_system(const FileSystem& fs);
 
-// The first version-looking token (\d+\.\d+(\.\d+)?) of /proc/driver/nvidia/version text.
+// The first whitespace-separated N.N or N.N.N of /proc/driver/nvidia/version's first line.
 std::optional<Version> parse_nvidia_version_text(std::string_view text);
+
+// The first "cu10".."cu19" in `text` with `before` and `after` around it: its CUDA major and
+// the matched text ("cu12" in nvidia-cudnn-cu12; "/cu13/lib" in a RUNPATH).
+std::optional<std::pair<int, std::string_view>> cu_major_in(std::string_view text, std::string_view before,
+                                                            std::string_view after);
 
 // CUDNN_MAJOR/MINOR/PATCHLEVEL from cudnn_version.h (or cudnn_version_vN.h, cudnn.h) found
 // beside a library directory: <dir>/../include, <dir>/../../include, /usr/include.

@@ -35,19 +35,23 @@ bool is_bindable(const Object& object) {
 // Objects the root loads at start-up: reachable from the root through NEEDED and preload edges.
 std::vector<bool> started_with(const Graph& graph, size_t root, std::span<const size_t> root_edges) {
   std::vector<bool> global(graph.objects.size(), false);
-  std::unordered_map<size_t, std::vector<size_t>> next;
+  std::vector<std::pair<size_t, size_t>> next;  // (from, to), sorted by from
+  next.reserve(root_edges.size());
   for (size_t i : root_edges)
     if (const Edge& e = graph.edges[i]; e.to && e.from < graph.objects.size() && *e.to < graph.objects.size() &&
         (e.kind == EdgeKind::Needed || e.kind == EdgeKind::Preload))
-      next[e.from].push_back(*e.to);
+      next.emplace_back(e.from, *e.to);
+  std::stable_sort(next.begin(), next.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   std::vector<size_t> queue{graph.roots[root]};
   global[graph.roots[root]] = true;
-  for (size_t i = 0; i < queue.size(); ++i)
-    for (size_t n : next[queue[i]]) {  // (operator[] adds an empty list for a leaf)
-      if (global[n]) continue;
-      global[n] = true;
-      queue.push_back(n);
+  for (size_t i = 0; i < queue.size(); ++i) {
+    auto from = std::lower_bound(next.begin(), next.end(), queue[i], [](const auto& e, size_t o) { return e.first < o; });
+    for (; from != next.end() && from->first == queue[i]; ++from) {
+      if (global[from->second]) continue;
+      global[from->second] = true;
+      queue.push_back(from->second);
     }
+  }
   return global;
 }
 

@@ -5,6 +5,7 @@
 #include <map>
 #include <span>
 #include <set>
+#include <unordered_map>
 
 #include <fmt/format.h>
 
@@ -115,8 +116,8 @@ std::vector<std::string> symbols_using(const Binary& binary, const VersionNeed& 
 }
 
 struct Floor {
-  Numbers numbers;
-  std::string version;
+  const Numbers* numbers = nullptr;
+  std::string_view version;  // a VersionNeed's, in the graph
   size_t object = 0;
 };
 
@@ -130,10 +131,10 @@ class FloorScan {
     std::span<const size_t> edges = root < root_edges_.size() ? std::span<const size_t>(root_edges_[root]) : std::span<const size_t>();
     for (size_t o : shipped_objects(ctx_.graph, root, edges)) {
       for (const VersionNeed& need : ctx_.graph.objects[o].binary->version_needs) {
-        auto v = split_version(need.version);
+        const Versioned* v = parsed(need.version);
         if (!v) continue;
         Floor& f = floors[v->family];
-        if (v->numbers > f.numbers) f = Floor{v->numbers, need.version, o};
+        if (!f.numbers || v->numbers > *f.numbers) f = Floor{&v->numbers, need.version, o};
         check_limit(o, need, *v);
       }
     }
@@ -143,6 +144,13 @@ class FloorScan {
   std::vector<Finding> take() { return std::move(out_); }
 
  private:
+  // split_version once per distinct version name of the scan; null if it has no number.
+  const Versioned* parsed(std::string_view version) {
+    auto [it, added] = parsed_.try_emplace(version);
+    if (added) it->second = split_version(version);
+    return it->second ? &*it->second : nullptr;
+  }
+
   void check_limit(size_t object, const VersionNeed& need, const Versioned& v) {
     auto limit = limits_.find(v.family);
     if (limit == limits_.end() || !(v.numbers > limit->second.numbers)) return;
@@ -170,7 +178,7 @@ class FloorScan {
       parts.push_back(fmt::format("{} (by {})", it->second.version, ctx_.graph.objects[it->second.object].path));
     }
     size_t r = ctx_.graph.roots[root];
-    std::string glibc = floors.count("GLIBC") ? " glibc >= " + dotted(floors.at("GLIBC").numbers) + ";" : "";
+    std::string glibc = floors.count("GLIBC") ? " glibc >= " + dotted(*floors.at("GLIBC").numbers) + ";" : "";
     return Finding{"version-floor", Severity::Info, r,
                    fmt::format("{} needs{} highest versions: {}", ctx_.graph.objects[r].path, glibc,
                                join_limited(parts, 4)),
@@ -181,6 +189,7 @@ class FloorScan {
   std::map<std::string_view, Limit> limits_;
   std::vector<std::vector<size_t>> root_edges_;
   std::set<std::pair<size_t, std::string>> reported_;
+  std::unordered_map<std::string_view, std::optional<Versioned>> parsed_;
   std::vector<Finding> out_;
 };
 

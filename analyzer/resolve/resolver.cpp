@@ -297,13 +297,13 @@ struct Resolver::Impl {
       if (env().secure && rq.kind == EdgeKind::Needed) {
         edge.how_detail = "DST not allowed in SUID/SGID programs";
         edge.tried.push_back({name, edge.how_detail});
-        return {edge, kNone};
+        return {std::move(edge), kNone};
       }
       auto expanded = substitute_dst(name, dst_context(walk, rq.requester));
       if (!expanded || expanded->empty()) {
         edge.how_detail = "empty dynamic string token substitution";
         edge.tried.push_back({name, edge.how_detail});
-        return {edge, kNone};
+        return {std::move(edge), kNone};
       }
       name = *expanded;
     }
@@ -314,11 +314,11 @@ struct Resolver::Impl {
       edge.how_detail = "already loaded";
       edge.to = walk.loaded[known->second].object;
       edge.tried.push_back({graph.objects[*edge.to].path, "already loaded as " + name});
-      return {edge, known->second};
+      return {std::move(edge), known->second};
     }
     if (env().secure && rq.kind == EdgeKind::Preload && name.find('/') != std::string::npos) {
       edge.how_detail = "ignored in secure mode (name contains '/')";
-      return {edge, kNone};
+      return {std::move(edge), kNone};
     }
     LibrarySearch& search = *walk.abi->search;
     SearchResult found = name.find('/') != std::string::npos
@@ -327,7 +327,7 @@ struct Resolver::Impl {
     edge.tried = std::move(found.attempts);
     edge.how = found.how;
     edge.how_detail = found.how_detail;
-    if (!found.path) return {edge, kNone};
+    if (!found.path) return {std::move(edge), kNone};
     return attach(walk, std::move(edge), name, *found.path, rq);
   }
 
@@ -345,7 +345,7 @@ struct Resolver::Impl {
         if (!dry_run) walk.names.emplace(name, same->second);
         edge.to = walk.loaded[same->second].object;
         if (graph.objects[*edge.to].path != path) edge.how_detail += ", same file as " + graph.objects[*edge.to].path;
-        return {edge, same->second};
+        return {std::move(edge), same->second};
       }
     }
     auto bin = cache.get(path);
@@ -358,17 +358,17 @@ struct Resolver::Impl {
         edge.how = How::NotFound;
         edge.how_detail = refusal;
         if (!edge.tried.empty()) edge.tried.back().outcome = std::string(refusal) + " (the loader stops here)";
-        return {edge, kNone};
+        return {std::move(edge), kNone};
       }
     }
-    if (dry_run) return {edge, kNone};
+    if (dry_run) return {std::move(edge), kNone};
     size_t object = object_for(path, bin);
     size_t loader = rq.dlopen ? kNone : rq.requester;
     size_t index = add_loaded(walk, object, loader);
     walk.names.emplace(name, index);
     walk.names.emplace(path, index);
     edge.to = object;
-    return {edge, index};
+    return {std::move(edge), index};
   }
 
   std::pair<Edge, size_t> resolve_pe(RootWalk& walk, Edge edge, const std::string& name) {
@@ -379,7 +379,7 @@ struct Resolver::Impl {
       edge.how_detail = "already loaded";
       edge.to = walk.loaded[known->second].object;
       edge.tried.push_back({graph.objects[*edge.to].path, "already loaded"});
-      return {edge, known->second};
+      return {std::move(edge), known->second};
     }
     PeSearchResult found = search_pe_dll(cache, *dir_cache, pe_search_dirs(walk), name, walk.process.machine);
     edge.tried = std::move(found.attempts);
@@ -390,21 +390,21 @@ struct Resolver::Impl {
       edge.system_provided = true;
       edge.how_detail = *unchecked;
     }
-    if (!found.path || dry_run) return {edge, kNone};
+    if (!found.path || dry_run) return {std::move(edge), kNone};
     auto info = fs.stat(*found.path);
     if (info) {
       auto same = walk.files.find({info->device, info->inode});
       if (same != walk.files.end()) {
         walk.names.emplace(key, same->second);
         edge.to = walk.loaded[same->second].object;
-        return {edge, same->second};
+        return {std::move(edge), same->second};
       }
     }
     size_t object = object_for(*found.path, cache.get(*found.path));
     size_t index = add_loaded(walk, object, kNone);
     walk.names.emplace(key, index);
     edge.to = object;
-    return {edge, index};
+    return {std::move(edge), index};
   }
 
   // What a DLL that every Windows or the NVIDIA driver installs in System32 is, while the

@@ -100,6 +100,9 @@ TEST_CASE("driver versions from /proc, file names and the stub's traits") {
   CHECK(parse_nvidia_version_text("NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  575.57.08  Release Build")
             ->str() == "575.57.08");
   CHECK_FALSE(parse_nvidia_version_text("no version here"));
+  CHECK_FALSE(parse_nvidia_version_text("x86_64 1.2.3.4 535"));
+  CHECK(parse_nvidia_version_text("550.54.14")->str() == "550.54.14");
+  CHECK_FALSE(parse_nvidia_version_text("first line\n550.54.14"));
   CHECK(version_from_file_name("libcuda.so.565.77", 2)->str() == "565.77");
   CHECK(version_from_file_name("libcudart.so.12.4.127")->str() == "12.4.127");
   CHECK_FALSE(version_from_file_name("libcudart.so"));
@@ -108,6 +111,20 @@ TEST_CASE("driver versions from /proc, file names and the stub's traits") {
   REQUIRE(driver);
   CHECK(driver->version.str() == "535.104.05");
   CHECK(driver->source == "/proc/driver/nvidia/version");
+}
+
+TEST_CASE("the CUDA major a cuDNN distribution or RUNPATH names") {
+  CHECK(cu_major_in("nvidia-cudnn-cu12", "", "")->first == 12);
+  CHECK(cu_major_in("nvidia-cudnn-cu12", "", "")->second == "cu12");
+  CHECK(cu_major_in("cudnn-cu13", "", "")->first == 13);
+  CHECK_FALSE(cu_major_in("nvidia-cudnn", "", ""));
+  CHECK_FALSE(cu_major_in("nvidia-cudnn-cu1", "", ""));
+  auto runpath = cu_major_in("$ORIGIN:/opt/x/cu1/lib:/opt/nvidia/cu13/lib64:/opt/nvidia/cu12/lib", "/", "/lib");
+  REQUIRE(runpath);
+  CHECK(runpath->first == 13);  // "/cu13/lib64" starts with "/cu13/lib"
+  CHECK(runpath->second == "/cu13/lib");
+  CHECK_FALSE(cu_major_in("$ORIGIN/cu12", "/", "/lib"));
+  CHECK_FALSE(cu_major_in("cu12/lib", "/", "/lib"));
 }
 
 TEST_CASE("a consistent CUDA 13 + cuDNN 9.19 stack: no CUDA finding, all seven sub-libraries opened") {
