@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <deque>
@@ -225,17 +226,21 @@ std::string basename_of(std::string_view path) {
 }
 
 std::string normalize_path(std::string_view path) {
-  std::vector<std::string> out;
-  for (auto& part : split_components(path)) {
-    if (part == ".") continue;
+  std::string result;
+  result.reserve(path.size() + 1);
+  for (size_t start = 0; start < path.size();) {
+    size_t end = std::min(path.find('/', start), path.size());
+    std::string_view part = path.substr(start, end - start);
+    start = end + 1;
+    if (part.empty() || part == ".") continue;
     if (part == "..") {
-      if (!out.empty()) out.pop_back();
+      size_t slash = result.rfind('/');
+      result.resize(slash == std::string::npos ? 0 : slash);
       continue;
     }
-    out.push_back(std::move(part));
+    result += '/';
+    result += part;
   }
-  std::string result;
-  for (const auto& part : out) result += "/" + part;
   return result.empty() ? "/" : result;
 }
 

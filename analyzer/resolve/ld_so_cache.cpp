@@ -23,12 +23,6 @@ bool starts_with(ByteView bytes, std::string_view magic) {
   return bytes.size() >= magic.size() && std::memcmp(bytes.data(), magic.data(), magic.size()) == 0;
 }
 
-std::optional<std::string> string_at(ByteView table, uint64_t offset) {
-  auto s = table.cstring(offset);
-  if (!s) return std::nullopt;
-  return std::string(*s);
-}
-
 // dl_cache_hwcap_extension: only the extension bit set in the upper half, ISA bits aside.
 bool is_hwcap_extension(uint64_t hwcap) {
   return ((hwcap >> 32) & ~kIsaLevelMask) == (kCacheHwcapExtension >> 32);
@@ -48,8 +42,8 @@ Expected<std::vector<LdCacheEntry>> read_entries(ByteView file, uint64_t table_o
     if (!flags || !key || !value) return Error{"entry table extends past the end of the file"};
     LdCacheEntry e;
     e.flags = *flags;
-    e.key = string_at(strings, *key);
-    e.value = string_at(strings, *value);
+    e.key = strings.cstring(*key);
+    e.value = strings.cstring(*value);
     e.is_new = is_new;
     if (is_new) {
       auto hwcap = file.read<uint64_t>(*offset + 16);
@@ -62,8 +56,8 @@ Expected<std::vector<LdCacheEntry>> read_entries(ByteView file, uint64_t table_o
 }
 
 // cache_extension_load: the glibc-hwcaps section (uint32 string offsets from the file start).
-std::vector<std::string> read_hwcaps_extension(ByteView file, uint32_t extension_offset) {
-  std::vector<std::string> names;
+std::vector<std::string_view> read_hwcaps_extension(ByteView file, uint32_t extension_offset) {
+  std::vector<std::string_view> names;
   if (extension_offset == 0 || extension_offset % 4 != 0) return names;
   auto magic = file.read<uint32_t>(extension_offset);
   auto count = file.read<uint32_t>(static_cast<uint64_t>(extension_offset) + 4);
@@ -80,7 +74,7 @@ std::vector<std::string> read_hwcaps_extension(ByteView file, uint32_t extension
     for (uint32_t k = 0; k < *size / 4; ++k) {
       auto index = file.read<uint32_t>(static_cast<uint64_t>(*offset) + 4ull * k);
       auto name = index ? file.cstring(*index) : std::nullopt;
-      names.emplace_back(name ? std::string(*name) : std::string());
+      names.push_back(name.value_or(std::string_view()));
     }
   }
   return names;
@@ -151,8 +145,10 @@ CacheQuery cache_query_for(int bits, uint16_t machine) {
   return q;
 }
 
-Expected<LdSoCache> LdSoCache::parse(ByteView file) {
+Expected<LdSoCache> LdSoCache::parse(ByteView bytes) {
   LdSoCache cache;
+  cache.bytes_ = std::make_shared<const std::string>(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+  ByteView file(reinterpret_cast<const uint8_t*>(cache.bytes_->data()), cache.bytes_->size());
   if (starts_with(file, kNewMagic)) {
     auto nlibs = file.read<uint32_t>(20);
     auto flags = file.read<uint8_t>(28);
@@ -220,7 +216,7 @@ std::optional<std::string> LdSoCache::lookup(std::string_view name, const CacheQ
       left = middle;
       while (middle > 0 && entries_[middle - 1].key && cache_libcmp(name, *entries_[middle - 1].key) == 0)
         --middle;
-      std::optional<std::string> best;
+      std::optional<std::string_view> best;
       uint32_t best_priority = 0;
       for (; middle <= right; ++middle) {
         const LdCacheEntry& e = entries_[middle];
@@ -248,7 +244,8 @@ std::optional<std::string> LdSoCache::lookup(std::string_view name, const CacheQ
         best = e.value;
         if (!named && e.flags == q.default_id) break;
       }
-      return best;
+      if (!best) return std::nullopt;
+      return std::string(*best);
     }
     if (cmp < 0) left = middle + 1;
     else right = middle - 1;

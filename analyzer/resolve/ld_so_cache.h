@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -22,14 +23,15 @@ inline constexpr uint64_t kCacheHwcapExtension = 1ull << 62;
 
 enum class LdCacheFormat { New, OldWithNew, Old };
 
+// The strings are views into the LdSoCache's own copy of the file.
 struct LdCacheEntry {
   int32_t flags = 0;
-  std::optional<std::string> key;    // soname; nullopt if its string offset is bad
-  std::optional<std::string> value;  // path; nullopt if its string offset is bad
+  std::optional<std::string_view> key;    // soname; nullopt if its string offset is bad
+  std::optional<std::string_view> value;  // path; nullopt if its string offset is bad
   uint64_t hwcap = 0;                // 0 in the old format
   bool is_new = false;               // from the new-format table (hwcap meaningful)
   // For glibc-hwcaps entries (DL_CACHE_HWCAP_EXTENSION): the subdirectory name, e.g. x86-64-v3.
-  std::optional<std::string> hwcaps_subdir;
+  std::optional<std::string_view> hwcaps_subdir;
 };
 
 // What the requesting process is, for choosing among entries with the same soname.
@@ -47,6 +49,7 @@ CacheQuery cache_query_for(int bits, uint16_t machine);
 
 class LdSoCache {
  public:
+  // Copies the bytes: entries point into the copy, which copies of the LdSoCache share.
   static Expected<LdSoCache> parse(ByteView bytes);
 
   // _dl_load_cache_lookup: the path the loader would try for `name`, or nullopt.
@@ -55,12 +58,13 @@ class LdSoCache {
   const std::vector<LdCacheEntry>& entries() const { return entries_; }
   LdCacheFormat format() const { return format_; }
   // Names in the glibc-hwcaps extension section, by index (empty if none).
-  const std::vector<std::string>& hwcaps_names() const { return hwcaps_names_; }
+  const std::vector<std::string_view>& hwcaps_names() const { return hwcaps_names_; }
 
  private:
   bool acceptable(const LdCacheEntry& entry, const CacheQuery& query) const;
+  std::shared_ptr<const std::string> bytes_;
   std::vector<LdCacheEntry> entries_;  // file order: sorted as ldconfig wrote them
-  std::vector<std::string> hwcaps_names_;
+  std::vector<std::string_view> hwcaps_names_;
   LdCacheFormat format_ = LdCacheFormat::New;
 };
 

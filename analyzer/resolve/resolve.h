@@ -2,6 +2,7 @@
 // file was chosen (see ../shared/reference/ldso-rules.md for the rules).
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -37,13 +38,18 @@ std::vector<std::string> split_ld_library_path(std::string_view list);
 
 LoaderEnvironment default_environment();
 
-struct ResolveOptions {
-  LoaderEnvironment env;
+struct WindowsDllLists {
   // Lower-case names of the DLLs every Windows installs (matrix/data/windows-dlls.json): missing
   // from a tree without a Windows directory, they are marked system_provided, not plain missing.
-  std::vector<std::string> windows_system_dlls;
+  std::vector<std::string> system;
   // Lower-case names of the DLLs the NVIDIA display driver installs in System32 (nvcuda.dll).
-  std::vector<std::string> windows_driver_dlls;
+  std::vector<std::string> driver;
+};
+
+struct ResolveOptions {
+  LoaderEnvironment env;
+  // Called once, when the first DLL is not found: ELF-only scans never read the lists.
+  std::function<WindowsDllLists()> windows_dlls;
 };
 
 // The resolver is incremental: roots are added one by one, and dlopen edges (issue 4) are added

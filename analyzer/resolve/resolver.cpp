@@ -87,6 +87,7 @@ struct Resolver::Impl {
   std::map<std::pair<size_t, bool>, std::vector<std::string>> rpath_memo, runpath_memo;
   std::optional<std::vector<std::string>> etc_preload;
   bool dry_run = false;  // explain(): search without loading anything
+  mutable std::optional<WindowsDllLists> windows_lists;
 
   Impl(BinaryCache& c, ResolveOptions o)
       : cache(c), options(std::move(o)), fs(c.fs()), dir_cache(std::make_unique<DirCache>(c.fs())) {}
@@ -413,12 +414,18 @@ struct Resolver::Impl {
     auto listed = [key = pe_name_key(name)](const std::vector<std::string>& names) {
       return std::find(names.begin(), names.end(), key) != names.end();
     };
-    bool system = listed(options.windows_system_dlls), driver = !system && listed(options.windows_driver_dlls);
+    const WindowsDllLists& lists = windows_dll_lists();
+    bool system = listed(lists.system), driver = !system && listed(lists.driver);
     if (!system && !driver) return std::nullopt;
     const auto& dirs = windows_system_directories();
     if (std::any_of(dirs.begin(), dirs.end(), [&](const std::string& d) { return dir_cache->is_directory(d); }))
       return std::nullopt;
     return system ? "Windows system DLL, not in the scan" : "NVIDIA driver DLL, not in the scan";
+  }
+
+  const WindowsDllLists& windows_dll_lists() const {
+    if (!windows_lists) windows_lists = options.windows_dlls ? options.windows_dlls() : WindowsDllLists{};
+    return *windows_lists;
   }
 
   std::vector<std::string> pe_search_dirs(const RootWalk& walk) const {

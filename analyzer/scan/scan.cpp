@@ -86,11 +86,11 @@ LoaderEnvironment environment_for(const ScanOptions& options) {
 }
 
 ResolveOptions resolve_options_for(const ScanOptions& options) {
-  ResolveOptions resolve{environment_for(options), {}, {}};
-  if (const auto& windows = load_windows_dlls()) {
-    resolve.windows_system_dlls = windows->system;
-    resolve.windows_driver_dlls = windows->driver.names;
-  }
+  ResolveOptions resolve{environment_for(options), {}};
+  resolve.windows_dlls = [] {
+    const auto& windows = load_windows_dlls();
+    return windows ? WindowsDllLists{windows->system, windows->driver.names} : WindowsDllLists{};
+  };
   return resolve;
 }
 

@@ -17,6 +17,18 @@
 using namespace depscan;
 namespace fs = std::filesystem;
 
+TEST_CASE("normalize_path drops '.', empty components and what '..' cancels, never climbing above /") {
+  CHECK(normalize_path("/usr/lib/../lib64/./libc.so.6") == "/usr/lib64/libc.so.6");
+  CHECK(normalize_path("//usr///local/") == "/usr/local");
+  CHECK(normalize_path("/../../etc/ld.so.cache") == "/etc/ld.so.cache");
+  CHECK(normalize_path("/a/b/../..") == "/");
+  CHECK(normalize_path("") == "/");
+  CHECK(normalize_path(".") == "/");
+  CHECK(normalize_path("relative/dir/..") == "/relative");
+  CHECK(normalize_path("/opt/..x/.y/...") == "/opt/..x/.y/...");
+  CHECK(absolute_path("/x/./y") == "/x/y");
+}
+
 TEST_CASE("rooted file system keeps .. and absolute symlinks inside the root") {
   test::TempDir tmp("rootedfs");
   fs::create_directories(tmp.path() / "usr/lib");

@@ -39,8 +39,10 @@ struct Walk {
        std::vector<std::string> windows_system_dlls = {}, std::vector<std::string> windows_driver_dlls = {})
       : fs(host_root.empty() ? make_real_fs() : make_rooted_fs(host_root)),
         cache(std::make_unique<BinaryCache>(*fs)),
-        resolver(std::make_unique<Resolver>(*cache, ResolveOptions{std::move(env), std::move(windows_system_dlls),
-                                                                          std::move(windows_driver_dlls)})) {
+        resolver(std::make_unique<Resolver>(
+            *cache, ResolveOptions{std::move(env), [system = std::move(windows_system_dlls), driver = std::move(windows_driver_dlls)] {
+                                     return WindowsDllLists{system, driver};
+                                   }})) {
     root = resolver->add_root(path);
   }
   const Graph& graph() const { return resolver->graph(); }

@@ -58,7 +58,7 @@ TEST_CASE("the CUDA library set resolves quickly") {
   }
   auto fs = make_real_fs();
   BinaryCache cache(*fs);
-  Resolver resolver(cache, ResolveOptions{clean_environment(), {}, {}});
+  Resolver resolver(cache, ResolveOptions{clean_environment(), {}});
   auto start = std::chrono::steady_clock::now();
   for (const std::string& f : files) resolver.add_root(f);
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
