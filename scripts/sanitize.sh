@@ -3,7 +3,8 @@
 #  1. the whole test suite built with AddressSanitizer + UndefinedBehaviorSanitizer (build-asan),
 #     minus the differential and timing tests over the machine's thousands of libraries (they
 #     measure speed or repeat the plain run's coverage at 3x the cost; listed in ASAN_SKIP);
-#  2. depscan built with ThreadSanitizer (build-tsan) scanning directories in parallel; any
+#  2. depscan built with ThreadSanitizer (build-tsan) scanning directories with two reading
+#     threads (--jobs 2: the page cache is warm, so depscan would read with one); any
 #     report fails the stage.
 # usage: scripts/sanitize.sh [asan|tsan]...   (default: both)
 set -euo pipefail
@@ -50,7 +51,7 @@ tsan_stage() {
   local failed=0
   for dir in "${dirs[@]}"; do
     local status=0
-    "$build/cli/depscan" "$dir" >/dev/null 2>$build/tsan.log || status=$?
+    "$build/cli/depscan" --jobs 2 "$dir" >/dev/null 2>$build/tsan.log || status=$?
     # depscan's own exit codes (0-3) are findings; 66 or a report is a race, 128+ a signal.
     if ((status == 66)) || grep -q 'ThreadSanitizer' $build/tsan.log; then
       echo "tsan: race while scanning $dir"; cat $build/tsan.log; failed=1

@@ -1,4 +1,6 @@
-// Reads the roots of a scan in parallel (one thread per usable CPU) into the BinaryCache before the resolver runs.
+// Reads the roots of a scan into the BinaryCache before the resolver runs: in parallel (one thread
+// per usable CPU) when the files are not in the page cache, in this thread when they are (see
+// analyzer/input/residency.h).
 // The Resolver itself is not thread-safe and stays sequential: it then finds every root (and
 // most of the libraries, which are roots themselves in a directory audit) already parsed, so a
 // directory audit spends its parallel time where the time goes (reading) and still builds one
@@ -15,6 +17,8 @@
 namespace depscan {
 
 // Shows "reading N/M" on standard error when it is a terminal and there are many files.
-void prefetch_binaries(BinaryCache& cache, const std::vector<std::string>& paths);
+// threads: how many read at once; 0 decides from the page cache (one thread when the files are
+// there, one per usable CPU when they are not).
+void prefetch_binaries(BinaryCache& cache, const std::vector<std::string>& paths, unsigned threads = 0);
 
 }  // namespace depscan

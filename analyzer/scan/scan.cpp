@@ -105,7 +105,7 @@ ScanReport run_scan(const ScanOptions& options) {
   timer.mark("inputs");
   fs = make_cached_fs(std::move(fs));                                       // from here on the files hold still
   BinaryCache cache(*fs, ReadOptions{options.symbols});                     // read, once per inode
-  prefetch_binaries(cache, roots);                                          // roots read in parallel
+  prefetch_binaries(cache, roots, options.read_threads);                    // roots read (in parallel if from disk)
   timer.mark("read roots");
   Resolver resolver(cache, resolve_options_for(options));                   // ld.so rules
   add_roots_within_budget(resolver, roots, report.result.findings);

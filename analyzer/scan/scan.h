@@ -26,6 +26,7 @@ struct ScanOptions {
   bool symbols = true;                        // read dynamic symbols and run the symbol-binding checks
   bool gpu_code = false;                      // list embedded GPU code even without --gpu
   bool cuda_audit = false;                    // no file given: audit the CUDA stack the system would load
+  unsigned read_threads = 0;                  // --jobs: threads reading the inputs; 0 decides from the page cache
 };
 
 struct ScanReport {

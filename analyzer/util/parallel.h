@@ -22,10 +22,11 @@ inline unsigned usable_cpus() {
   return std::max(1u, std::thread::hardware_concurrency());
 }
 
-// Calls body(i) for every i in [0, count), on up to usable_cpus() threads (the caller's included);
-// returns when all calls have returned. The first exception thrown by body is rethrown here.
+// Calls body(i) for every i in [0, count), on up to max_threads threads (0: usable_cpus(); the
+// caller's thread included); returns when all calls have returned. The first exception thrown by
+// body is rethrown here.
 template <class Body>
-void parallel_for_index(size_t count, const Body& body) {
+void parallel_for_index(size_t count, const Body& body, size_t max_threads = 0) {
   std::atomic<size_t> next{0};
   std::exception_ptr failure;
   std::mutex failure_mutex;
@@ -38,7 +39,7 @@ void parallel_for_index(size_t count, const Body& body) {
       next = count;  // stop handing out work
     }
   };
-  size_t threads = std::min<size_t>(count, usable_cpus());
+  size_t threads = std::min<size_t>(count, max_threads ? max_threads : usable_cpus());
   {
     std::vector<std::jthread> helpers;
     for (size_t t = 1; t < threads; ++t) helpers.emplace_back(work);
