@@ -43,14 +43,16 @@ std::string fix_for(const Matrix& matrix, const Object& importer, const std::str
 // One line for the Windows system DLLs and one for the NVIDIA driver's DLLs the scan could not
 // look for (API sets need none).
 std::vector<Finding> unchecked_windows_dlls(const Graph& g) {
-  const auto& windows = load_windows_dlls();
   std::vector<std::string> system, driver;
   for (const Edge& e : g.edges) {
     if (!e.system_provided || is_api_set_name(e.name)) continue;
+    const auto& windows = load_windows_dlls();  // read on the first such DLL: ELF scans have none
     auto& names = windows && windows->is_driver_dll(e.name) ? driver : system;
     if (std::find(names.begin(), names.end(), e.name) == names.end()) names.push_back(e.name);
   }
   std::vector<Finding> out;
+  if (system.empty() && driver.empty()) return out;
+  const auto& windows = load_windows_dlls();
   if (!system.empty())
     out.push_back(Finding{"windows-system-dll", Severity::Info, std::nullopt,
                           fmt::format("{}: Windows system DLL{}, not checked: the scan has no Windows directory",

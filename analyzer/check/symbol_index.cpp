@@ -9,6 +9,8 @@ namespace depscan {
 namespace {
 
 constexpr uint16_t kNoVersym = 0xffff;
+// Below this many symbols a second thread costs more than it saves (none without symbol tables).
+constexpr size_t kSymbolsWorthAThread = 8192;
 
 uint64_t pair_key(size_t root, size_t object) { return (uint64_t(root) << 32) ^ uint64_t(object); }
 
@@ -82,12 +84,15 @@ SymbolIndex::SymbolIndex(const Graph& graph) : graph_(graph), root_edges_(edges_
   }
   index_definitions(in_scope);
   references_.resize(graph.objects.size());
+  size_t symbols = 0;
+  for (size_t o = 0; o < graph.objects.size(); ++o)
+    if (in_scope[o]) symbols += graph.objects[o].binary->symbols.size();
   parallel_for_index(graph.objects.size(), [&](size_t o) {  // read-only lookups from here on
     if (!in_scope[o]) return;
     for (const Symbol& s : graph.objects[o].binary->symbols)
       if (!s.defined && !s.name.empty() && s.binding != SymbolBinding::Local)
         references_[o].push_back(Reference{&s, definers_of(s.name)});
-  });
+  }, symbols < kSymbolsWorthAThread ? 1 : 0);
 }
 
 // Two passes with one hash lookup per definition: count each name's definitions, then lay them

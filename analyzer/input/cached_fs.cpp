@@ -4,9 +4,8 @@
 #include <unistd.h>
 
 #include <mutex>
-#include <unordered_map>
-
 #include "analyzer/input/fs.h"
+#include "analyzer/util/string_map.h"
 
 namespace depscan {
 namespace {
@@ -18,19 +17,19 @@ template <typename Value>
 class Memo {
  public:
   template <typename Compute>
-  Value get(const std::string& key, Compute compute) {
+  Value get(std::string_view key, Compute compute) {
     {
       std::lock_guard lock(mutex_);
       if (auto it = values_.find(key); it != values_.end()) return it->second;
     }
     Value value = compute();
     std::lock_guard lock(mutex_);
-    return values_.try_emplace(key, std::move(value)).first->second;
+    return values_.try_emplace(std::string(key), std::move(value)).first->second;
   }
 
  private:
   std::mutex mutex_;
-  std::unordered_map<std::string, Value> values_;
+  StringMap<Value> values_;
 };
 
 class CachedFs final : public FileSystem {
@@ -39,13 +38,13 @@ class CachedFs final : public FileSystem {
 
   Expected<std::string> canonical(std::string_view logical) const override { return canonical_within(logical, 0); }
   Expected<FileInfo> stat(std::string_view logical) const override {
-    return stat_.get(std::string(logical), [&] { return inner_->stat(logical); });
+    return stat_.get(logical, [&] { return inner_->stat(logical); });
   }
   Expected<std::string> host_path(std::string_view logical) const override {
-    return host_path_.get(std::string(logical), [&] { return inner_->host_path(logical); });
+    return host_path_.get(logical, [&] { return inner_->host_path(logical); });
   }
   std::vector<std::string> list(std::string_view logical_dir) const override {
-    return list_.get(std::string(logical_dir), [&] { return inner_->list(logical_dir); });
+    return list_.get(logical_dir, [&] { return inner_->list(logical_dir); });
   }
   const std::string& root() const override { return inner_->root(); }
   Expected<std::string> read_text(std::string_view logical, size_t max_bytes) const override {
@@ -61,7 +60,7 @@ class CachedFs final : public FileSystem {
   // a link target, an absolute target, which a rooted or mounted file system maps its own way, a
   // long chain of links) goes to the inner file system.
   Expected<std::string> canonical_within(std::string_view logical, int links) const {
-    return canonical_.get(std::string(logical), [&] { return canonical_from_parent(logical, links); });
+    return canonical_.get(logical, [&] { return canonical_from_parent(logical, links); });
   }
 
   Expected<std::string> canonical_from_parent(std::string_view logical, int links) const {

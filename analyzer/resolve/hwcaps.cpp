@@ -1,30 +1,15 @@
 #include "analyzer/resolve/hwcaps.h"
 
 #include <cpuid.h>
+#include <sys/platform/x86.h>
 
 namespace depscan {
 namespace {
 
-struct CpuidRegs {
-  uint32_t eax = 0, ebx = 0, ecx = 0, edx = 0;
-};
-
-CpuidRegs cpuid(uint32_t leaf, uint32_t subleaf = 0) {
-  CpuidRegs r;
-  if (!__get_cpuid_count(leaf, subleaf, &r.eax, &r.ebx, &r.ecx, &r.edx)) return CpuidRegs{};
-  return r;
-}
-
-uint64_t xgetbv0() {
-  uint32_t lo = 0, hi = 0;
-  __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
-  return (static_cast<uint64_t>(hi) << 32) | lo;
-}
-
-bool bit(uint32_t reg, int n) { return (reg >> n) & 1u; }
-
 // The CPU features glibc's get_isa_level() and the platform choice look at, "usable" meaning
-// the CPU has them and the OS saves the registers they need.
+// the CPU has them and the OS saves the registers they need. glibc computed them at start-up
+// (init_cpu_features, GLIBC_TUNABLES hwcaps masks applied), and asking it costs nothing, where
+// each cpuid instruction under a hypervisor costs ~14 us; only the vendor takes one.
 struct Features {
   bool intel = false;
   bool baseline = false, v2 = false;
@@ -34,36 +19,38 @@ struct Features {
   bool avx512er = false, avx512pf = false;
 };
 
+bool is_intel() {
+  uint32_t max_leaf = 0, ebx = 0, ecx = 0, edx = 0;
+  if (!__get_cpuid(0, &max_leaf, &ebx, &ecx, &edx)) return false;
+  return ebx == 0x756e6547 && edx == 0x49656e69 && ecx == 0x6c65746e;  // "GenuineIntel"
+}
+
 Features read_features() {
   Features f;
-  CpuidRegs vendor = cpuid(0);
-  f.intel = vendor.ebx == 0x756e6547 && vendor.edx == 0x49656e69 && vendor.ecx == 0x6c65746e;
-  CpuidRegs l1 = cpuid(1);
-  CpuidRegs l7 = vendor.eax >= 7 ? cpuid(7, 0) : CpuidRegs{};
-  CpuidRegs ext = cpuid(0x80000001);
-  uint64_t xcr0 = bit(l1.ecx, 27) ? xgetbv0() : 0;  // OSXSAVE
-  bool os_avx = (xcr0 & 0x6) == 0x6;
-  bool os_avx512 = (xcr0 & 0xe6) == 0xe6;
-  f.baseline = bit(l1.edx, 15) && bit(l1.edx, 8) && bit(l1.edx, 0) && bit(l1.edx, 24) &&
-               bit(l1.edx, 23) && bit(l1.edx, 25) && bit(l1.edx, 26);
-  f.popcnt = bit(l1.ecx, 23);
-  f.v2 = bit(l1.ecx, 13) && bit(ext.ecx, 0) && f.popcnt && bit(l1.ecx, 0) && bit(l1.ecx, 9) &&
-         bit(l1.ecx, 19) && bit(l1.ecx, 20);
-  f.avx = os_avx && bit(l1.ecx, 28);
-  f.avx2 = f.avx && bit(l7.ebx, 5);
-  f.f16c = f.avx && bit(l1.ecx, 29);
-  f.fma = f.avx && bit(l1.ecx, 12);
-  f.lzcnt = bit(ext.ecx, 5);
-  f.movbe = bit(l1.ecx, 22);
-  f.bmi1 = bit(l7.ebx, 3);
-  f.bmi2 = bit(l7.ebx, 8);
-  f.avx512f = os_avx512 && bit(l7.ebx, 16);
-  f.avx512dq = f.avx512f && bit(l7.ebx, 17);
-  f.avx512pf = f.avx512f && bit(l7.ebx, 26);
-  f.avx512er = f.avx512f && bit(l7.ebx, 27);
-  f.avx512cd = f.avx512f && bit(l7.ebx, 28);
-  f.avx512bw = f.avx512f && bit(l7.ebx, 30);
-  f.avx512vl = f.avx512f && bit(l7.ebx, 31);
+  f.intel = is_intel();
+  // get_isa_level asks whether the FPU is present, the rest whether they are usable.
+  f.baseline = CPU_FEATURE_ACTIVE(CMOV) && CPU_FEATURE_ACTIVE(CX8) && CPU_FEATURE_PRESENT(FPU) &&
+               CPU_FEATURE_ACTIVE(FXSR) && CPU_FEATURE_ACTIVE(MMX) && CPU_FEATURE_ACTIVE(SSE) &&
+               CPU_FEATURE_ACTIVE(SSE2);
+  f.popcnt = CPU_FEATURE_ACTIVE(POPCNT);
+  f.v2 = CPU_FEATURE_ACTIVE(CMPXCHG16B) && CPU_FEATURE_ACTIVE(LAHF64_SAHF64) && f.popcnt &&
+         CPU_FEATURE_ACTIVE(SSE3) && CPU_FEATURE_ACTIVE(SSSE3) && CPU_FEATURE_ACTIVE(SSE4_1) &&
+         CPU_FEATURE_ACTIVE(SSE4_2);
+  f.avx = CPU_FEATURE_ACTIVE(AVX);
+  f.avx2 = CPU_FEATURE_ACTIVE(AVX2);
+  f.f16c = CPU_FEATURE_ACTIVE(F16C);
+  f.fma = CPU_FEATURE_ACTIVE(FMA);
+  f.lzcnt = CPU_FEATURE_ACTIVE(LZCNT);
+  f.movbe = CPU_FEATURE_ACTIVE(MOVBE);
+  f.bmi1 = CPU_FEATURE_ACTIVE(BMI1);
+  f.bmi2 = CPU_FEATURE_ACTIVE(BMI2);
+  f.avx512f = CPU_FEATURE_ACTIVE(AVX512F);
+  f.avx512dq = CPU_FEATURE_ACTIVE(AVX512DQ);
+  f.avx512pf = CPU_FEATURE_ACTIVE(AVX512PF);
+  f.avx512er = CPU_FEATURE_ACTIVE(AVX512ER);
+  f.avx512cd = CPU_FEATURE_ACTIVE(AVX512CD);
+  f.avx512bw = CPU_FEATURE_ACTIVE(AVX512BW);
+  f.avx512vl = CPU_FEATURE_ACTIVE(AVX512VL);
   return f;
 }
 

@@ -20,7 +20,7 @@ struct HwcapInfo {
   uint64_t hwcap = 0;                       // dl_hwcap & hwcap_mask (legacy ld.so.cache filter)
 };
 
-// What an x86-64 process would see on this CPU (cpuid + xgetbv, as init_cpu_features does).
+// What an x86-64 process would see on this CPU (the features glibc's init_cpu_features found).
 HwcapInfo detect_hwcaps();
 
 // Levels of x86-64-v4..v2 contained in an ISA mask, best first.

@@ -4,6 +4,7 @@
 // (search.cpp). No recursion: each root walk is a queue, each RPATH chain a loop.
 #include <algorithm>
 #include <map>
+#include <set>
 #include <unordered_map>
 
 #include <fmt/format.h>
@@ -16,6 +17,8 @@
 #include "analyzer/resolve/resolve.h"
 #include "analyzer/resolve/search.h"
 #include "analyzer/resolve/system_layout.h"
+#include "analyzer/util/string_map.h"
+#include "analyzer/util/strings.h"
 
 namespace depscan {
 namespace {
@@ -52,7 +55,7 @@ struct RootWalk {
   bool pe = false;
   size_t main = kNone;         // Loaded index of the main program; kNone for library roots
   std::vector<Loaded> loaded;
-  std::unordered_map<std::string, size_t> names;  // soname / requested name / path -> Loaded
+  StringMap<size_t> names;     // soname / requested name / path -> Loaded
   std::map<std::pair<uint64_t, uint64_t>, size_t> files;  // (device, inode) -> Loaded
   std::unordered_map<size_t, size_t> by_object;  // object index -> Loaded
   std::vector<size_t> queue;   // BFS order of Loaded indexes whose NEEDED are processed
@@ -61,12 +64,12 @@ struct RootWalk {
 
 // A request for one name, before resolution.
 struct Request {
-  std::string name;            // as written (NEEDED, preload entry, dlopen argument)
+  std::string_view name;       // as written (NEEDED, preload entry, dlopen argument); outlives the request
   EdgeKind kind = EdgeKind::Needed;
   size_t requester = kNone;    // Loaded index of the object asking (its RPATH/RUNPATH apply)
   bool expand_bare_names = true;  // NEEDED: DSTs expanded even without '/'
   bool dlopen = false;         // the new object gets no l_loader (__RTLD_CALLMAP)
-  std::string preload_source;  // "LD_PRELOAD" / "/etc/ld.so.preload"
+  std::string_view preload_source;  // "LD_PRELOAD" / "/etc/ld.so.preload"
 };
 
 }  // namespace
@@ -84,7 +87,11 @@ struct Resolver::Impl {
   bool cache_loaded = false;
   std::optional<LdSoCache> ld_cache;
   LdSoConf conf;
-  std::map<std::pair<size_t, bool>, std::vector<std::string>> rpath_memo, runpath_memo;
+  // Search lists, expanded once and kept for the scan, one copy of each distinct list (LibrarySearch
+  // remembers answers by list: libraries in one directory share a RUNPATH of $ORIGIN).
+  std::set<std::vector<std::string>> search_lists;
+  std::map<std::pair<size_t, bool>, const std::vector<std::string>*> rpath_memo, runpath_memo;
+  std::map<std::pair<size_t, const AbiContext*>, const std::vector<std::string>*> ld_library_path_memo;
   std::optional<std::vector<std::string>> etc_preload;
   bool dry_run = false;  // explain(): search without loading anything
   mutable std::optional<WindowsDllLists> windows_lists;
@@ -193,31 +200,44 @@ struct Resolver::Impl {
     return ctx;
   }
 
+  const std::vector<std::string>* keep_list(std::vector<std::string> dirs) {
+    return &*search_lists.insert(std::move(dirs)).first;
+  }
+
   const std::vector<std::string>& rpath_dirs(const RootWalk& walk, size_t loaded) {
     bool is_main = loaded == walk.main;
     auto key = std::make_pair(walk.loaded[loaded].object, is_main);
     auto it = rpath_memo.find(key);
-    if (it != rpath_memo.end()) return it->second;
+    if (it != rpath_memo.end()) return *it->second;
     std::vector<std::string> dirs;
     const Binary* bin = binary_of(walk, loaded);
     // elf_get_dynamic_info drops DT_RPATH of any object that also has DT_RUNPATH (the main
     // program's too), so such an object adds nothing to the RPATH chain.
     if (bin && bin->rpath && !bin->runpath)
       dirs = split_search_path(*bin->rpath, ":", dst_context(walk, loaded));
-    return rpath_memo.emplace(key, std::move(dirs)).first->second;
+    return *rpath_memo.emplace(key, keep_list(std::move(dirs))).first->second;
   }
 
   const std::vector<std::string>& runpath_dirs(const RootWalk& walk, size_t loaded) {
     auto key = std::make_pair(walk.loaded[loaded].object, loaded == walk.main);
     auto it = runpath_memo.find(key);
-    if (it != runpath_memo.end()) return it->second;
+    if (it != runpath_memo.end()) return *it->second;
     std::vector<std::string> dirs;
     const Binary* bin = binary_of(walk, loaded);
     if (bin && bin->runpath) dirs = split_search_path(*bin->runpath, ":", dst_context(walk, loaded));
-    return runpath_memo.emplace(key, std::move(dirs)).first->second;
+    return *runpath_memo.emplace(key, keep_list(std::move(dirs))).first->second;
   }
 
-  std::vector<std::string> ld_library_path_dirs(const RootWalk& walk) {
+  // Depends on the walk only through its main program ($ORIGIN) and ABI ($LIB).
+  const std::vector<std::string>& ld_library_path_dirs(const RootWalk& walk) {
+    auto key = std::make_pair(walk.main == kNone ? kNone : walk.loaded[walk.main].object,
+                              static_cast<const AbiContext*>(walk.abi));
+    auto it = ld_library_path_memo.find(key);
+    if (it != ld_library_path_memo.end()) return *it->second;
+    return *ld_library_path_memo.emplace(key, keep_list(expand_ld_library_path(walk))).first->second;
+  }
+
+  std::vector<std::string> expand_ld_library_path(const RootWalk& walk) const {
     if (env().secure || env().ld_library_path.empty()) return {};
     std::string joined;
     for (size_t i = 0; i < env().ld_library_path.size(); ++i)
@@ -233,9 +253,9 @@ struct Resolver::Impl {
   }
 
   // _dl_map_object's search lists for a name requested by `requester`.
-  SearchRequest search_request(RootWalk& walk, size_t requester, const std::string& name) {
+  SearchRequest search_request(RootWalk& walk, size_t requester, std::string_view name) {
     SearchRequest req;
-    req.name = name;
+    req.name = std::string(name);
     const Binary* bin = requester == kNone ? nullptr : binary_of(walk, requester);
     req.nodeflib = bin && bin->nodeflib();
     if (!bin || !bin->runpath) {
@@ -245,18 +265,18 @@ struct Resolver::Impl {
         const auto& dirs = rpath_dirs(walk, at);
         std::string label = at == requester ? "rpath"
                                             : "rpath of " + display_name(graph.objects[walk.loaded[at].object]);
-        req.lists.push_back({How::Rpath, label, dirs});
+        req.lists.push_back({How::Rpath, std::move(label), &dirs});
         did_main = did_main || at == walk.main;
         size_t up = walk.loaded[at].loader;
         at = up == kNone ? kNone : walk.loaded[up].rpath_anchor;
       }
       if (!did_main && walk.main != kNone && !rpath_dirs(walk, walk.main).empty())
         req.lists.push_back({How::Rpath, "rpath of " + display_name(graph.objects[walk.loaded[walk.main].object]),
-                             rpath_dirs(walk, walk.main)});
+                             &rpath_dirs(walk, walk.main)});
     }
-    auto llp = ld_library_path_dirs(walk);
-    if (!llp.empty()) req.lists.push_back({How::LdLibraryPath, "LD_LIBRARY_PATH", std::move(llp)});
-    if (bin && bin->runpath) req.lists.push_back({How::Runpath, "runpath", runpath_dirs(walk, requester)});
+    const auto& llp = ld_library_path_dirs(walk);
+    if (!llp.empty()) req.lists.push_back({How::LdLibraryPath, "LD_LIBRARY_PATH", &llp});
+    if (bin && bin->runpath) req.lists.push_back({How::Runpath, "runpath", &runpath_dirs(walk, requester)});
     return req;
   }
 
@@ -289,32 +309,34 @@ struct Resolver::Impl {
   std::pair<Edge, size_t> resolve(RootWalk& walk, size_t root_index, const Request& rq) {
     Edge edge;
     edge.from = rq.requester == kNone ? walk.root_object : walk.loaded[rq.requester].object;
-    edge.name = rq.name;
+    edge.name = std::string(rq.name);
     edge.kind = rq.kind;
     edge.root = root_index;
-    std::string name = rq.name;
+    std::string_view name = rq.name;
+    std::string expanded_name;  // name after $ORIGIN, $LIB and $PLATFORM
     bool wants_expansion = rq.expand_bare_names || name.find('/') != std::string::npos;
     if (wants_expansion && has_dst(name) && rq.requester != kNone) {
       if (env().secure && rq.kind == EdgeKind::Needed) {
         edge.how_detail = "DST not allowed in SUID/SGID programs";
-        edge.tried.push_back({name, edge.how_detail});
+        edge.tried.push_back({std::string(name), edge.how_detail});
         return {std::move(edge), kNone};
       }
       auto expanded = substitute_dst(name, dst_context(walk, rq.requester));
       if (!expanded || expanded->empty()) {
         edge.how_detail = "empty dynamic string token substitution";
-        edge.tried.push_back({name, edge.how_detail});
+        edge.tried.push_back({std::string(name), edge.how_detail});
         return {std::move(edge), kNone};
       }
-      name = *expanded;
+      expanded_name = std::move(*expanded);
+      name = expanded_name;
     }
-    if (walk.pe) return resolve_pe(walk, std::move(edge), name);
+    if (walk.pe) return resolve_pe(walk, std::move(edge), std::string(name));
     auto known = walk.names.find(name);
     if (known != walk.names.end()) {
       edge.how = How::AlreadyLoaded;
       edge.how_detail = "already loaded";
       edge.to = walk.loaded[known->second].object;
-      edge.tried.push_back({graph.objects[*edge.to].path, "already loaded as " + name});
+      edge.tried.push_back({graph.objects[*edge.to].path, concat("already loaded as ", name)});
       return {std::move(edge), known->second};
     }
     if (env().secure && rq.kind == EdgeKind::Preload && name.find('/') != std::string::npos) {
@@ -322,10 +344,11 @@ struct Resolver::Impl {
       return {std::move(edge), kNone};
     }
     LibrarySearch& search = *walk.abi->search;
-    SearchResult found = name.find('/') != std::string::npos
-                             ? search.open_direct(name)
-                             : search.search(search_request(walk, rq.requester, name));
-    edge.tried = std::move(found.attempts);
+    SearchResult direct;
+    const SearchResult& found = name.find('/') != std::string::npos
+                                    ? (direct = search.open_direct(std::string(name)))
+                                    : search.search(search_request(walk, rq.requester, name));
+    edge.tried = found.attempts;
     edge.how = found.how;
     edge.how_detail = found.how_detail;
     if (!found.path) return {std::move(edge), kNone};
@@ -333,17 +356,17 @@ struct Resolver::Impl {
   }
 
   // A file was found: reuse an object with the same file id, or load it.
-  std::pair<Edge, size_t> attach(RootWalk& walk, Edge edge, const std::string& name,
+  std::pair<Edge, size_t> attach(RootWalk& walk, Edge edge, std::string_view name,
                                  const std::string& path, const Request& rq) {
     if (rq.kind == EdgeKind::Preload) {
-      edge.how_detail = rq.preload_source + " (" + edge.how_detail + ")";
+      edge.how_detail = std::string(rq.preload_source) + " (" + edge.how_detail + ")";
       edge.how = How::Preload;
     }
     auto info = fs.stat(path);
     if (info) {
       auto same = walk.files.find({info->device, info->inode});
       if (same != walk.files.end()) {
-        if (!dry_run) walk.names.emplace(name, same->second);
+        if (!dry_run) walk.names.emplace(std::string(name), same->second);
         edge.to = walk.loaded[same->second].object;
         if (graph.objects[*edge.to].path != path) edge.how_detail += ", same file as " + graph.objects[*edge.to].path;
         return {std::move(edge), same->second};
@@ -366,7 +389,7 @@ struct Resolver::Impl {
     size_t object = object_for(path, bin);
     size_t loader = rq.dlopen ? kNone : rq.requester;
     size_t index = add_loaded(walk, object, loader);
-    walk.names.emplace(name, index);
+    walk.names.emplace(std::string(name), index);
     walk.names.emplace(path, index);
     edge.to = object;
     return {std::move(edge), index};

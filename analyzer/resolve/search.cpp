@@ -127,6 +127,16 @@ LibrarySearch::Probe LibrarySearch::probe(const std::string& path, bool record_m
   return Probe::Fatal;
 }
 
+const std::vector<std::string>& LibrarySearch::existing_subdirs(const std::string& base) const {
+  if (auto it = subdirs_.find(base); it != subdirs_.end()) return it->second;
+  std::vector<std::string> existing;
+  for (const std::string& sub : config_.subdirs) {
+    std::string subdir = join_path(base, sub);
+    if (dirs_.is_directory(subdir)) existing.push_back(std::move(subdir));  // glibc notes the others as nonexisting
+  }
+  return subdirs_.emplace(base, std::move(existing)).first->second;
+}
+
 LibrarySearch::Probe LibrarySearch::try_dir(const std::string& dir, const std::string& name,
                                             SearchResult& out) const {
   std::string base = absolute(dir);
@@ -134,9 +144,7 @@ LibrarySearch::Probe LibrarySearch::try_dir(const std::string& dir, const std::s
     out.attempts.push_back({join_path(base, name), "not found (no such directory)"});
     return Probe::Continue;
   }
-  for (const std::string& sub : config_.subdirs) {
-    std::string subdir = join_path(base, sub);
-    if (!dirs_.is_directory(subdir)) continue;  // glibc notes the directory as nonexisting
+  for (const std::string& subdir : existing_subdirs(base)) {
     Probe p = probe(join_path(subdir, name), true, out);
     if (p != Probe::Continue) return p;
   }
@@ -176,20 +184,25 @@ bool LibrarySearch::try_cache(const SearchRequest& request, SearchResult& out) c
 
 namespace {
 
-// Everything a search's answer depends on besides the (unchanging) file system and config.
+// Everything a search's answer depends on besides the (unchanging) file system and config. A list
+// stands for its directories by its address (the caller keeps each list for the whole scan).
 std::string request_key(const SearchRequest& request) {
-  std::string key = request.name;
-  key += request.nodeflib ? "\1" : "\2";
+  std::string key;
+  key.reserve(request.name.size() + 1 + request.lists.size() * (2 + sizeof(void*) + 24));
+  key += request.name;
+  key += request.nodeflib ? '\1' : '\2';
   for (const SearchList& list : request.lists) {
-    key += fmt::format("\3{}\4{}", static_cast<int>(list.how), list.detail);
-    for (const std::string& dir : list.dirs) key += "\5" + dir;
+    key += static_cast<char>(list.how);
+    key.append(reinterpret_cast<const char*>(&list.dirs), sizeof list.dirs);
+    key += list.detail;
+    key += '\0';
   }
   return key;
 }
 
 }  // namespace
 
-SearchResult LibrarySearch::search(const SearchRequest& request) const {
+const SearchResult& LibrarySearch::search(const SearchRequest& request) const {
   std::string key = request_key(request);
   if (auto it = searched_.find(key); it != searched_.end()) return it->second;
   return searched_.emplace(std::move(key), search_uncached(request)).first->second;
@@ -210,7 +223,7 @@ SearchResult LibrarySearch::search_uncached(const SearchRequest& request) const 
     return out;
   };
   for (const SearchList& list : request.lists) {
-    for (const std::string& dir : list.dirs) {
+    for (const std::string& dir : *list.dirs) {
       if (!tried_dirs.insert(absolute(dir)).second) continue;
       Probe p = try_dir(dir, request.name, out);
       if (p == Probe::Taken) {

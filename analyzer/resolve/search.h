@@ -20,7 +20,9 @@ namespace depscan {
 struct SearchList {
   How how = How::Rpath;
   std::string detail;             // "rpath", "rpath of libfoo.so.1", "LD_LIBRARY_PATH", "runpath"
-  std::vector<std::string> dirs;  // expanded; "" is the current directory
+  // Expanded; "" is the current directory. The caller keeps the list for the whole scan: searches
+  // are remembered by the list's address, not by its contents.
+  const std::vector<std::string>* dirs = nullptr;
 };
 
 struct SearchRequest {
@@ -89,7 +91,8 @@ class LibrarySearch {
   LibrarySearch(const FileSystem& fs, DirCache& dirs, SearchConfig config, CacheSource cache);
 
   // Remembered per request: every root of a scan asks again for libc.so.6 through the same lists.
-  SearchResult search(const SearchRequest& request) const;
+  // The answer lives as long as this LibrarySearch.
+  const SearchResult& search(const SearchRequest& request) const;
   // A name containing '/': opened as is (relative to the working directory).
   SearchResult open_direct(const std::string& path) const;
   const SearchConfig& config() const { return config_; }
@@ -99,6 +102,8 @@ class LibrarySearch {
   Probe probe(const std::string& path, bool record_missing, SearchResult& out) const;
   // Tries one directory with its hwcaps subdirectories.
   Probe try_dir(const std::string& dir, const std::string& name, SearchResult& out) const;
+  // The hwcaps subdirectories of `base` that exist, in search order.
+  const std::vector<std::string>& existing_subdirs(const std::string& base) const;
   bool try_cache(const SearchRequest& request, SearchResult& out) const;
   std::string absolute(const std::string& dir) const;
   SearchResult search_uncached(const SearchRequest& request) const;
@@ -108,6 +113,7 @@ class LibrarySearch {
   SearchConfig config_;
   CacheSource cache_;
   mutable std::unordered_map<std::string, SearchResult> searched_;  // key: request_key()
+  mutable std::unordered_map<std::string, std::vector<std::string>> subdirs_;  // key: absolute directory
 };
 
 }  // namespace depscan

@@ -7,6 +7,14 @@
 
 namespace depscan {
 
+// a + b in one allocation.
+inline std::string concat(std::string_view a, std::string_view b) {
+  std::string out;
+  out.reserve(a.size() + b.size());
+  out.append(a).append(b);
+  return out;
+}
+
 // `file` is `name` followed by "." and more: "libfoo.so.1.2" or "libfoo.so.1" for "libfoo.so".
 inline bool is_dotted_extension_of(std::string_view file, std::string_view name) {
   return file.size() > name.size() && file.starts_with(name) && file[name.size()] == '.';
