@@ -32,16 +32,19 @@ struct DynamicTable {
 
 using Problem = std::optional<std::string>;
 
-// DT_STRTAB limited to DT_STRSZ (or to the end of its segment when DT_STRSZ is absent).
+// DT_STRTAB limited to DT_STRSZ (or to the end of its segment when DT_STRSZ is absent), read
+// string by string unless preloaded.
 class StringTable {
  public:
   static Problem locate(const Image& image, const DynamicTable& dynamic, StringTable& out);
   // The NUL-terminated string at offset, or a problem naming what is wrong with it.
   Problem get(uint64_t offset, std::string_view what, std::string& out) const;
   bool present() const { return present_; }
+  // Reads the whole table at once, before asking for most of its strings (the symbol names).
+  Problem preload() const;
 
  private:
-  ByteView bytes_;
+  SourceRange range_;
   bool present_ = false;
 };
 

@@ -1,13 +1,16 @@
-// The layout of one ELF file as it lies in a memory map: the header, the program headers and
-// the section headers, with every offset and count checked against the file size. Reads of
-// class- and byte-order-dependent fields go through here; nothing is copied from the file.
+// The layout of one ELF file: the header, the program headers and the section headers, with
+// every offset and count checked against the file size. Reads of class- and byte-order-dependent
+// fields go through here. The bytes come from a ByteSource: only the tables the reader asks for
+// are read (or, from memory, viewed), nothing is copied whole.
 #pragma once
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
+#include "analyzer/util/byte_source.h"
 #include "analyzer/util/bytes.h"
 #include "analyzer/util/expected.h"
 
@@ -30,9 +33,11 @@ struct SectionHeader {
 
 class Image {
  public:
-  static Expected<Image> parse(ByteView file);
+  // `source` must outlive the image and every view read through it.
+  static Expected<Image> parse(const ByteSource& source);
 
-  ByteView file() const { return file_; }
+  const ByteSource& source() const { return *source_; }
+  uint64_t file_size() const { return source_->size(); }
   bool is64() const { return is64_; }
   bool little_endian() const { return little_; }
   uint16_t type() const { return type_; }
@@ -47,25 +52,33 @@ class Image {
   uint64_t symbol_size() const { return is64_ ? 24 : 16; }
   uint64_t dynamic_entry_size() const { return is64_ ? 16 : 8; }
 
+  // A range of the file already checked to lie inside it (a segment, a section, a table).
+  SourceRange range(uint64_t offset, uint64_t size) const { return SourceRange(*source_, offset, size); }
+  // The bytes of such a range, or the problem reading them (an I/O error, a file that shrank).
+  Expected<ByteView> bytes(uint64_t offset, uint64_t size) const;
+
   // Field reads in the file's byte order from a view taken out of this file (0 when the view is
   // too short: callers check a table's extent once, then read its fields).
   uint16_t u16(ByteView v, uint64_t offset) const { return v.read<uint16_t>(offset, little_).value_or(0); }
   uint32_t u32(ByteView v, uint64_t offset) const { return v.read<uint32_t>(offset, little_).value_or(0); }
   uint64_t u64(ByteView v, uint64_t offset) const { return v.read<uint64_t>(offset, little_).value_or(0); }
   uint64_t word(ByteView v, uint64_t offset) const { return is64_ ? u64(v, offset) : u32(v, offset); }
+  uint16_t u16(const SourceRange& r, uint64_t offset) const { return r.read<uint16_t>(offset, little_).value_or(0); }
+  uint32_t u32(const SourceRange& r, uint64_t offset) const { return r.read<uint32_t>(offset, little_).value_or(0); }
 
   // The file offset holding [address, address + size) of the loaded image: the range must lie in
   // the file-backed part of one PT_LOAD segment.
   std::optional<uint64_t> file_offset(uint64_t address, uint64_t size) const;
-  // The bytes from `address` to the end of the file-backed part of its PT_LOAD segment.
-  std::optional<ByteView> bytes_from_address(uint64_t address) const;
+  // From `address` to the end of the file-backed part of its PT_LOAD segment.
+  std::optional<SourceRange> range_from_address(uint64_t address) const;
 
  private:
   std::optional<std::string> read_header();
   std::optional<std::string> read_section_headers(uint64_t shoff, uint16_t shentsize, uint32_t shnum);
   std::optional<std::string> read_program_headers(uint64_t phoff, uint16_t phentsize, uint32_t phnum);
+  bool contains(uint64_t offset, uint64_t length) const;
 
-  ByteView file_;
+  const ByteSource* source_ = nullptr;
   bool is64_ = true, little_ = true;
   uint16_t type_ = 0, machine_ = 0;
   uint32_t shstrndx_ = 0;

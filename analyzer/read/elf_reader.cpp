@@ -1,5 +1,7 @@
 #include "analyzer/read/elf_reader.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "analyzer/read/elf_dynamic.h"
@@ -8,6 +10,9 @@ namespace depscan {
 namespace {
 
 using elf::Problem;
+
+constexpr uint64_t kDynamicChunk = 4096;  // a multiple of both entry sizes
+constexpr uint64_t kSectionNamesReadWhole = 64 * 1024;
 
 const elf::Segment* first_segment(const elf::Image& image, uint32_t type) {
   for (const elf::Segment& s : image.segments())
@@ -18,7 +23,7 @@ const elf::Segment* first_segment(const elf::Image& image, uint32_t type) {
 Problem read_interpreter(const elf::Image& image, Binary& binary) {
   const elf::Segment* interp = first_segment(image, elf::kPtInterp);
   if (!interp) return std::nullopt;
-  auto text = image.file().sub(interp->offset, interp->filesz)->cstring(0);
+  auto text = image.range(interp->offset, interp->filesz).cstring(0);  // segments are checked
   if (!text) return "PT_INTERP is not NUL-terminated";
   binary.interpreter = std::string(*text);
   return std::nullopt;
@@ -28,12 +33,17 @@ Problem read_dynamic_table(const elf::Image& image, elf::DynamicTable& table, bo
   const elf::Segment* dynamic = first_segment(image, elf::kPtDynamic);
   present = dynamic != nullptr;
   if (!dynamic) return std::nullopt;
-  ByteView bytes = *image.file().sub(dynamic->offset, dynamic->filesz);  // segments are checked
   uint64_t entry_size = image.dynamic_entry_size(), word = image.word_size();
-  for (uint64_t off = 0; off + entry_size <= bytes.size(); off += entry_size) {
-    elf::DynamicEntry entry{image.word(bytes, off), image.word(bytes, off + word)};
-    if (entry.tag == elf::kDtNull) return std::nullopt;
-    table.entries.push_back(entry);
+  uint64_t usable = dynamic->filesz - dynamic->filesz % entry_size;
+  // Read in chunks of whole entries: a hostile p_filesz may cover the file, DT_NULL comes early.
+  for (uint64_t start = 0; start < usable; start += kDynamicChunk) {
+    auto chunk = image.bytes(dynamic->offset + start, std::min(kDynamicChunk, usable - start));  // segments are checked
+    if (!chunk) return chunk.error();
+    for (uint64_t off = 0; off + entry_size <= chunk->size(); off += entry_size) {
+      elf::DynamicEntry entry{image.word(*chunk, off), image.word(*chunk, off + word)};
+      if (entry.tag == elf::kDtNull) return std::nullopt;
+      table.entries.push_back(entry);
+    }
   }
   return std::nullopt;  // no DT_NULL inside p_filesz: the loader stops at the end as well
 }
@@ -59,10 +69,11 @@ Problem read_dynamic_strings(const elf::DynamicTable& dynamic, const elf::String
 Problem read_sections(const elf::Image& image, Binary& binary) {
   if (image.sections().empty()) return std::nullopt;
   const elf::SectionHeader& names_header = image.sections()[image.shstrndx()];
-  ByteView names;
+  SourceRange names;
   if (image.shstrndx() != 0) {
     if (names_header.type == elf::kShtNobits) return "the section name table has no bytes in the file";
-    names = *image.file().sub(names_header.offset, names_header.size);  // checked with the headers
+    names = image.range(names_header.offset, names_header.size);  // checked with the headers
+    if (names.size() <= kSectionNamesReadWhole && !names.bytes()) return "cannot read the section name table";
   }
   binary.sections.reserve(image.sections().size());
   for (size_t i = 0; i < image.sections().size(); ++i) {
@@ -112,22 +123,29 @@ Problem StringTable::locate(const Image& image, const DynamicTable& dynamic, Str
         return "dynamic section names strings but has no DT_STRTAB";
     return std::nullopt;
   }
-  auto bytes = image.bytes_from_address(*address);
-  if (!bytes) return "DT_STRTAB not inside any PT_LOAD segment";
+  auto range = image.range_from_address(*address);
+  if (!range) return "DT_STRTAB not inside any PT_LOAD segment";
   if (auto size = dynamic.value(kDtStrsz)) {
-    auto limited = bytes->sub(0, *size);
+    auto limited = range->sub(0, *size);
     if (!limited) return "DT_STRSZ extends past the segment holding DT_STRTAB";
-    bytes = limited;
+    range = limited;
   }
-  out.bytes_ = *bytes;
+  out.range_ = *range;
   out.present_ = true;
+  return std::nullopt;
+}
+
+Problem StringTable::preload() const {
+  // Past this size (only a hostile file has it) the strings are read one by one instead.
+  constexpr uint64_t kMaxPreload = uint64_t{64} << 20;
+  if (present_ && range_.size() <= kMaxPreload && !range_.bytes()) return "cannot read the dynamic string table";
   return std::nullopt;
 }
 
 Problem StringTable::get(uint64_t offset, std::string_view what, std::string& out) const {
   if (!present_) return fmt::format("{} needs DT_STRTAB, which is absent", what);
-  if (offset >= bytes_.size()) return fmt::format("{} string offset {:#x} past the end of the string table", what, offset);
-  auto text = bytes_.cstring(offset);
+  if (offset >= range_.size()) return fmt::format("{} string offset {:#x} past the end of the string table", what, offset);
+  auto text = range_.cstring(offset);
   if (!text) return fmt::format("{} string at offset {:#x} has no terminator", what, offset);
   out.assign(text->data(), text->size());
   return std::nullopt;
@@ -136,6 +154,11 @@ Problem StringTable::get(uint64_t offset, std::string_view what, std::string& ou
 }  // namespace elf
 
 Expected<Binary> read_elf(ByteView file, const std::string& logical_path, bool with_symbols) {
+  MemorySource source(file);
+  return read_elf(source, logical_path, with_symbols);
+}
+
+Expected<Binary> read_elf(const ByteSource& file, const std::string& logical_path, bool with_symbols) {
   auto image = elf::Image::parse(file);
   if (!image) return Error{image.error()};
   Binary binary;

@@ -13,22 +13,24 @@ namespace {
 constexpr uint16_t kVersymHidden = 0x8000, kVersymIndexMask = 0x7fff, kNoVersym = 0xffff;
 
 Problem count_from_sysv_hash(const Image& image, uint64_t address, uint64_t& count) {
-  auto bytes = image.bytes_from_address(address);
-  if (!bytes || !bytes->contains(0, 8)) return "DT_HASH not inside any PT_LOAD segment";
-  count = image.u32(*bytes, 4);  // nchain
+  auto range = image.range_from_address(address);
+  if (!range || !range->contains(0, 8)) return "DT_HASH not inside any PT_LOAD segment";
+  count = image.u32(*range, 4);  // nchain
   return std::nullopt;
 }
 
 // The highest symbol index any bucket reaches, followed along its chain to the end marker.
 Problem count_from_gnu_hash(const Image& image, uint64_t address, uint64_t& count) {
-  auto bytes = image.bytes_from_address(address);
-  if (!bytes || !bytes->contains(0, 16)) return "DT_GNU_HASH not inside any PT_LOAD segment";
-  uint32_t buckets = image.u32(*bytes, 0), symoffset = image.u32(*bytes, 4), bloom = image.u32(*bytes, 8);
+  auto range = image.range_from_address(address);
+  if (!range || !range->contains(0, 16)) return "DT_GNU_HASH not inside any PT_LOAD segment";
+  uint32_t buckets = image.u32(*range, 0), symoffset = image.u32(*range, 4), bloom = image.u32(*range, 8);
   auto bloom_bytes = checked_mul(bloom, image.word_size());
   auto bucket_start = checked_add(16, *bloom_bytes);
-  if (!bytes->contains(*bucket_start, uint64_t{buckets} * 4)) return "DT_GNU_HASH buckets run past their segment";
+  if (!range->contains(*bucket_start, uint64_t{buckets} * 4)) return "DT_GNU_HASH buckets run past their segment";
+  auto bucket_bytes = range->bytes(*bucket_start, uint64_t{buckets} * 4);
+  if (!bucket_bytes) return "cannot read the DT_GNU_HASH buckets";
   uint32_t last = 0;
-  for (uint32_t i = 0; i < buckets; ++i) last = std::max(last, image.u32(*bytes, *bucket_start + 4 * uint64_t{i}));
+  for (uint32_t i = 0; i < buckets; ++i) last = std::max(last, image.u32(*bucket_bytes, 4 * uint64_t{i}));
   if (last < symoffset) {
     count = symoffset;
     return std::nullopt;
@@ -36,8 +38,8 @@ Problem count_from_gnu_hash(const Image& image, uint64_t address, uint64_t& coun
   uint64_t chains = *bucket_start + uint64_t{buckets} * 4;
   for (uint64_t index = last;; ++index) {
     uint64_t at = chains + (index - symoffset) * 4;
-    if (!bytes->contains(at, 4)) return "DT_GNU_HASH chain runs past its segment";
-    if (image.u32(*bytes, at) & 1) {
+    if (!range->contains(at, 4)) return "DT_GNU_HASH chain runs past its segment";
+    if (image.u32(*range, at) & 1) {
       count = index + 1;
       return std::nullopt;
     }
@@ -112,15 +114,19 @@ Problem read_dynamic_symbols(const Image& image, const DynamicTable& dynamic, co
   auto table_size = checked_mul(count, image.symbol_size());
   auto table_offset = table_size ? image.file_offset(*address, *table_size) : std::nullopt;
   if (!table_offset) return fmt::format("dynamic symbol table ({} entries) not inside any PT_LOAD segment", count);
-  ByteView table = *image.file().sub(*table_offset, *table_size);
+  auto table = image.bytes(*table_offset, *table_size);
+  if (!table) return table.error();
 
   ByteView versyms;
   auto versym_address = dynamic.value(kDtVersym);
   if (versym_address) {
     auto offset = image.file_offset(*versym_address, count * 2);
     if (!offset) return fmt::format("DT_VERSYM ({} entries) not inside any PT_LOAD segment", count);
-    versyms = *image.file().sub(*offset, count * 2);
+    auto read = image.bytes(*offset, count * 2);
+    if (!read) return read.error();
+    versyms = *read;
   }
+  if (auto problem = strings.preload()) return problem;
 
   VersionNames names(binary);
   binary.symbols.reserve(count - 1);
@@ -128,14 +134,14 @@ Problem read_dynamic_symbols(const Image& image, const DynamicTable& dynamic, co
   for (uint64_t i = 1; i < count; ++i) {  // entry 0 is the null symbol
     uint64_t at = i * size;
     Symbol symbol;
-    uint8_t info = table.read<uint8_t>(at + (image.is64() ? 4 : 12)).value_or(0);
-    uint8_t other = table.read<uint8_t>(at + (image.is64() ? 5 : 13)).value_or(0);
-    uint16_t shndx = image.u16(table, at + (image.is64() ? 6 : 14));
+    uint8_t info = table->read<uint8_t>(at + (image.is64() ? 4 : 12)).value_or(0);
+    uint8_t other = table->read<uint8_t>(at + (image.is64() ? 5 : 13)).value_or(0);
+    uint16_t shndx = image.u16(*table, at + (image.is64() ? 6 : 14));
     symbol.defined = shndx != 0;
     symbol.binding = binding_of(info);
     symbol.type = type_of(info);
     symbol.visibility = other & 3;
-    if (auto problem = strings.get(image.u32(table, at), "symbol name", symbol.name))
+    if (auto problem = strings.get(image.u32(*table, at), "symbol name", symbol.name))
       return fmt::format("dynamic symbol {}: {}", i, *problem);
     if (versym_address) apply_version(image.u16(versyms, i * 2), names, symbol);
     else symbol.version_index = kNoVersym;

@@ -24,7 +24,7 @@ constexpr Chain kVerdef{"verdef", kDtVerdefnum, "DT_VERDEFNUM", kVerdefSize};
 // Walks a version list: calls visit(record offset) for each record; visit returns the record's
 // "next" field (0 ends the list) or a problem.
 template <class Visit>
-Problem walk_chain(const Chain& chain, ByteView list, const DynamicTable& dynamic, Visit visit) {
+Problem walk_chain(const Chain& chain, const SourceRange& list, const DynamicTable& dynamic, Visit visit) {
   uint64_t cap = list.size() / chain.entry_size;
   auto expected = dynamic.value(chain.count_tag);
   if (expected && *expected > cap)
@@ -50,7 +50,7 @@ Problem walk_chain(const Chain& chain, ByteView list, const DynamicTable& dynami
 // The auxiliary records of one version record: `count` of them, linked by their "next" field at
 // next_field, starting at first.
 template <class Visit>
-Problem walk_aux(ByteView list, const Image& image, const char* name, uint64_t first, uint16_t count,
+Problem walk_aux(const SourceRange& list, const Image& image, const char* name, uint64_t first, uint16_t count,
                  uint64_t entry_size, uint64_t next_field, Visit visit) {
   uint64_t offset = first;
   for (uint16_t i = 0; i < count; ++i) {
@@ -64,13 +64,13 @@ Problem walk_aux(ByteView list, const Image& image, const char* name, uint64_t f
 }
 
 Problem locate_list(const Image& image, const DynamicTable& dynamic, uint64_t tag, const char* tag_name,
-                    ByteView& list, bool& present) {
+                    SourceRange& list, bool& present) {
   auto address = dynamic.value(tag);
   present = address.has_value();
   if (!address) return std::nullopt;
-  auto bytes = image.bytes_from_address(*address);
-  if (!bytes) return fmt::format("{} not inside any PT_LOAD segment", tag_name);
-  list = *bytes;
+  auto range = image.range_from_address(*address);
+  if (!range) return fmt::format("{} not inside any PT_LOAD segment", tag_name);
+  list = *range;
   return std::nullopt;
 }
 
@@ -78,7 +78,7 @@ Problem locate_list(const Image& image, const DynamicTable& dynamic, uint64_t ta
 
 Problem read_version_needs(const Image& image, const DynamicTable& dynamic, const StringTable& strings,
                            std::vector<VersionNeed>& out) {
-  ByteView list;
+  SourceRange list;
   bool present = false;
   if (auto problem = locate_list(image, dynamic, kDtVerneed, "DT_VERNEED", list, present)) return problem;
   if (!present) return std::nullopt;
@@ -102,7 +102,7 @@ Problem read_version_needs(const Image& image, const DynamicTable& dynamic, cons
 
 Problem read_version_defs(const Image& image, const DynamicTable& dynamic, const StringTable& strings,
                           std::vector<VersionDef>& out) {
-  ByteView list;
+  SourceRange list;
   bool present = false;
   if (auto problem = locate_list(image, dynamic, kDtVerdef, "DT_VERDEF", list, present)) return problem;
   if (!present) return std::nullopt;

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <optional>
 
-#include "analyzer/input/mapped_file.h"
+#include "analyzer/input/file_source.h"
 #include "analyzer/input/sniff.h"
 #include "analyzer/read/elf_reader.h"
 #include "analyzer/read/pe_reader.h"
@@ -14,28 +14,27 @@ namespace {
 
 struct OpenedBinary {
   std::string host;
-  std::unique_ptr<MappedFile> file;
+  std::unique_ptr<FileSource> file;
   FileFormat format = FileFormat::Unknown;
 };
 
 Expected<OpenedBinary> open_binary(const FileSystem& fs, std::string_view logical) {
   auto host = fs.host_path(logical);
   if (!host) return Error{host.error()};
-  auto file = MappedFile::open(*host);
+  auto file = FileSource::open(*host);
   if (!file) return Error{file.error()};
-  ByteView bytes = (*file)->bytes();
-  FileFormat format = sniff_bytes(bytes.sub(0, std::min<size_t>(bytes.size(), 512)).value_or(ByteView()));
-  return OpenedBinary{std::move(*host), std::move(*file), format};
+  auto head = (*file)->read(0, std::min<uint64_t>((*file)->size(), 512));
+  if (!head) return Error{"cannot read the start of the file"};
+  return OpenedBinary{std::move(*host), std::move(*file), sniff_bytes(*head)};
 }
 
 Expected<BinaryPtr> parse_binary(const OpenedBinary& opened, std::string_view logical, ReadOptions options) {
-  ByteView bytes = opened.file->bytes();
   std::string path(logical);
   Expected<Binary> parsed = Error{"not an ELF or PE file"};
-  if (opened.format == FileFormat::Elf) parsed = read_elf(bytes, path, options.symbols);
+  if (opened.format == FileFormat::Elf) parsed = read_elf(*opened.file, path, options.symbols);
   else if (opened.format == FileFormat::Pe) parsed = read_pe(opened.host, path);
   if (!parsed) return Error{parsed.error()};
-  parsed->file_size = bytes.size();
+  parsed->file_size = opened.file->size();
   return BinaryPtr(std::make_shared<const Binary>(std::move(*parsed)));
 }
 

@@ -11,7 +11,9 @@
 #include <string>
 #include <vector>
 
+#include "analyzer/input/file_source.h"
 #include "analyzer/read/elf_reader.h"
+#include "read/compare.h"
 #include "analyzer/read/lief_elf_reader.h"
 #include "support.h"
 
@@ -41,7 +43,25 @@ void put(Bytes& b, uint64_t at, T v) {
   std::memcpy(b.data() + at, &v, sizeof v);
 }
 
-Expected<Binary> read(const Bytes& b) { return read_elf(ByteView(b.data(), b.size()), "hostile.so"); }
+// The input as a scan reads it: written to a file, read with pread (FileSource).
+Expected<Binary> read_from_file(const Bytes& b) {
+  static const test::TempDir dir("hostile-file");
+  std::string path = dir.str() + "/hostile.so";
+  std::ofstream(path, std::ios::binary | std::ios::trunc).write(reinterpret_cast<const char*>(b.data()), b.size());
+  auto file = FileSource::open(path);
+  REQUIRE_MESSAGE(file, path << ": " << file.error());
+  return read_elf(**file, "hostile.so");
+}
+
+// Every input is read from memory and from a file: both must give the same model or the same error.
+Expected<Binary> read(const Bytes& b) {
+  auto from_memory = read_elf(ByteView(b.data(), b.size()), "hostile.so");
+  auto from_file = read_from_file(b);
+  if (from_memory && from_file) CHECK(test::model_difference(*from_memory, *from_file) == "");
+  else if (!from_memory && !from_file) CHECK(from_memory.error() == from_file.error());
+  else CHECK_MESSAGE(false, "only one read fails: " << (from_memory ? from_file.error() : from_memory.error()));
+  return from_memory;
+}
 
 std::string error_of(const Bytes& b) {
   auto r = read(b);

@@ -1,0 +1,79 @@
+#include "analyzer/input/file_source.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <algorithm>
+#include <cstring>
+
+namespace depscan {
+namespace {
+
+// pread until `length` bytes are in or the file ends; false on an error or a short file.
+bool read_fully(int fd, uint8_t* out, uint64_t length, uint64_t offset) {
+  while (length > 0) {
+    ssize_t got = ::pread(fd, out, length, static_cast<off_t>(offset));
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) return false;
+    out += got;
+    offset += static_cast<uint64_t>(got);
+    length -= static_cast<uint64_t>(got);
+  }
+  return true;
+}
+
+}  // namespace
+
+FileSource::~FileSource() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+Expected<std::unique_ptr<FileSource>> FileSource::open(const std::string& host_path) {
+  // O_NONBLOCK: opening a FIFO must not wait for a writer; fstat then refuses it.
+  int fd = ::open(host_path.c_str(), O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+  if (fd < 0) return Error{std::strerror(errno)};
+  struct stat st;
+  if (::fstat(fd, &st) != 0) {
+    int err = errno;
+    ::close(fd);
+    return Error{std::strerror(err)};
+  }
+  if (!S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return Error{S_ISDIR(st.st_mode) ? "is a directory" : "not a regular file"};
+  }
+  std::unique_ptr<FileSource> file(new FileSource());
+  file->fd_ = fd;
+  file->info_ = FileInfo{FileKind::Regular, static_cast<uint64_t>(st.st_size), static_cast<uint64_t>(st.st_dev),
+                         static_cast<uint64_t>(st.st_ino), static_cast<uint32_t>(st.st_mode)};
+  return file;
+}
+
+const FileSource::Buffer* FileSource::fetch(uint64_t offset, uint64_t length) const {
+  Buffer b{offset, length, std::make_unique_for_overwrite<uint8_t[]>(length)};
+  if (!read_fully(fd_, b.bytes.get(), length, offset)) return nullptr;
+  buffers_.push_back(std::move(b));
+  return &buffers_.back();
+}
+
+std::optional<ByteView> FileSource::read(uint64_t offset, uint64_t length) const {
+  auto end = checked_add(offset, length);
+  if (!end || *end > info_.size) return std::nullopt;
+  if (length == 0) return ByteView();
+  for (const Buffer& b : buffers_)
+    if (offset >= b.offset && *end <= b.offset + b.size) return ByteView(b.bytes.get() + (offset - b.offset), length);
+  const Buffer* b = nullptr;
+  if (length <= kBlock) {
+    uint64_t start = offset - offset % kBlock;
+    uint64_t stop = std::min(info_.size, *end + (kBlock - *end % kBlock) % kBlock);
+    b = fetch(start, stop - start);
+  } else {
+    b = fetch(offset, length);
+  }
+  if (!b) return std::nullopt;
+  return ByteView(b->bytes.get() + (offset - b->offset), length);
+}
+
+}  // namespace depscan

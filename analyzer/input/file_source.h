@@ -1,0 +1,47 @@
+// A regular file read with pread, a few kilobytes at a time. Reading an ELF file's dynamic-linking
+// view this way costs a handful of small reads, where a memory map of the whole file costs the
+// map, a page fault for every page touched and an unmap of hundreds of megabytes of address space.
+// Opening refuses anything that is not a regular file (FIFOs and devices are never read).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "analyzer/input/fs.h"
+#include "analyzer/util/byte_source.h"
+#include "analyzer/util/expected.h"
+
+namespace depscan {
+
+class FileSource final : public ByteSource {
+ public:
+  FileSource(const FileSource&) = delete;
+  FileSource& operator=(const FileSource&) = delete;
+  ~FileSource() override;
+
+  static Expected<std::unique_ptr<FileSource>> open(const std::string& host_path);
+
+  uint64_t size() const override { return info_.size; }
+  // Every range read stays in memory and answers later reads inside it. A read of up to a block
+  // fetches the aligned blocks around it (the next string is usually there); a larger one, just
+  // itself. Not thread-safe: one reader at a time.
+  std::optional<ByteView> read(uint64_t offset, uint64_t length) const override;
+  const FileInfo& info() const { return info_; }
+
+ private:
+  static constexpr uint64_t kBlock = 4096;
+  struct Buffer {
+    uint64_t offset = 0, size = 0;
+    std::unique_ptr<uint8_t[]> bytes;
+  };
+  FileSource() = default;
+  const Buffer* fetch(uint64_t offset, uint64_t length) const;
+
+  int fd_ = -1;
+  FileInfo info_;
+  mutable std::vector<Buffer> buffers_;
+};
+
+}  // namespace depscan
