@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <algorithm>
 #include <cstring>
 #include <optional>
 #include <string_view>
@@ -32,7 +33,9 @@ class MemorySource final : public ByteSource {
   ByteView bytes_;
 };
 
-// The checks of ByteView over [offset, offset + size) of a source, each read fetching only what it asks for.
+// The checks of ByteView over [offset, offset + size) of a source, each read fetching only what it
+// asks for. Small reads are served from the last window read (4 KiB at most): walking a version
+// chain or the names of a string table asks the source once per window, not once per field.
 class SourceRange {
  public:
   SourceRange() = default;
@@ -55,7 +58,15 @@ class SourceRange {
   std::optional<ByteView> bytes() const { return source_ ? source_->read(offset_, size_) : std::optional<ByteView>(ByteView()); }
   std::optional<ByteView> bytes(uint64_t offset, uint64_t length) const {
     if (!contains(offset, length)) return std::nullopt;
-    return source_->read(offset_ + offset, length);
+    if (offset >= window_start_ && offset - window_start_ + length <= window_.size())
+      return ByteView(window_.data() + (offset - window_start_), length);
+    if (length > kWindow) return source_->read(offset_ + offset, length);
+    uint64_t window = std::min(kWindow, size_ - offset);
+    auto read = source_->read(offset_ + offset, window);
+    if (!read) return source_->read(offset_ + offset, length);
+    window_ = *read;
+    window_start_ = offset;
+    return ByteView(window_.data(), length);
   }
 
   template <class T>
@@ -81,9 +92,11 @@ class SourceRange {
   }
 
  private:
-  static constexpr uint64_t kFirstWindow = 256;
+  static constexpr uint64_t kFirstWindow = 256, kWindow = 4096;
   const ByteSource* source_ = nullptr;
   uint64_t offset_ = 0, size_ = 0;
+  mutable ByteView window_;         // the last window read, valid as long as the source
+  mutable uint64_t window_start_ = 0;  // its offset in the range
 };
 
 }  // namespace depscan
