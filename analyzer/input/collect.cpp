@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 
 #include <fmt/format.h>
@@ -30,14 +31,33 @@ Finding info(const char* code, const std::string& path, const std::string& messa
   return {code, Severity::Info, std::nullopt, message, "", path};
 }
 
+// e_type of an ELF file, if its header is long enough to hold one.
+std::optional<unsigned> elf_type(const FileSystem& fs, const std::string& path) {
+  auto head = fs.read_text(path, 18);
+  if (!head || head->size() < 18) return std::nullopt;
+  bool little = (*head)[5] != 2;
+  return little ? static_cast<unsigned char>((*head)[16]) | static_cast<unsigned char>((*head)[17]) << 8
+                : static_cast<unsigned char>((*head)[17]) | static_cast<unsigned char>((*head)[16]) << 8;
+}
+
+constexpr unsigned kEtRel = 1, kEtExec = 2, kEtDyn = 3, kEtCore = 4;
+
 // Relocatable objects (.o) and core files are ELF but never loaded: not audited.
 bool loadable_elf(const FileSystem& fs, const std::string& path) {
-  auto head = fs.read_text(path, 18);
-  if (!head || head->size() < 18) return false;
-  bool little = (*head)[5] != 2;
-  unsigned type = little ? static_cast<unsigned char>((*head)[16]) | static_cast<unsigned char>((*head)[17]) << 8
-                         : static_cast<unsigned char>((*head)[17]) | static_cast<unsigned char>((*head)[16]) << 8;
-  return type == 2 || type == 3;  // ET_EXEC, ET_DYN
+  auto type = elf_type(fs, path);
+  return type == kEtExec || type == kEtDyn;
+}
+
+// Why an ELF file given as an input has no dependency tree, or nullopt when the loader could load
+// it (or its header is too short to say: the reader reports that).
+std::optional<std::string> not_loadable(const FileSystem& fs, const std::string& path) {
+  auto type = elf_type(fs, path);
+  if (!type || *type == kEtExec || *type == kEtDyn) return std::nullopt;
+  if (*type == kEtRel)
+    return "an ELF relocatable object (ET_REL): the dynamic loader never loads one, so it has no dependency "
+           "tree; scan the program or library it is linked into";
+  if (*type == kEtCore) return "an ELF core dump (ET_CORE), not a program or library";
+  return fmt::format("an ELF file of type {} (e_type): the dynamic loader loads only ET_EXEC and ET_DYN files", *type);
 }
 
 // Every ELF or PE file under `dir`, sorted, without following symlinks (a link to a file is
@@ -185,6 +205,13 @@ void collect_one(std::unique_ptr<FileSystem>& fs, const std::string& input, cons
   auto host = fs->host_path(logical);
   switch (sniffed->format) {
     case FileFormat::Elf:
+      if (auto why = not_loadable(*fs, logical)) {
+        out.unreadable_inputs.push_back(input);
+        out.findings.push_back(input_error(input, *why));
+        return;
+      }
+      out.roots.push_back(logical);
+      return;
     case FileFormat::Pe: out.roots.push_back(logical); return;
     case FileFormat::Directory:
       if (looks_like_site_packages(*fs, logical)) add_environment(*fs, logical, out);

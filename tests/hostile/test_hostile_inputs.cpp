@@ -330,6 +330,47 @@ TEST_CASE("hostile: a scan of many files goes on past a bad one") {
   check_report(run_depscan({dir.str()}), "given as a directory");
 }
 
+// ELF files the loader never loads: a relocatable object, a core dump, an unknown e_type. Given
+// as inputs they are errors that say so (as libtree and ldd refuse them); in a directory they
+// are skipped like any other file that is not a program or library.
+TEST_CASE("hostile: ELF files that are not programs or libraries") {
+  TempDir dir("hostile-not-loadable");
+  std::string object = (fs::path(fixtures_dir()) / "hostile" / "victim.o").string();
+  REQUIRE_MESSAGE(fs::exists(object), "hostile fixture not built: victim.o");
+  std::string library = victim("libvictim.so");
+  auto with_type = [&](const char* name, uint16_t type) {
+    std::string bytes = library;
+    put(bytes, 16, 2, type);
+    std::string path = dir.str() + "/" + name;
+    write_file(path, bytes);
+    return path;
+  };
+  struct Case {
+    std::string path, words;
+  } cases[] = {{object, "relocatable object (ET_REL)"},
+               {with_type("core", 4), "core dump (ET_CORE)"},
+               {with_type("odd", 7), "type 7 (e_type)"}};
+  for (const Case& c : cases) {
+    CAPTURE(c.path);
+    CliRun run = run_depscan({c.path});
+    CHECK(run.exit_code == 2);
+    REQUIRE(!run.doc.is_discarded());
+    bool said = false;
+    for (const auto& f : run.doc["findings"])
+      said = said || (f["code"] == "input-error" && f["message"].get<std::string>().find(c.words) != std::string::npos &&
+                      f["message"].get<std::string>().find(c.path) != std::string::npos);
+    CHECK_MESSAGE(said, "no input-error saying " << c.words);
+  }
+  fs::copy_file(object, dir.str() + "/victim.o");
+  write_file(dir.str() + "/libvictim.so", library);
+  CliRun audit = run_depscan({dir.str()});
+  CHECK(audit.exit_code < 2);
+  std::set<std::string> roots;
+  for (const auto& r : audit.doc["roots"]) roots.insert(audit.doc["objects"].at(r.get<size_t>())["path"]);
+  CHECK(roots.count(dir.str() + "/libvictim.so") == 1);
+  CHECK(roots.count(dir.str() + "/victim.o") == 0);
+}
+
 // A file name is any bytes; the JSON, SARIF and JUnit reports must stay valid UTF-8 (the JSON
 // writer used to throw on the first invalid byte and the process ended in std::terminate).
 TEST_CASE("hostile: a file name that is not UTF-8") {
