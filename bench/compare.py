@@ -59,7 +59,11 @@ def tools(depscan, files, extra, directory=None):
         # libtree's job: the tree as text, no symbol tables read, no dlopen edges
         "depscan-tree": [depscan, "--no-symbols", "--no-dlopen", "--no-color"] + extra + files,
         **({"depscan DIR": [depscan, "--format", "json"] + extra + [directory]} if directory else {}),
+        # libtree shows each library once per run: dependencies already shown under an earlier
+        # file are left out of the later files' trees. -vvv expands every library wherever it
+        # appears, so each file's tree is complete (depscan resolves each library once per file).
         "libtree": ["libtree"] + files,
+        "libtree -vvv": ["libtree", "-vvv"] + files,
         "lddtree": ["/usr/bin/python3", "/usr/bin/lddtree"] + files,  # Debian's python has pyelftools
         "ldd": ["ldd"] + files,
     }
@@ -75,7 +79,7 @@ def main():
     a = ap.parse_args()
     sets = a.set or ["cuda=/usr/local/cuda/lib64", "system=/usr/lib/x86_64-linux-gnu:recursive"]
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C"}
-    print(f"{'set':8} {'tool':12} {'files':>6} {'median s':>9} {'peak MiB':>9} {'time/depscan':>13} {'rss/depscan':>12}")
+    print(f"{'set':8} {'tool':13} {'files':>6} {'median s':>9} {'peak MiB':>9} {'time/depscan':>13} {'rss/depscan':>12}")
     for spec in sets:
         name, _, rest = spec.partition("=")
         directory, _, mode = rest.partition(":")
@@ -89,7 +93,7 @@ def main():
         for tool, (t, m) in rows.items():
             rt = f"{t / base_t:.2f}x" if base_t else "-"
             rm = f"{m / base_m:.2f}x" if base_m else "-"
-            print(f"{name:8} {tool:12} {len(files):6d} {t:9.3f} {m / 1024:9.1f} {rt:>13} {rm:>12}")
+            print(f"{name:8} {tool:13} {len(files):6d} {t:9.4f} {m / 1024:9.1f} {rt:>13} {rm:>12}")
         sys.stdout.flush()
 
 

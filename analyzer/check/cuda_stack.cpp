@@ -164,11 +164,12 @@ void share_cudnn_cuda_majors(const Graph& g, std::vector<CudaLibrary>& libraries
   }
 }
 
+// `describe` is called only for a CUDA library's name: most names a program needs are not.
+template <class Describe>
 void add_requirement(CudaStack& stack, const Matrix& matrix, size_t object, const std::string& name,
-                     std::string what) {
+                     const Describe& describe) {
   CudaRequirement r;
   r.object = object;
-  r.what = std::move(what);
   if (const CudnnSeries* s = matrix.cudnn_series_of(name)) {
     r.component = "cudnn";
     r.cudnn_major = s->major;
@@ -179,6 +180,7 @@ void add_requirement(CudaStack& stack, const Matrix& matrix, size_t object, cons
   } else {
     return;
   }
+  r.what = describe();
   stack.requirements.push_back(std::move(r));
 }
 
@@ -188,22 +190,25 @@ void collect_requirements(const CheckContext& ctx, CudaStack& stack) {
   for (size_t i = 0; i < g.objects.size(); ++i) {
     const Object& o = g.objects[i];
     if (!o.binary || stack.for_object(i)) continue;
-    for (const std::string& needed : o.binary->needed) add_requirement(stack, ctx.matrix, i, needed, "NEEDED " + needed);
-    std::set<std::string> versions;
+    for (const std::string& needed : o.binary->needed)
+      add_requirement(stack, ctx.matrix, i, needed, [&] { return "NEEDED " + needed; });
+    std::set<std::pair<std::string_view, std::string_view>> versions;
     for (const VersionNeed& need : o.binary->version_needs)
-      if (versions.insert(need.file + "/" + need.version).second)
-        add_requirement(stack, ctx.matrix, i, need.file, fmt::format("version {} of {}", need.version, need.file));
+      if (versions.emplace(need.file, need.version).second)
+        add_requirement(stack, ctx.matrix, i, need.file,
+                        [&] { return fmt::format("version {} of {}", need.version, need.file); });
     size_t imported = 0;
     for (const Symbol& s : o.binary->symbols) {
       if (s.defined || !(s.name.starts_with("cuda") || s.name.starts_with("cudnn") || s.name.starts_with("cu"))) continue;
       if (s.version_file.empty() || ++imported > 3) continue;
-      add_requirement(stack, ctx.matrix, i, s.version_file, fmt::format("symbol {}@{}", s.name, s.version));
+      add_requirement(stack, ctx.matrix, i, s.version_file, [&] { return fmt::format("symbol {}@{}", s.name, s.version); });
     }
   }
   for (const Edge& e : g.edges)
     if (e.kind == EdgeKind::Dlopen && !stack.for_object(e.from))
-      add_requirement(stack, ctx.matrix, e.from, e.name,
-                      fmt::format("dlopen {}{}", e.name, e.inferred ? " (name found in its read-only data)" : ""));
+      add_requirement(stack, ctx.matrix, e.from, e.name, [&] {
+        return fmt::format("dlopen {}{}", e.name, e.inferred ? " (name found in its read-only data)" : "");
+      });
 }
 
 }  // namespace

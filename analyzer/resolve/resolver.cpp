@@ -81,7 +81,7 @@ struct Resolver::Impl {
   Graph graph;
   std::vector<Finding> diagnostics;
   std::vector<RootWalk> walks;
-  std::unordered_map<std::string, size_t> object_by_path;
+  StringMap<size_t> object_by_path;
   std::map<std::tuple<int, bool, uint16_t, bool>, std::unique_ptr<AbiContext>> abis;  // last: PE
   std::unique_ptr<DirCache> dir_cache;
   bool cache_loaded = false;
@@ -179,6 +179,11 @@ struct Resolver::Impl {
     graph.objects.push_back(std::move(obj));
     object_by_path.emplace(path, graph.objects.size() - 1);
     return graph.objects.size() - 1;
+  }
+
+  static Expected<BinaryPtr> binary_or_error(const Object& o) {
+    if (o.binary) return o.binary;
+    return Error{o.read_error};
   }
 
   const Binary* binary_of(const RootWalk& walk, size_t loaded) const {
@@ -362,9 +367,17 @@ struct Resolver::Impl {
       edge.how_detail = std::string(rq.preload_source) + " (" + edge.how_detail + ")";
       edge.how = How::Preload;
     }
-    auto info = fs.stat(path);
-    if (info) {
-      auto same = walk.files.find({info->device, info->inode});
+    // A path an earlier root loaded already has its object: its file id and model are known.
+    auto known = object_by_path.find(path);
+    std::optional<std::pair<uint64_t, uint64_t>> file_id;
+    if (known != object_by_path.end()) {
+      const Object& o = graph.objects[known->second];
+      if (o.device || o.inode) file_id.emplace(o.device, o.inode);
+    } else if (auto info = fs.stat(path)) {
+      file_id.emplace(info->device, info->inode);
+    }
+    if (file_id) {
+      auto same = walk.files.find(*file_id);
       if (same != walk.files.end()) {
         if (!dry_run) walk.names.emplace(std::string(name), same->second);
         edge.to = walk.loaded[same->second].object;
@@ -372,7 +385,8 @@ struct Resolver::Impl {
         return {std::move(edge), same->second};
       }
     }
-    auto bin = cache.get(path);
+    Expected<BinaryPtr> bin = known != object_by_path.end() ? binary_or_error(graph.objects[known->second])
+                                                            : cache.get(path);
     if (bin && (*bin)->format == Format::Elf) {
       const char* refusal = (*bin)->file_type == kEtExec ? "cannot dynamically load executable"
                             : ((*bin)->dt_flags_1 & kDf1Pie)
