@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -46,7 +47,11 @@ class TreePrinter {
  public:
   TreePrinter(const ScanReport& report, const TextOptions& options)
       : graph_(report.result.graph), options_(options), style_{options.color} {
-    for (size_t i = 0; i < graph_.edges.size(); ++i) by_from_[{graph_.edges[i].root, graph_.edges[i].from}].push_back(i);
+    by_from_.reserve(graph_.edges.size());
+    for (size_t i = 0; i < graph_.edges.size(); ++i) by_from_.push_back({graph_.edges[i].root, graph_.edges[i].from, i});
+    std::stable_sort(by_from_.begin(), by_from_.end(), [](const EdgeAt& a, const EdgeAt& b) {
+      return std::tie(a.root, a.from) < std::tie(b.root, b.from);
+    });
   }
 
   std::string print_root(size_t root_index) {
@@ -68,13 +73,15 @@ class TreePrinter {
   }
 
   void print_children(size_t root_index, size_t object, const std::string& prefix) {
-    auto it = by_from_.find({root_index, object});
-    if (it == by_from_.end()) return;
+    auto it = std::lower_bound(by_from_.begin(), by_from_.end(), std::make_pair(root_index, object),
+                               [](const EdgeAt& e, const std::pair<size_t, size_t>& key) {
+                                 return std::tie(e.root, e.from) < std::tie(key.first, key.second);
+                               });
     std::vector<size_t> shown;
-    for (size_t e : it->second) {
-      const Edge& edge = graph_.edges[e];
+    for (; it != by_from_.end() && it->root == root_index && it->from == object; ++it) {
+      const Edge& edge = graph_.edges[it->edge];
       if (!options_.verbose && edge.to && is_libc_family(edge.name)) continue;
-      shown.push_back(e);
+      shown.push_back(it->edge);
     }
     for (size_t k = 0; k < shown.size(); ++k) {
       const Edge& edge = graph_.edges[shown[k]];
@@ -127,7 +134,10 @@ class TreePrinter {
   const Graph& graph_;
   TextOptions options_;
   Style style_;
-  std::map<std::pair<size_t, size_t>, std::vector<size_t>> by_from_;
+  struct EdgeAt {
+    size_t root, from, edge;
+  };
+  std::vector<EdgeAt> by_from_;  // every edge, by (root, from), in graph order within each
   std::set<size_t> expanded_;
   std::set<std::string> missing_listed_;
   std::string out_;
