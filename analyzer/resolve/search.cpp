@@ -1,5 +1,6 @@
 #include "analyzer/resolve/search.h"
 
+#include <algorithm>
 #include <cctype>
 #include <unordered_set>
 
@@ -27,15 +28,20 @@ DirCache::Entry& DirCache::entry(const std::string& dir) {
   Entry e;
   auto info = fs_.stat(dir);
   e.exists = info && info->kind == FileKind::Directory;
+  if (e.exists) {
+    e.size = info->size;
+    e.listing = &listings_[{info->device, info->inode}];
+  }
   return dirs_.emplace(dir, std::move(e)).first->second;
 }
 
 void DirCache::list(Entry& e, const std::string& dir) {
-  if (e.list_tried || !e.exists) return;
-  e.list_tried = true;
+  if (!e.exists || e.listing->tried) return;
+  Listing& l = *e.listing;
+  l.tried = true;
   std::vector<std::string> names = fs_.list(dir);
-  e.listed = !names.empty();  // an unreadable directory lists empty: fall back to stat
-  for (std::string& n : names) e.names.emplace(std::move(n), true);
+  l.listed = !names.empty();  // an unreadable directory lists empty: fall back to stat
+  for (std::string& n : names) l.names.emplace(std::move(n), true);
 }
 
 bool DirCache::is_directory(const std::string& dir) { return entry(dir).exists; }
@@ -43,26 +49,29 @@ bool DirCache::is_directory(const std::string& dir) { return entry(dir).exists; 
 bool DirCache::may_contain(const std::string& dir, const std::string& name) {
   Entry& e = entry(dir);
   if (!e.exists) return false;
-  return !e.listed || e.names.count(name) > 0;
+  return !e.listing->listed || e.listing->names.count(name) > 0;
 }
 
 void DirCache::record_miss(const std::string& dir) {
   Entry& e = entry(dir);
-  if (++e.misses > kMissesBeforeListing) list(e, dir);
+  if (!e.exists) return;
+  uint64_t threshold = std::max(kMissesBeforeListing, e.size / kDirectoryBytesPerMiss);
+  if (++e.listing->misses > threshold) list(e, dir);
 }
 
 std::optional<std::string> DirCache::find_ignoring_case(const std::string& dir, const std::string& name) {
   Entry& e = entry(dir);
   if (!e.exists) return std::nullopt;
   list(e, dir);
+  Listing& l = *e.listing;
   auto lower = [](std::string s) {
     for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     return s;
   };
-  if (e.lowercase.empty())
-    for (const auto& [n, present] : e.names) e.lowercase.emplace(lower(n), n);
-  auto it = e.lowercase.find(lower(name));
-  if (it != e.lowercase.end()) return it->second;
+  if (l.lowercase.empty())
+    for (const auto& [n, present] : l.names) l.lowercase.emplace(lower(n), n);
+  auto it = l.lowercase.find(lower(name));
+  if (it != l.lowercase.end()) return it->second;
   return std::nullopt;
 }
 

@@ -4,6 +4,7 @@
 // directories), then the system directories. Every candidate is recorded as an Attempt.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -55,10 +56,12 @@ struct CacheSource {
   const std::vector<std::string>* conf_dirs = nullptr;  // fallback when cache is null
 };
 
-// Directory listings and stat results, cached for one run. A directory is listed once more than
-// kMissesBeforeListing probes found nothing there: the listing then answers further misses
-// without a stat. Hits need their stat anyway, and listing /usr/lib/x86_64-linux-gnu (1,200
-// names) costs more than the lookups that ld.so.cache hits make there.
+// Directory listings and stat results, cached for one run. A directory is listed once enough
+// probes found nothing there that the listing costs less than the stats it will save: one miss
+// per 128 bytes of directory, at least eight (32 for a directory of one 4 KiB block; listing the
+// 1,200 names of /usr/lib/x86_64-linux-gnu, 52 KiB, costs about as much as 400 stats). Hits
+// need their stat anyway. Names of one directory (/lib/x86_64-linux-gnu and
+// /usr/lib/x86_64-linux-gnu) share one listing.
 class DirCache {
  public:
   explicit DirCache(const FileSystem& fs) : fs_(fs) {}
@@ -71,19 +74,24 @@ class DirCache {
   std::optional<std::string> find_ignoring_case(const std::string& dir, const std::string& name);
 
  private:
-  static constexpr int kMissesBeforeListing = 8;
-  struct Entry {
-    bool exists = false;
-    bool list_tried = false;
+  static constexpr uint64_t kMissesBeforeListing = 8, kDirectoryBytesPerMiss = 128;
+  struct Listing {
+    bool tried = false;
     bool listed = false;  // the listing succeeded: names is complete
-    int misses = 0;
+    uint64_t misses = 0;
     std::unordered_map<std::string, bool> names;
     std::unordered_map<std::string, std::string> lowercase;  // built on first use
+  };
+  struct Entry {
+    bool exists = false;
+    uint64_t size = 0;           // st_size of the directory
+    Listing* listing = nullptr;  // shared by every name of the directory
   };
   Entry& entry(const std::string& dir);
   void list(Entry& e, const std::string& dir);
   const FileSystem& fs_;
   std::unordered_map<std::string, Entry> dirs_;
+  std::map<std::pair<uint64_t, uint64_t>, Listing> listings_;  // (device, inode) -> listing
 };
 
 class LibrarySearch {
