@@ -93,7 +93,7 @@ struct Resolver::Impl {
   std::map<std::pair<size_t, bool>, const std::vector<std::string>*> rpath_memo, runpath_memo;
   std::map<std::pair<size_t, const AbiContext*>, const std::vector<std::string>*> ld_library_path_memo;
   std::optional<std::vector<std::string>> etc_preload;
-  bool dry_run = false;  // explain(): search without loading anything
+  bool dry_run = false;  // explain(): search without loading or naming anything in the walk
   mutable std::optional<WindowsDllLists> windows_lists;
 
   Impl(BinaryCache& c, ResolveOptions o)
@@ -602,19 +602,10 @@ std::vector<Attempt> Resolver::explain(size_t root_index, size_t from, const std
   if (walk.abi == nullptr) return {{im.graph.objects[walk.root_object].path, "could not be read"}};
   auto it = walk.by_object.find(from);
   size_t requester = it != walk.by_object.end() ? it->second : (walk.main != kNone ? walk.main : 0);
-  // Resolve against a copy of the walk's name tables so nothing is loaded.
-  RootWalk scratch;
-  scratch.root_object = walk.root_object;
-  scratch.abi = walk.abi;
-  scratch.process = walk.process;
-  scratch.pe = walk.pe;
-  scratch.main = walk.main;
-  scratch.loaded = walk.loaded;
-  scratch.names = walk.names;
-  scratch.files = walk.files;
+  // A dry run changes nothing in the walk: resolve() neither loads nor names what it finds.
   Request rq{name, EdgeKind::Needed, requester, true, false, ""};
   im.dry_run = true;
-  Edge edge = im.resolve(scratch, root_index, rq).first;
+  Edge edge = im.resolve(walk, root_index, rq).first;
   im.dry_run = false;
   std::string found;
   if (edge.to) found = im.graph.objects[*edge.to].path;

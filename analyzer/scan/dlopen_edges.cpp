@@ -157,11 +157,15 @@ class DlopenEdges {
     return strings_.emplace(o.binary.get(), scan(fs_, *o.binary)).first->second;
   }
 
+  // Whether the root already has an edge from `object` for `name` (its NEEDED, or a dlopen edge
+  // added before). Edges are indexed as the graph grows, each once.
   bool already_has(size_t root, size_t object, const std::string& name) {
-    if (!done_.insert({root, object, name}).second) return true;
-    for (const Edge& e : resolver_.graph().edges)
-      if (e.root == root && e.from == object && e.name == name) return true;
-    return false;
+    const std::vector<Edge>& edges = resolver_.graph().edges;
+    for (; indexed_edges_ < edges.size(); ++indexed_edges_) {
+      const Edge& e = edges[indexed_edges_];
+      existing_.insert({e.root, e.from, e.name});
+    }
+    return !existing_.insert({root, object, name}).second;
   }
 
   void add(size_t root, size_t object, const std::string& name, bool inferred, const std::string& source) {
@@ -314,7 +318,8 @@ class DlopenEdges {
   std::unordered_map<const Binary*, std::vector<std::string>> strings_;  // library names in .rodata
   std::map<std::string, std::optional<int>> cuda_major_of_dir_;
   std::unordered_map<size_t, bool> may_infer_;
-  std::set<std::tuple<size_t, size_t, std::string>> done_;
+  std::set<std::tuple<size_t, size_t, std::string>> existing_;  // (root, from, name) of every edge, and of every add
+  size_t indexed_edges_ = 0;  // edges already in existing_
 };
 
 }  // namespace
