@@ -85,7 +85,7 @@ class InterpositionScan {
 
   void check(size_t root, size_t requester, const SymbolIndex::Reference& reference) {
     const Symbol& ref = *reference.symbol;
-    auto winner = symbols_.bind(symbols_.scope_for(root, requester), reference);
+    auto winner = symbols_.bind_in(root, requester, reference);
     if (!winner) return;
     auto provider = intended(root, requester, ref, winner->object);
     if (!provider || *provider == winner->object || is_noise(root, *winner, *provider, ref)) return;

@@ -209,6 +209,41 @@ std::optional<Binding> SymbolIndex::bind(std::span<const size_t> scope, const Re
   return std::nullopt;
 }
 
+// The same answer from the other side: of the objects that define the name (a few), those in the
+// scope, by their place in it, the first whose definitions match.
+std::optional<Binding> SymbolIndex::bind_in(size_t root, size_t object, const Reference& reference) const {
+  if (reference.definers.count == 0) return std::nullopt;
+  const std::vector<size_t>& scope = scope_for(root, object);
+  const std::vector<uint32_t>& position = positions_in(scope);
+  std::vector<std::pair<uint32_t, uint32_t>>& candidates = candidates_;  // (place, first definition)
+  candidates.clear();
+  uint32_t end = reference.definers.first + reference.definers.count;
+  for (uint32_t i = reference.definers.first; i < end; ++i) {
+    uint32_t o = definition_objects_[i];
+    if (i > reference.definers.first && definition_objects_[i - 1] == o) continue;  // one run per object
+    if (position[o] != kNotInScope) candidates.emplace_back(position[o], i);
+  }
+  std::sort(candidates.begin(), candidates.end());
+  for (auto [place, first] : candidates) {
+    uint32_t last = first;
+    while (last < end && definition_objects_[last] == definition_objects_[first]) ++last;
+    std::span<const Symbol* const> run(definition_symbols_.data() + first, last - first);
+    if (const Symbol* def = match_in(run, *reference.symbol)) return Binding{scope[place], def};
+  }
+  return std::nullopt;
+}
+
+// `scope` is one of the index's own scope vectors, which never change: its address names it.
+const std::vector<uint32_t>& SymbolIndex::positions_in(const std::vector<size_t>& scope) const {
+  if (position_.size() != graph_.objects.size()) position_.assign(graph_.objects.size(), kNotInScope);
+  if (&scope == positioned_) return position_;
+  if (positioned_)
+    for (size_t o : *positioned_) position_[o] = kNotInScope;
+  for (size_t place = scope.size(); place-- > 0;) position_[scope[place]] = static_cast<uint32_t>(place);  // first place wins
+  positioned_ = &scope;
+  return position_;
+}
+
 std::optional<size_t> SymbolIndex::loaded(size_t root, std::string_view name) const {
   if (root >= names_.size()) return std::nullopt;
   auto it = names_[root].find(name);

@@ -51,6 +51,9 @@ class SymbolIndex {
   // The first object of `scope` that defines `reference`: the binding ld.so makes.
   std::optional<Binding> bind(std::span<const size_t> scope, const Symbol& reference) const;
   std::optional<Binding> bind(std::span<const size_t> scope, const Reference& reference) const;
+  // The binding of `object`'s reference in root `root` (its scope_for): the same answer as bind(),
+  // found from the few objects that define the name. Not thread-safe.
+  std::optional<Binding> bind_in(size_t root, size_t object, const Reference& reference) const;
 
   // The undefined symbols of `object` (named, not local), in symbol-table order.
   std::span<const Reference> references(size_t object) const;
@@ -80,6 +83,10 @@ class SymbolIndex {
 
  private:
   void index_definitions(const std::vector<bool>& in_scope);
+  // Each object's place in `scope` (kNotInScope if absent), for the last scope asked about: the
+  // checks bind scope by scope. Not thread-safe (bind_in is not).
+  const std::vector<uint32_t>& positions_in(const std::vector<size_t>& scope) const;
+  static constexpr uint32_t kNotInScope = UINT32_MAX;
   Definers definers_of(std::string_view name) const;
   std::span<const Symbol* const> run_of(Definers definers, size_t object) const;
   static const Symbol* match_in(std::span<const Symbol* const> definitions, const Symbol& reference);
@@ -95,6 +102,9 @@ class SymbolIndex {
   std::vector<std::vector<bool>> global_;         // per root, per object: in the global scope
   std::vector<std::unordered_map<std::string_view, size_t>> names_;  // per root
   std::unordered_map<uint64_t, std::vector<size_t>> needed_;         // (root, object) -> NEEDED
+  mutable std::vector<uint32_t> position_;             // positions_in: object -> place in positioned_
+  mutable const std::vector<size_t>* positioned_ = nullptr;
+  mutable std::vector<std::pair<uint32_t, uint32_t>> candidates_;  // bind's scratch
 };
 
 // True if the object takes part in ELF symbol binding (it was read and is an ELF file).

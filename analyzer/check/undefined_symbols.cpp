@@ -123,11 +123,10 @@ std::vector<Finding> check_undefined_symbols(const CheckContext& ctx, const Symb
     RootFacts facts{root, root_object.binary && root_object.binary->is_executable(),
                     has_missing_library(ctx.graph, symbols, root)};
     for (size_t o : symbols.members(root)) {
-      const std::vector<size_t>& scope = symbols.scope_for(root, o);
       for (const SymbolIndex::Reference& reference : symbols.references(o)) {
         const Symbol& ref = *reference.symbol;
         if (ref.binding != SymbolBinding::Global) continue;
-        if (symbols.bind(scope, reference)) continue;
+        if (symbols.bind_in(root, o, reference)) continue;
         if (may_come_from_host(facts, ref) && !facts.missing_library) {
           auto& [first_root, names] = host_symbols.try_emplace(o, root, std::vector<std::string>()).first->second;
           if (first_root == root) names.push_back(ref.name);
