@@ -45,6 +45,7 @@ class StringTable {
 
  private:
   SourceRange range_;
+  mutable std::optional<ByteView> loaded_;  // the whole table, once preloaded
   bool present_ = false;
 };
 

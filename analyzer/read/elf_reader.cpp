@@ -138,14 +138,16 @@ Problem StringTable::locate(const Image& image, const DynamicTable& dynamic, Str
 Problem StringTable::preload() const {
   // Past this size (only a hostile file has it) the strings are read one by one instead.
   constexpr uint64_t kMaxPreload = uint64_t{64} << 20;
-  if (present_ && range_.size() <= kMaxPreload && !range_.bytes()) return "cannot read the dynamic string table";
+  if (!present_ || range_.size() > kMaxPreload) return std::nullopt;
+  loaded_ = range_.bytes();
+  if (!loaded_) return "cannot read the dynamic string table";
   return std::nullopt;
 }
 
 Problem StringTable::get(uint64_t offset, std::string_view what, std::string& out) const {
   if (!present_) return fmt::format("{} needs DT_STRTAB, which is absent", what);
   if (offset >= range_.size()) return fmt::format("{} string offset {:#x} past the end of the string table", what, offset);
-  auto text = range_.cstring(offset);
+  auto text = loaded_ ? loaded_->cstring(offset) : range_.cstring(offset);
   if (!text) return fmt::format("{} string at offset {:#x} has no terminator", what, offset);
   out.assign(text->data(), text->size());
   return std::nullopt;
