@@ -58,7 +58,8 @@ std::vector<bool> started_with(const Graph& graph, size_t root, std::span<const 
 }
 
 SymbolIndex::SymbolIndex(const Graph& graph) : graph_(graph), root_edges_(edges_by_root(graph)) {
-  std::vector<bool> in_scope(graph.objects.size(), false);
+  std::vector<bool>& in_scope = in_scope_;
+  in_scope.assign(graph.objects.size(), false);
   if (root_edges_.size() < graph.load_order.size()) root_edges_.resize(graph.load_order.size());
   for (size_t root = 0; root < graph.load_order.size(); ++root) {
     std::vector<bool>& global = global_.emplace_back(
@@ -72,15 +73,17 @@ SymbolIndex::SymbolIndex(const Graph& graph) : graph_(graph), root_edges_(edges_
       if (o >= graph.objects.size() || !is_bindable(graph.objects[o])) continue;
       (global[o] ? scope : dlopened).push_back(o);
       in_scope[o] = true;
-      if (const auto& soname = graph.objects[o].binary->soname) names.emplace(*soname, o);
+      if (const auto& soname = graph.objects[o].binary->soname) names.emplace_back(*soname, o);
     }
     members = scope;
     members.insert(members.end(), dlopened.begin(), dlopened.end());
   }
-  for (const Edge& e : graph.edges) {
-    if (!e.to || e.root >= names_.size() || !in_scope[*e.to]) continue;
-    names_[e.root].emplace(e.name, *e.to);
-    if (e.kind == EdgeKind::Needed) needed_[pair_key(e.root, e.from)].push_back(*e.to);
+  for (const Edge& e : graph.edges)
+    if (e.to && e.root < names_.size() && in_scope[*e.to]) names_[e.root].emplace_back(e.name, *e.to);
+  for (auto& names : names_) {  // by name; of one name, the first added (sonames first, then edges in order)
+    std::stable_sort(names.begin(), names.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    names.erase(std::unique(names.begin(), names.end(), [](const auto& a, const auto& b) { return a.first == b.first; }),
+                names.end());
   }
   index_definitions(in_scope);
   references_.resize(graph.objects.size());
@@ -246,12 +249,20 @@ const std::vector<uint32_t>& SymbolIndex::positions_in(const std::vector<size_t>
 
 std::optional<size_t> SymbolIndex::loaded(size_t root, std::string_view name) const {
   if (root >= names_.size()) return std::nullopt;
-  auto it = names_[root].find(name);
-  if (it == names_[root].end()) return std::nullopt;
+  const auto& names = names_[root];
+  auto it = std::lower_bound(names.begin(), names.end(), name, [](const auto& entry, std::string_view n) { return entry.first < n; });
+  if (it == names.end() || it->first != name) return std::nullopt;
   return it->second;
 }
 
+// Built on first use: only the interposition check and undefined-symbol messages ask.
 std::span<const size_t> SymbolIndex::direct_needed(size_t root, size_t object) const {
+  if (!needed_built_) {
+    needed_built_ = true;
+    for (const Edge& e : graph_.edges)
+      if (e.to && e.kind == EdgeKind::Needed && e.root < names_.size() && in_scope_[*e.to])
+        needed_[pair_key(e.root, e.from)].push_back(*e.to);
+  }
   auto it = needed_.find(pair_key(root, object));
   if (it == needed_.end()) return {};
   return it->second;

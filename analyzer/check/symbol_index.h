@@ -79,6 +79,7 @@ class SymbolIndex {
   std::span<const size_t> edges_of(size_t root) const;
 
   // Objects reached by `object`'s resolved NEEDED edges in root `root`, in NEEDED order.
+  // Not thread-safe (the table is built on first use).
   std::span<const size_t> direct_needed(size_t root, size_t object) const;
 
  private:
@@ -100,8 +101,10 @@ class SymbolIndex {
   std::vector<std::vector<size_t>> scopes_;       // per root: global scope
   std::vector<std::vector<size_t>> members_;      // per root: global scope, then dlopen-only objects
   std::vector<std::vector<bool>> global_;         // per root, per object: in the global scope
-  std::vector<std::unordered_map<std::string_view, size_t>> names_;  // per root
-  std::unordered_map<uint64_t, std::vector<size_t>> needed_;         // (root, object) -> NEEDED
+  std::vector<std::vector<std::pair<std::string_view, size_t>>> names_;  // per root, sorted by name
+  mutable std::unordered_map<uint64_t, std::vector<size_t>> needed_;     // (root, object) -> NEEDED
+  mutable bool needed_built_ = false;
+  std::vector<bool> in_scope_;  // per object: in some root's scope
   mutable std::vector<uint32_t> position_;             // positions_in: object -> place in positioned_
   mutable const std::vector<size_t>* positioned_ = nullptr;
   mutable std::vector<std::pair<uint32_t, uint32_t>> candidates_;  // bind's scratch
