@@ -5,10 +5,14 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
+
+#include <fmt/format.h>
 
 namespace depscan {
 
@@ -36,14 +40,36 @@ enum class SymbolBinding : uint8_t { Local = 0, Global = 1, Weak = 2, Unique = 1
 enum class SymbolType : uint8_t { NoType = 0, Object = 1, Func = 2, Section = 3, File = 4,
                                   Common = 5, Tls = 6, GnuIfunc = 10, Other = 255 };
 
+// The strings a Binary's symbols point into: a copy of the dynamic string table, and any string a
+// reader had to build. Copies of the Binary share it, so the views live as long as any copy.
+// A library has tens of thousands of symbols; one string each was a third of a scan's allocations.
+class StringArena {
+ public:
+  // Copies `s` into the arena; the view lives as long as the arena.
+  std::string_view keep(std::string_view s) { return strings_.emplace_back(s); }
+
+ private:
+  std::deque<std::string> strings_;  // a deque never moves its elements
+};
+
+// A symbol's string: a view into its binary's StringArena (or a string literal). It cannot be
+// made from a std::string, whose buffer would go before the view: keep() the string first.
+struct SymbolText : std::string_view {
+  SymbolText() = default;
+  SymbolText(std::string_view text) : std::string_view(text) {}
+  SymbolText(const char* text) : std::string_view(text) {}
+  SymbolText(const std::string&) = delete;
+  SymbolText(std::string&&) = delete;
+};
+
 struct Symbol {                // one dynamic symbol (entry 0, the null symbol, is not stored)
-  std::string name;
+  SymbolText name;             // the views point into Binary::symbol_strings
   bool defined = false;        // st_shndx != SHN_UNDEF
   SymbolBinding binding = SymbolBinding::Global;
   SymbolType type = SymbolType::NoType;
   uint8_t visibility = 0;      // st_other & 3
-  std::string version;         // version name from verneed (undefined) or verdef (defined); empty if none
-  std::string version_file;    // undefined + versioned: the vn_file that should provide it
+  SymbolText version;          // version name from verneed (undefined) or verdef (defined); empty if none
+  SymbolText version_file;     // undefined + versioned: the vn_file that should provide it
   bool hidden = false;         // versym bit 0x8000: not the default version (foo@V, not foo@@V)
   uint16_t version_index = 0;  // raw versym & 0x7fff (0 local, 1 global, >=2 named); 0xffff if no versym
   bool operator==(const Symbol&) const = default;
@@ -126,6 +152,7 @@ struct Binary {
   std::vector<VersionNeed> version_needs;
   std::vector<VersionDef> version_defs;
   std::vector<Symbol> symbols;            // dynamic symbols (ELF) / imports+exports (PE)
+  std::shared_ptr<StringArena> symbol_strings = std::make_shared<StringArena>();  // what `symbols` point into
   bool symbols_read = true;               // false: the scan skipped the symbol table (--no-symbols)
   std::vector<Section> sections;
   uint64_t file_size = 0;
@@ -212,3 +239,6 @@ const char* to_string(Severity severity);
 const char* to_string(Format format);
 
 }  // namespace depscan
+
+template <>
+struct fmt::formatter<depscan::SymbolText> : fmt::formatter<std::string_view> {};

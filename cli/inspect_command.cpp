@@ -104,10 +104,10 @@ SymbolCounts count_symbols(const Binary& b) {
 }
 
 std::string symbol_text(const Symbol& s) {
-  std::string text = s.name;
-  if (!s.version.empty()) text += (s.defined && !s.hidden ? "@@" : "@") + s.version;
-  if (!s.defined && !s.version_file.empty()) text += " (from " + s.version_file + ")";
-  if (s.defined && !s.version_file.empty()) text += " -> " + s.version_file;  // PE forwarder
+  std::string text(s.name);
+  if (!s.version.empty()) text += fmt::format("{}{}", s.defined && !s.hidden ? "@@" : "@", s.version);
+  if (!s.defined && !s.version_file.empty()) text += fmt::format(" (from {})", s.version_file);
+  if (s.defined && !s.version_file.empty()) text += fmt::format(" -> {}", s.version_file);  // PE forwarder
   return fmt::format("{} {}{}", s.defined ? "DEF" : "UND", s.binding == SymbolBinding::Weak ? "weak " : "", text);
 }
 

@@ -22,10 +22,10 @@ struct SymbolArgs {
 
 std::string spelled(const Symbol& s) {
   if (s.defined) {
-    if (s.version_index < 2 || s.version_index == 0xffff || s.version.empty()) return s.name;
-    return s.name + (s.hidden ? "@" : "@@") + s.version;
+    if (s.version_index < 2 || s.version_index == 0xffff || s.version.empty()) return std::string(s.name);
+    return fmt::format("{}{}{}", s.name, s.hidden ? "@" : "@@", s.version);
   }
-  return s.version.empty() ? s.name : s.name + "@" + s.version;
+  return s.version.empty() ? std::string(s.name) : fmt::format("{}@{}", s.name, s.version);
 }
 
 const char* binding_name(SymbolBinding b) {
@@ -59,7 +59,7 @@ std::string render_text(const Graph& g, const std::string& name, const std::vect
                          d.wins ? "  <- wins" : "  (shadowed)");
     out += p.uses.empty() ? "  used by: nothing loaded\n" : "  used by:\n";
     for (const SymbolSite& u : p.uses) {
-      std::string from = u.symbol->version_file.empty() ? "" : " from " + u.symbol->version_file;
+      std::string from = u.symbol->version_file.empty() ? "" : fmt::format(" from {}", u.symbol->version_file);
       std::string to = u.bound ? "-> " + g.objects[u.bound->object].path
                                : (u.symbol->binding == SymbolBinding::Weak ? "-> unresolved (weak, stays null)"
                                                                           : "-> UNRESOLVED");

@@ -166,7 +166,7 @@ void share_cudnn_cuda_majors(const Graph& g, std::vector<CudaLibrary>& libraries
 
 // `describe` is called only for a CUDA library's name: most names a program needs are not.
 template <class Describe>
-void add_requirement(CudaStack& stack, const Matrix& matrix, size_t object, const std::string& name,
+void add_requirement(CudaStack& stack, const Matrix& matrix, size_t object, std::string_view name,
                      const Describe& describe) {
   CudaRequirement r;
   r.object = object;

@@ -90,7 +90,7 @@ class InterpositionScan {
     auto provider = intended(root, requester, ref, winner->object);
     if (!provider || *provider == winner->object || is_noise(root, *winner, *provider, ref)) return;
     Shadowing& s = shadowed_[{winner->object, *provider}];
-    s.symbols.insert(ref.version.empty() ? ref.name : ref.name + "@" + ref.version);
+    s.symbols.insert(ref.version.empty() ? std::string(ref.name) : fmt::format("{}@{}", ref.name, ref.version));
     s.requesters.insert(ctx_.graph.objects[requester].path);
   }
 

@@ -6,7 +6,7 @@ namespace {
 // An unversioned reference (what dlsym and unversioned programs use) to the symbol.
 Symbol unversioned_probe(std::string_view name) {
   Symbol probe;
-  probe.name = std::string(name);
+  probe.name = name;  // the caller's name outlives the probe
   return probe;
 }
 

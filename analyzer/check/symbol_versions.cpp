@@ -28,7 +28,7 @@ std::vector<std::string> defined_versions(const Binary& provider) {
 std::vector<std::string> symbols_using(const Binary& requester, const VersionNeed& need) {
   std::vector<std::string> out;
   for (const Symbol& s : requester.symbols)
-    if (!s.defined && s.version_index == need.index && s.version == need.version) out.push_back(s.name);
+    if (!s.defined && s.version_index == need.index && s.version == need.version) out.emplace_back(s.name);
   return out;
 }
 

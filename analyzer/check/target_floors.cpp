@@ -111,7 +111,7 @@ std::map<std::string_view, Limit> limits_of(const Target& target, const std::opt
 std::vector<std::string> symbols_using(const Binary& binary, const VersionNeed& need) {
   std::vector<std::string> out;
   for (const Symbol& s : binary.symbols)
-    if (!s.defined && s.version_index == need.index && s.version == need.version) out.push_back(s.name);
+    if (!s.defined && s.version_index == need.index && s.version == need.version) out.emplace_back(s.name);
   return out;
 }
 

@@ -22,7 +22,7 @@ bool has_missing_library(const Graph& graph, const SymbolIndex& symbols, size_t 
   return false;
 }
 
-bool defines_version(const Binary& binary, const std::string& version) {
+bool defines_version(const Binary& binary, std::string_view version) {
   for (const VersionDef& d : binary.version_defs)
     if (d.name == version) return true;
   return false;
@@ -94,7 +94,7 @@ std::optional<Finding> unresolved(const CheckContext& ctx, const SymbolIndex& sy
   f.severity = fails_at_load(*requester.binary, ref, ctx.target) ? Severity::Error : Severity::Warning;
   f.object = object;
   f.path = requester.path;
-  std::string versioned = ref.version.empty() ? "" : ", version " + ref.version;
+  std::string versioned = ref.version.empty() ? "" : fmt::format(", version {}", ref.version);
   f.message = fmt::format("symbol lookup error: {}: undefined symbol: {}{}", requester.path, ref.name, versioned);
   if (provider) {
     const Object& p = ctx.graph.objects[*provider];
@@ -129,7 +129,7 @@ std::vector<Finding> check_undefined_symbols(const CheckContext& ctx, const Symb
         if (symbols.bind_in(root, o, reference)) continue;
         if (may_come_from_host(facts, ref) && !facts.missing_library) {
           auto& [first_root, names] = host_symbols.try_emplace(o, root, std::vector<std::string>()).first->second;
-          if (first_root == root) names.push_back(ref.name);
+          if (first_root == root) names.emplace_back(ref.name);
           continue;
         }
         auto finding = unresolved(ctx, symbols, facts, o, ref);

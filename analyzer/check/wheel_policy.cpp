@@ -62,7 +62,7 @@ std::vector<std::string> symbols_needing(const Binary& binary, const VersionNeed
   std::vector<std::string> names;
   for (const Symbol& s : binary.symbols)
     if (!s.defined && s.version == need.version && (s.version_file.empty() || s.version_file == need.file))
-      names.push_back(s.name + "@" + need.version);
+      names.push_back(fmt::format("{}@{}", s.name, need.version));
   if (names.empty()) names.push_back("(a symbol)@" + need.version);
   return names;
 }
@@ -82,7 +82,7 @@ void symbol_violations(const WheelPolicy& policy, const std::string& arch, size_
   for (const Symbol& s : binary.symbols) {
     if (s.defined) continue;
     for (const auto& [lib, names] : policy.blacklist)
-      if (names.count(s.name) && (s.version_file.empty() || s.version_file == lib))
+      if (names.count(std::string(s.name)) && (s.version_file.empty() || s.version_file == lib))
         out.push_back({index, fmt::format("uses {} from {}, which {} forbids", s.name, lib, policy.name)});
   }
 }

@@ -39,6 +39,10 @@ class StringTable {
   static Problem locate(const Image& image, const DynamicTable& dynamic, StringTable& out);
   // The NUL-terminated string at offset, or a problem naming what is wrong with it.
   Problem get(uint64_t offset, std::string_view what, std::string& out) const;
+  // The same, as a view valid while the source lives (into the preloaded table when there is one).
+  Problem view(uint64_t offset, std::string_view what, std::string_view& out) const;
+  // The whole table, when preload() read it.
+  std::optional<ByteView> loaded() const { return loaded_; }
   bool present() const { return present_; }
   // Reads the whole table at once, before asking for most of its strings (the symbol names).
   Problem preload() const;

@@ -144,12 +144,19 @@ Problem StringTable::preload() const {
   return std::nullopt;
 }
 
-Problem StringTable::get(uint64_t offset, std::string_view what, std::string& out) const {
+Problem StringTable::view(uint64_t offset, std::string_view what, std::string_view& out) const {
   if (!present_) return fmt::format("{} needs DT_STRTAB, which is absent", what);
   if (offset >= range_.size()) return fmt::format("{} string offset {:#x} past the end of the string table", what, offset);
   auto text = loaded_ ? loaded_->cstring(offset) : range_.cstring(offset);
   if (!text) return fmt::format("{} string at offset {:#x} has no terminator", what, offset);
-  out.assign(text->data(), text->size());
+  out = *text;
+  return std::nullopt;
+}
+
+Problem StringTable::get(uint64_t offset, std::string_view what, std::string& out) const {
+  std::string_view text;
+  if (auto problem = view(offset, what, text)) return problem;
+  out.assign(text.data(), text.size());
   return std::nullopt;
 }
 

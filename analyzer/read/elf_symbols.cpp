@@ -70,23 +70,26 @@ SymbolType type_of(uint8_t info) {
   return t <= 6 || t == 10 ? static_cast<SymbolType>(t) : SymbolType::Other;
 }
 
-// Version index -> what a symbol with that index is versioned as.
+// Version index -> the version name (and the file that should provide it) a symbol with that
+// index is versioned as, kept in the binary's string arena.
 struct VersionNames {
-  std::vector<const VersionNeed*> needed;
-  std::vector<const VersionDef*> defined;
+  struct Named {
+    std::string_view version, file;
+  };
+  std::vector<std::optional<Named>> needed, defined;
 
   explicit VersionNames(const Binary& binary) {
-    for (const VersionNeed& n : binary.version_needs) place(needed, n.index & kVersymIndexMask, &n);
-    for (const VersionDef& d : binary.version_defs) place(defined, d.index & kVersymIndexMask, &d);
+    StringArena& arena = *binary.symbol_strings;
+    for (const VersionNeed& n : binary.version_needs)
+      place(needed, n.index & kVersymIndexMask, Named{arena.keep(n.version), arena.keep(n.file)});
+    for (const VersionDef& d : binary.version_defs) place(defined, d.index & kVersymIndexMask, Named{arena.keep(d.name), {}});
   }
-  template <class T>
-  static void place(std::vector<const T*>& table, uint16_t index, const T* value) {
-    if (table.size() <= index) table.resize(index + 1u, nullptr);
+  static void place(std::vector<std::optional<Named>>& table, uint16_t index, Named value) {
+    if (table.size() <= index) table.resize(index + 1u);
     table[index] = value;
   }
-  template <class T>
-  static const T* find(const std::vector<const T*>& table, uint16_t index) {
-    return index < table.size() ? table[index] : nullptr;
+  static const Named* find(const std::vector<std::optional<Named>>& table, uint16_t index) {
+    return index < table.size() && table[index] ? &*table[index] : nullptr;
   }
 };
 
@@ -95,12 +98,37 @@ void apply_version(uint16_t versym, const VersionNames& names, Symbol& symbol) {
   symbol.version_index = versym & kVersymIndexMask;
   if (symbol.version_index < 2) return;  // *local* or *global*
   if (symbol.defined) {
-    if (const VersionDef* def = VersionNames::find(names.defined, symbol.version_index)) symbol.version = def->name;
-  } else if (const VersionNeed* need = VersionNames::find(names.needed, symbol.version_index)) {
+    if (const auto* def = VersionNames::find(names.defined, symbol.version_index)) symbol.version = def->version;
+  } else if (const auto* need = VersionNames::find(names.needed, symbol.version_index)) {
     symbol.version = need->version;
     symbol.version_file = need->file;
   }
 }
+
+// Symbol names as views into one copy of the string table in the binary's arena (a huge table
+// a hostile file claims is not preloaded: its names are kept one by one).
+class SymbolNames {
+ public:
+  SymbolNames(const StringTable& strings, StringArena& arena) : strings_(strings), arena_(arena) {
+    if (auto table = strings.loaded()) {
+      start_ = table->data();
+      copy_ = arena.keep(table->as_chars());
+    }
+  }
+  Problem get(uint64_t offset, std::string_view& out) const {
+    std::string_view found;
+    if (auto problem = strings_.view(offset, "symbol name", found)) return problem;
+    out = start_ ? copy_.substr(static_cast<size_t>(reinterpret_cast<const uint8_t*>(found.data()) - start_), found.size())
+                 : arena_.keep(found);
+    return std::nullopt;
+  }
+
+ private:
+  const StringTable& strings_;
+  StringArena& arena_;
+  const uint8_t* start_ = nullptr;  // the preloaded table, which copy_ copies
+  std::string_view copy_;
+};
 
 }  // namespace
 
@@ -129,6 +157,7 @@ Problem read_dynamic_symbols(const Image& image, const DynamicTable& dynamic, co
   if (auto problem = strings.preload()) return problem;
 
   VersionNames names(binary);
+  SymbolNames symbol_names(strings, *binary.symbol_strings);
   binary.symbols.reserve(count - 1);
   uint64_t size = image.symbol_size();
   for (uint64_t i = 1; i < count; ++i) {  // entry 0 is the null symbol
@@ -141,7 +170,7 @@ Problem read_dynamic_symbols(const Image& image, const DynamicTable& dynamic, co
     symbol.binding = binding_of(info);
     symbol.type = type_of(info);
     symbol.visibility = other & 3;
-    if (auto problem = strings.get(image.u32(*table, at), "symbol name", symbol.name))
+    if (auto problem = symbol_names.get(image.u32(*table, at), symbol.name))
       return fmt::format("dynamic symbol {}: {}", i, *problem);
     if (versym_address) apply_version(image.u16(versyms, i * 2), names, symbol);
     else symbol.version_index = kNoVersym;

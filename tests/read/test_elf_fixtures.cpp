@@ -7,6 +7,8 @@
 #include <filesystem>
 #include <string>
 
+#include <fmt/format.h>
+
 #include "analyzer/input/mapped_file.h"
 #include "analyzer/read/elf_reader.h"
 #include "analyzer/read/lief_elf_reader.h"
@@ -175,8 +177,8 @@ TEST_CASE("readelf agrees on the dynamic symbol count and the versions of every 
     REQUIRE(listing.exit_code == 0);
     size_t seen = 0;
     for (const Symbol& s : b.symbols) {
-      std::string shown = s.name;
-      if (!s.version.empty() && s.version != s.name) shown += (s.defined && !s.hidden ? "@@" : "@") + s.version;
+      std::string shown(s.name);
+      if (!s.version.empty() && s.version != s.name) shown += fmt::format("{}{}", s.defined && !s.hidden ? "@@" : "@", s.version);
       bool found = listing.output.find(" " + shown + "\n") != std::string::npos ||
                    listing.output.find(" " + shown + " (") != std::string::npos;
       CHECK_MESSAGE(found, name << ": readelf does not list " << shown);

@@ -16,14 +16,20 @@ namespace depscan::test {
 
 inline constexpr uint16_t kNoVersym = 0xffff;
 
+// Where the hand-built symbols' strings live: for the whole test run.
+inline StringArena& strings() {
+  static StringArena arena;
+  return arena;
+}
+
 inline Symbol def(std::string name, std::string version = "", uint16_t index = 1, bool hidden = false,
                   SymbolType type = SymbolType::Func, SymbolBinding binding = SymbolBinding::Global) {
   Symbol s;
-  s.name = std::move(name);
+  s.name = strings().keep(name);
   s.defined = true;
   s.binding = binding;
   s.type = type;
-  s.version = std::move(version);
+  s.version = strings().keep(version);
   s.version_index = index;
   s.hidden = hidden;
   return s;
@@ -32,12 +38,12 @@ inline Symbol def(std::string name, std::string version = "", uint16_t index = 1
 inline Symbol ref(std::string name, std::string version = "", std::string file = "", uint16_t index = 1,
                   SymbolType type = SymbolType::Func, SymbolBinding binding = SymbolBinding::Global) {
   Symbol s;
-  s.name = std::move(name);
+  s.name = strings().keep(name);
   s.defined = false;
   s.binding = binding;
   s.type = type;
-  s.version = std::move(version);
-  s.version_file = std::move(file);
+  s.version = strings().keep(version);
+  s.version_file = strings().keep(file);
   s.version_index = index;
   return s;
 }

@@ -136,15 +136,18 @@ SymbolType type_of(le::ELF_SYMBOL_TYPES t) {
 }
 
 size_t read_symbols(const le::Binary& elf, Binary& out) {
-  std::map<uint16_t, const VersionNeed*> needs;
-  std::map<uint16_t, const VersionDef*> defs;
-  for (const VersionNeed& n : out.version_needs) needs[n.index & 0x7fff] = &n;
-  for (const VersionDef& d : out.version_defs) defs[d.index & 0x7fff] = &d;
+  StringArena& arena = *out.symbol_strings;
+  struct Named {
+    std::string_view version, file;
+  };
+  std::map<uint16_t, Named> needs, defs;  // version index -> names kept in the arena
+  for (const VersionNeed& n : out.version_needs) needs[n.index & 0x7fff] = {arena.keep(n.version), arena.keep(n.file)};
+  for (const VersionDef& d : out.version_defs) defs[d.index & 0x7fff] = {arena.keep(d.name), {}};
   size_t index = 0;
   for (const le::Symbol& s : elf.dynamic_symbols()) {  // iterated once: operator[] is O(n)
     if (index++ == 0) continue;                         // the null symbol
     Symbol symbol;
-    symbol.name = s.name();
+    symbol.name = arena.keep(s.name());
     symbol.defined = s.shndx() != 0;
     symbol.binding = binding_of(s.binding());
     symbol.type = type_of(s.type());
@@ -156,10 +159,10 @@ size_t read_symbols(const le::Binary& elf, Binary& out) {
       symbol.version_index = raw & 0x7fff;
       if (symbol.defined) {
         if (auto it = defs.find(symbol.version_index); symbol.version_index >= 2 && it != defs.end())
-          symbol.version = it->second->name;
+          symbol.version = it->second.version;
       } else if (auto it = needs.find(symbol.version_index); symbol.version_index >= 2 && it != needs.end()) {
-        symbol.version = it->second->version;
-        symbol.version_file = it->second->file;
+        symbol.version = it->second.version;
+        symbol.version_file = it->second.file;
       }
     }
     out.symbols.push_back(std::move(symbol));

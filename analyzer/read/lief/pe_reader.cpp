@@ -58,12 +58,12 @@ class RvaReader {
   std::vector<Span> sections_;
 };
 
-Symbol import_symbol(std::string name, const std::string& dll) {
+Symbol import_symbol(StringArena& arena, std::string_view name, std::string_view dll) {
   Symbol s;
-  s.name = std::move(name);
+  s.name = arena.keep(name);
   s.defined = false;
   s.type = SymbolType::Func;
-  s.version_file = dll;
+  s.version_file = arena.keep(dll);
   s.version_index = 0xffff;
   return s;
 }
@@ -72,7 +72,8 @@ void read_imports(const lp::Binary& pe, Binary& out) {
   for (const lp::Import& import : pe.imports()) {
     out.needed.push_back(import.name());
     for (const lp::ImportEntry& e : import.entries())
-      out.symbols.push_back(import_symbol(e.is_ordinal() ? fmt::format("#{}", e.ordinal()) : e.name(), import.name()));
+      out.symbols.push_back(import_symbol(*out.symbol_strings, e.is_ordinal() ? fmt::format("#{}", e.ordinal()) : e.name(),
+                                          import.name()));
   }
 }
 
@@ -97,13 +98,13 @@ Problem read_delay_descriptor(const RvaReader& image, uint64_t image_base, bool 
     if (!thunk) return fmt::format("delay-import name table of {} runs outside its section", *dll);
     if (*thunk == 0) return std::nullopt;
     if (*thunk & ordinal_flag) {
-      out.symbols.push_back(import_symbol(fmt::format("#{}", *thunk & 0xffff), *dll));
+      out.symbols.push_back(import_symbol(*out.symbol_strings, fmt::format("#{}", *thunk & 0xffff), *dll));
       continue;
     }
     auto hint_name = to_rva(*thunk & 0x7fffffff);
     auto name = hint_name ? image.cstring(*hint_name + 2) : std::nullopt;
     if (!name) return fmt::format("delay-import name of {} outside every section", *dll);
-    out.symbols.push_back(import_symbol(*name, *dll));
+    out.symbols.push_back(import_symbol(*out.symbol_strings, *name, *dll));
   }
 }
 
@@ -148,11 +149,11 @@ Problem read_exports(const lp::Binary& pe, const RvaReader& image, Binary& out) 
     if (rva == 0) continue;  // unused ordinal
     Symbol s;
     auto named = name_of.find(i);
-    s.name = named != name_of.end() ? named->second : fmt::format("#{}", uint64_t{base} + i);
+    s.name = out.symbol_strings->keep(named != name_of.end() ? named->second : fmt::format("#{}", uint64_t{base} + i));
     s.defined = true;
     s.type = SymbolType::Func;
     s.version_index = 0xffff;
-    if (rva >= dir.RVA() && rva - dir.RVA() < dir.size()) s.version_file = image.cstring(rva).value_or("");
+    if (rva >= dir.RVA() && rva - dir.RVA() < dir.size()) s.version_file = out.symbol_strings->keep(image.cstring(rva).value_or(""));
     out.symbols.push_back(std::move(s));
   }
   return std::nullopt;
