@@ -3,6 +3,7 @@
 // a bundled and a system cuDNN). One warning per (winner, intended provider) pair.
 #include <map>
 #include <set>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -48,8 +49,10 @@ class InterpositionScan {
   InterpositionScan(const CheckContext& ctx, const SymbolIndex& symbols) : ctx_(ctx), symbols_(symbols) {}
 
   void scan_root(size_t root) {
-    for (size_t o : symbols_.members(root))
+    for (size_t o : symbols_.members(root)) {
+      providers_.clear();
       for (const SymbolIndex::Reference& reference : symbols_.references(o)) check(root, o, reference);
+    }
   }
 
   std::vector<Finding> findings() const {
@@ -61,8 +64,8 @@ class InterpositionScan {
  private:
   // The library the requester was linked against for this reference: the file its version
   // names, or else the first of its own NEEDED that defines the symbol.
-  std::optional<size_t> intended(size_t root, size_t requester, const Symbol& ref, size_t winner) const {
-    if (!ref.version_file.empty()) return symbols_.loaded(root, ref.version_file);
+  std::optional<size_t> intended(size_t root, size_t requester, const Symbol& ref, size_t winner) {
+    if (!ref.version_file.empty()) return provider_of(root, ref.version_file);
     auto needed = symbols_.direct_needed(root, requester);
     for (size_t n : needed)
       if (n == winner) return std::nullopt;
@@ -71,12 +74,26 @@ class InterpositionScan {
     return std::nullopt;
   }
 
-  bool is_noise(size_t root, const Binding& winner, size_t provider, const Symbol& ref) const {
+  // The object the root knows by a version's file name. The requester's references name a handful
+  // of files, each as one view into its binary's strings: asked once per view and requester.
+  std::optional<size_t> provider_of(size_t root, std::string_view file) {
+    for (const auto& [seen, provider] : providers_)
+      if (seen.data() == file.data() && seen.size() == file.size()) return provider;
+    return providers_.emplace_back(file, symbols_.loaded(root, file)).second;
+  }
+
+  // is_glibc_library, asked once per object.
+  bool glibc(size_t object) {
+    if (glibc_.empty()) glibc_.assign(ctx_.graph.objects.size(), -1);
+    if (glibc_[object] < 0) glibc_[object] = is_glibc_library(ctx_.graph.objects[object]);
+    return glibc_[object];
+  }
+
+  bool is_noise(size_t root, const Binding& winner, size_t provider, const Symbol& ref) {
     const Object& w = ctx_.graph.objects[winner.object];
-    const Object& p = ctx_.graph.objects[provider];
     if (winner.object == ctx_.graph.roots[root] && w.binary->is_executable()) return true;  // the program's own (copy relocations, deliberate overrides)
-    if (is_glibc_library(w) && is_glibc_library(p)) return true;
-    if (is_glibc_library(p) && is_allocator_function(ref.name)) return true;
+    if (glibc(winner.object) && glibc(provider)) return true;
+    if (glibc(provider) && is_allocator_function(ref.name)) return true;
     if (winner.symbol->binding == SymbolBinding::Weak) return true;  // vague linkage: inline and template copies
     const Symbol* theirs = symbols_.match(provider, ref);
     if (!theirs || theirs->binding == SymbolBinding::Weak) return true;
@@ -115,6 +132,8 @@ class InterpositionScan {
   const CheckContext& ctx_;
   const SymbolIndex& symbols_;
   std::map<std::pair<size_t, size_t>, Shadowing> shadowed_;
+  std::vector<std::pair<std::string_view, std::optional<size_t>>> providers_;  // provider_of, for one requester in one root
+  std::vector<int8_t> glibc_;  // per object: -1 not asked yet
 };
 
 }  // namespace

@@ -60,6 +60,13 @@ class DlopenEdges {
     }
   }
 
+  // The matrix rows for what an object opens, matched (by glob) once per object, not once per root.
+  const std::vector<const DlopenRow*>& rows_for(size_t object) {
+    auto [it, inserted] = rows_.try_emplace(object);
+    if (inserted) it->second = matrix_.dlopen_rows_for(name_of(resolver_.graph().objects[object]));
+    return it->second;
+  }
+
   bool is_cuda_name(std::string_view name) const {
     return matrix_.component_of(name) != nullptr || matrix_.cudnn_series_of(name) != nullptr;
   }
@@ -82,7 +89,7 @@ class DlopenEdges {
   bool decide_may_infer(size_t object) {
     const Object& o = resolver_.graph().objects[object];
     if (!o.binary || !worth_scanning(o)) return false;
-    auto rows = matrix_.dlopen_rows_for(name_of(o));
+    const auto& rows = rows_for(object);
     bool documented = !rows.empty() && std::all_of(rows.begin(), rows.end(), [&](const DlopenRow* r) {
       return r->probe != "library_name_strings" && expandable(*r, object);
     });
@@ -266,7 +273,7 @@ class DlopenEdges {
 
   void add_known(size_t root, size_t object, bool with_cuda_major) {
     std::string opener = name_of(resolver_.graph().objects[object]);
-    for (const DlopenRow* row : matrix_.dlopen_rows_for(opener)) {
+    for (const DlopenRow* row : rows_for(object)) {
       if (row->probe == "library_name_strings") {
         if (with_cuda_major) continue;
         for (const std::string& name : strings_of(object))
@@ -302,9 +309,9 @@ class DlopenEdges {
   }
 
   // "libcudnn_ops.so" in the shim is the stem of a probed name, not a name of its own.
-  bool covered_by_probe(size_t object, const std::string& name) const {
+  bool covered_by_probe(size_t object, const std::string& name) {
     if (version_from_file_name(name) != std::nullopt) return false;
-    for (const DlopenRow* row : matrix_.dlopen_rows_for(name_of(resolver_.graph().objects[object])))
+    for (const DlopenRow* row : rows_for(object))
       for (const std::string& opens : row->opens)
         if (is_dotted_extension_of(opens, name)) return true;
     return false;
@@ -318,6 +325,7 @@ class DlopenEdges {
   std::unordered_map<const Binary*, std::vector<std::string>> strings_;  // library names in .rodata
   std::map<std::string, std::optional<int>> cuda_major_of_dir_;
   std::unordered_map<size_t, bool> may_infer_;
+  std::unordered_map<size_t, std::vector<const DlopenRow*>> rows_;  // rows_for, by object
   std::set<std::tuple<size_t, size_t, std::string>> existing_;  // (root, from, name) of every edge, and of every add
   size_t indexed_edges_ = 0;  // edges already in existing_
 };
