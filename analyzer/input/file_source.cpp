@@ -1,12 +1,11 @@
 #include "analyzer/input/file_source.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
-#include <cerrno>
 #include <algorithm>
-#include <cstring>
+#include <cerrno>
+
+#include "analyzer/input/regular_file.h"
 
 namespace depscan {
 namespace {
@@ -38,23 +37,11 @@ FileSource::~FileSource() {
 }
 
 Expected<std::unique_ptr<FileSource>> FileSource::open(const std::string& host_path) {
-  // O_NONBLOCK: opening a FIFO must not wait for a writer; fstat then refuses it.
-  int fd = ::open(host_path.c_str(), O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-  if (fd < 0) return Error{std::strerror(errno)};
-  struct stat st;
-  if (::fstat(fd, &st) != 0) {
-    int err = errno;
-    ::close(fd);
-    return Error{std::strerror(err)};
-  }
-  if (!S_ISREG(st.st_mode)) {
-    ::close(fd);
-    return Error{S_ISDIR(st.st_mode) ? "is a directory" : "not a regular file"};
-  }
+  auto opened = open_regular_file(host_path);
+  if (!opened) return Error{opened.error()};
   std::unique_ptr<FileSource> file(new FileSource());
-  file->fd_ = fd;
-  file->info_ = FileInfo{FileKind::Regular, static_cast<uint64_t>(st.st_size), static_cast<uint64_t>(st.st_dev),
-                         static_cast<uint64_t>(st.st_ino), static_cast<uint32_t>(st.st_mode)};
+  file->fd_ = opened->fd;
+  file->info_ = opened->info;
   return file;
 }
 

@@ -1,13 +1,13 @@
 #include "analyzer/input/mapped_file.h"
 
-#include <fcntl.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
-#include <cerrno>
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
+
+#include "analyzer/input/regular_file.h"
 
 namespace depscan {
 
@@ -16,24 +16,12 @@ MappedFile::~MappedFile() {
 }
 
 Expected<std::unique_ptr<MappedFile>> MappedFile::open(const std::string& host_path) {
-  // O_NONBLOCK: opening a FIFO must not wait for a writer; fstat then refuses it.
-  int fd = ::open(host_path.c_str(), O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-  if (fd < 0) return Error{std::strerror(errno)};
-  struct stat st;
-  if (::fstat(fd, &st) != 0) {
-    int err = errno;
-    ::close(fd);
-    return Error{std::strerror(err)};
-  }
-  if (!S_ISREG(st.st_mode)) {
-    ::close(fd);
-    return Error{S_ISDIR(st.st_mode) ? "is a directory" : "not a regular file"};
-  }
+  auto opened = open_regular_file(host_path);
+  if (!opened) return Error{opened.error()};
+  int fd = opened->fd;
   std::unique_ptr<MappedFile> file(new MappedFile());
-  file->info_ = FileInfo{FileKind::Regular, static_cast<uint64_t>(st.st_size),
-                         static_cast<uint64_t>(st.st_dev), static_cast<uint64_t>(st.st_ino),
-                         static_cast<uint32_t>(st.st_mode)};
-  file->size_ = static_cast<size_t>(st.st_size);
+  file->info_ = opened->info;
+  file->size_ = static_cast<size_t>(opened->info.size);
   if (file->size_ > 0) {
     void* map = ::mmap(nullptr, file->size_, PROT_READ, MAP_PRIVATE, fd, 0);
     if (map == MAP_FAILED) {
