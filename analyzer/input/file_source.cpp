@@ -23,17 +23,10 @@ bool read_fully(int fd, uint8_t* out, uint64_t length, uint64_t offset) {
   return true;
 }
 
-// Spare buffers of kPooledSize bytes: a scan reads thousands of files one after another, each in
-// a few small reads, and malloc would otherwise hand out fresh heap pages between their models.
-constexpr size_t kMaxSpareBuffers = 64;
-thread_local std::vector<std::unique_ptr<uint8_t[]>> spare_buffers;
-
 }  // namespace
 
 FileSource::~FileSource() {
   if (fd_ >= 0) ::close(fd_);
-  for (Buffer& b : buffers_)
-    if (b.size <= kPooledSize && spare_buffers.size() < kMaxSpareBuffers) spare_buffers.push_back(std::move(b.bytes));
 }
 
 Expected<std::unique_ptr<FileSource>> FileSource::open(const std::string& host_path) {
@@ -46,15 +39,7 @@ Expected<std::unique_ptr<FileSource>> FileSource::open(const std::string& host_p
 }
 
 const FileSource::Buffer* FileSource::fetch(uint64_t offset, uint64_t length) const {
-  Buffer b{offset, length, nullptr};
-  if (length > kPooledSize) {
-    b.bytes = std::make_unique_for_overwrite<uint8_t[]>(length);
-  } else if (!spare_buffers.empty()) {
-    b.bytes = std::move(spare_buffers.back());
-    spare_buffers.pop_back();
-  } else {
-    b.bytes = std::make_unique_for_overwrite<uint8_t[]>(kPooledSize);
-  }
+  Buffer b{offset, length, std::make_unique_for_overwrite<uint8_t[]>(length)};
   if (!read_fully(fd_, b.bytes.get(), length, offset)) return nullptr;
   buffers_.push_back(std::move(b));
   return &buffers_.back();

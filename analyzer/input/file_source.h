@@ -32,8 +32,6 @@ class FileSource final : public ByteSource {
 
  private:
   static constexpr uint64_t kBlock = 4096;
-  // Reads of up to two blocks use buffers of that size, kept per thread from one file to the next.
-  static constexpr uint64_t kPooledSize = 2 * kBlock;
   struct Buffer {
     uint64_t offset = 0, size = 0;
     std::unique_ptr<uint8_t[]> bytes;

@@ -4,8 +4,8 @@
 // piece by piece: the tree needs ten names of a string table that can hold a megabyte.
 #pragma once
 
-#include <cstdint>
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <optional>
 #include <string_view>
