@@ -10,6 +10,7 @@
 #include "analyzer/input/image.h"
 #include "analyzer/input/mount_fs.h"
 #include "analyzer/input/python_env.h"
+#include "analyzer/input/residency.h"
 #include "analyzer/input/sniff.h"
 #include "analyzer/input/wheel.h"
 
@@ -31,27 +32,17 @@ Finding info(const char* code, const std::string& path, const std::string& messa
   return {code, Severity::Info, std::nullopt, message, "", path};
 }
 
-// e_type of an ELF file, if its header is long enough to hold one.
-std::optional<unsigned> elf_type(const FileSystem& fs, const std::string& path) {
-  auto head = fs.read_text(path, 18);
-  if (!head || head->size() < 18) return std::nullopt;
-  bool little = (*head)[5] != 2;
-  return little ? static_cast<unsigned char>((*head)[16]) | static_cast<unsigned char>((*head)[17]) << 8
-                : static_cast<unsigned char>((*head)[17]) | static_cast<unsigned char>((*head)[16]) << 8;
-}
-
 constexpr unsigned kEtRel = 1, kEtExec = 2, kEtDyn = 3, kEtCore = 4;
 
 // Relocatable objects (.o) and core files are ELF but never loaded: not audited.
-bool loadable_elf(const FileSystem& fs, const std::string& path) {
-  auto type = elf_type(fs, path);
-  return type == kEtExec || type == kEtDyn;
+bool loadable_elf(const Sniffed& sniffed) {
+  return sniffed.format == FileFormat::Elf && (sniffed.elf_type == kEtExec || sniffed.elf_type == kEtDyn);
 }
 
 // Why an ELF file given as an input has no dependency tree, or nullopt when the loader could load
 // it (or its header is too short to say: the reader reports that).
-std::optional<std::string> not_loadable(const FileSystem& fs, const std::string& path) {
-  auto type = elf_type(fs, path);
+std::optional<std::string> not_loadable(const Sniffed& sniffed) {
+  const std::optional<unsigned>& type = sniffed.elf_type;
   if (!type || *type == kEtExec || *type == kEtDyn) return std::nullopt;
   if (*type == kEtRel)
     return "an ELF relocatable object (ET_REL): the dynamic loader never loads one, so it has no dependency "
@@ -72,16 +63,21 @@ void walk_binaries(const FileSystem& fs, const std::string& dir, CollectedInputs
     if (!canonical_dir) continue;
     auto names = fs.list(current);
     std::sort(names.begin(), names.end(), std::greater<>());
+    std::vector<std::string> children;
     for (const std::string& name : names) {
       if (++seen > kMaxWalkEntries) break;
       std::string child = join_path(current, name);
       auto canon = fs.canonical(child);
       if (!canon || *canon != join_path(*canonical_dir, name)) continue;  // a symlink
       if (kPseudoFileSystems.count(*canon)) continue;
+      children.push_back(std::move(child));
+    }
+    read_heads_ahead(fs, children);
+    for (const std::string& child : children) {
       auto sniffed = sniff(fs, child);
       if (!sniffed) continue;
       if (sniffed->format == FileFormat::Directory) pending.push_back(child);
-      else if ((sniffed->format == FileFormat::Elf && loadable_elf(fs, child)) || sniffed->format == FileFormat::Pe) {
+      else if (loadable_elf(*sniffed) || sniffed->format == FileFormat::Pe) {
         out.roots.push_back(child);
         ++audited;
       } else ++out.skipped_files;
@@ -205,7 +201,7 @@ void collect_one(std::unique_ptr<FileSystem>& fs, const std::string& input, cons
   auto host = fs->host_path(logical);
   switch (sniffed->format) {
     case FileFormat::Elf:
-      if (auto why = not_loadable(*fs, logical)) {
+      if (auto why = not_loadable(*sniffed)) {
         out.unreadable_inputs.push_back(input);
         out.findings.push_back(input_error(input, *why));
         return;
@@ -259,8 +255,12 @@ void collect_host_archive(std::unique_ptr<FileSystem>& fs, const std::string& in
 CollectedInputs collect_inputs(std::unique_ptr<FileSystem>& fs, const CollectRequest& request) {
   CollectedInputs out;
   std::vector<WheelInput> wheels;
-  for (const std::string& input : request.inputs) {
-    std::string logical = request.rooted ? normalize_path(input) : absolute_path(input);
+  std::vector<std::string> logicals;
+  for (const std::string& input : request.inputs)
+    logicals.push_back(request.rooted ? normalize_path(input) : absolute_path(input));
+  read_heads_ahead(*fs, logicals);
+  for (size_t i = 0; i < request.inputs.size(); ++i) {
+    const std::string &input = request.inputs[i], &logical = logicals[i];
     if (request.rooted && !fs->stat(logical) && is_host_archive(input)) {
       collect_host_archive(fs, input, request.inputs.size() == 1, wheels, out);
       continue;

@@ -1,23 +1,65 @@
 #include "analyzer/input/residency.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 
 namespace depscan {
+namespace {
 
-Residency first_page_residency(const std::string& host_path) {
-  int fd = ::open(host_path.c_str(), O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+constexpr size_t kResidencySamples = 8;  // files asked whether they are in the page cache
+constexpr off_t kHeadBytes = 4096;       // what a sniff and the ELF header read need
+
+int open_for_reading(const std::string& host_path) {
+  return ::open(host_path.c_str(), O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+}
+
+}  // namespace
+
+Residency page_residency(const std::string& host_path, Page page) {
+  int fd = open_for_reading(host_path);
   if (fd < 0) return Residency::Unknown;
+  off_t offset = 0;
+  struct stat st;
+  if (page == Page::Last && ::fstat(fd, &st) == 0 && st.st_size > 0) offset = st.st_size - 1;
   char byte;
   iovec target{&byte, 1};
-  ssize_t got = ::preadv2(fd, &target, 1, 0, RWF_NOWAIT);
+  ssize_t got = ::preadv2(fd, &target, 1, offset, RWF_NOWAIT);
   int err = errno;
   ::close(fd);
   if (got >= 0) return Residency::Cached;
   return err == EAGAIN ? Residency::NotCached : Residency::Unknown;
+}
+
+Residency sampled_residency(const FileSystem& fs, const std::vector<std::string>& logical_paths, Page page) {
+  size_t step = std::max<size_t>(1, logical_paths.size() / kResidencySamples);
+  bool unknown = false;
+  for (size_t i = 0; i < logical_paths.size(); i += step) {
+    auto info = fs.stat(logical_paths[i]);
+    if (!info || info->kind != FileKind::Regular) continue;  // FIFOs and devices are never opened
+    auto host = fs.host_path(logical_paths[i]);
+    Residency residency = host ? page_residency(*host, page) : Residency::Unknown;
+    if (residency == Residency::NotCached) return residency;
+    unknown = unknown || residency == Residency::Unknown;
+  }
+  return unknown ? Residency::Unknown : Residency::Cached;
+}
+
+void read_heads_ahead(const FileSystem& fs, const std::vector<std::string>& logical_paths) {
+  if (logical_paths.size() < 2 || sampled_residency(fs, logical_paths, Page::First) != Residency::NotCached) return;
+  for (const std::string& logical : logical_paths) {
+    auto info = fs.stat(logical);
+    if (!info || info->kind != FileKind::Regular) continue;  // FIFOs and devices are never opened
+    auto host = fs.host_path(logical);
+    int fd = host ? open_for_reading(*host) : -1;
+    if (fd < 0) continue;
+    ::posix_fadvise(fd, 0, kHeadBytes, POSIX_FADV_WILLNEED);
+    ::close(fd);
+  }
 }
 
 }  // namespace depscan

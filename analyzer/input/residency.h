@@ -4,14 +4,29 @@
 #pragma once
 
 #include <string>
+#include <vector>
+
+#include "analyzer/input/fs.h"
 
 namespace depscan {
 
 enum class Residency { Cached, NotCached, Unknown };
+enum class Page { First, Last };
 
-// Asks for the first byte of the file with RWF_NOWAIT: the kernel answers from the page cache or
-// refuses at once (and starts reading the page in the background). Unknown when the file cannot
-// be opened or its file system cannot answer without waiting (procfs, some FUSE file systems).
-Residency first_page_residency(const std::string& host_path);
+// Asks for one byte of the file's first or last page with RWF_NOWAIT: the kernel answers from the
+// page cache or refuses at once (and starts reading the page in the background). Unknown when the
+// file cannot be opened or its file system cannot answer without waiting (procfs, some FUSE file
+// systems).
+Residency page_residency(const std::string& host_path, Page page);
+
+// The residency of a few of the regular files, spread over the list: NotCached if any of them is
+// not in the page cache, Unknown if none is known to be missing but some could not say.
+Residency sampled_residency(const FileSystem& fs, const std::vector<std::string>& logical_paths, Page page);
+
+// When the first pages of these files are not in the page cache, asks the kernel to start reading
+// the first page of every regular one now (POSIX_FADV_WILLNEED). Reading their heads one by one
+// afterwards then waits for the disk about once, not once per file. Does nothing when they are
+// cached, so a warm scan pays only the sampling.
+void read_heads_ahead(const FileSystem& fs, const std::vector<std::string>& logical_paths);
 
 }  // namespace depscan

@@ -17,10 +17,18 @@ FileFormat sniff_bytes(ByteView head) {
   return FileFormat::Unknown;
 }
 
+std::optional<unsigned> elf_type_of(ByteView head) {
+  constexpr size_t kTypeEnd = 18, kDataByte = 5, kTypeAt = 16;
+  if (head.size() < kTypeEnd) return std::nullopt;
+  bool big_endian = head.data()[kDataByte] == 2;  // EI_DATA: ELFDATA2MSB
+  unsigned low = head.data()[kTypeAt + (big_endian ? 1 : 0)], high = head.data()[kTypeAt + (big_endian ? 0 : 1)];
+  return low | high << 8;
+}
+
 Expected<Sniffed> sniff(const FileSystem& fs, std::string_view logical) {
   auto info = fs.stat(logical);
   if (!info) return Error{info.error()};
-  Sniffed out{FileFormat::Unknown, *info};
+  Sniffed out{FileFormat::Unknown, *info, std::nullopt};
   switch (info->kind) {
     case FileKind::Directory: out.format = FileFormat::Directory; return out;
     case FileKind::Regular: break;
@@ -32,7 +40,9 @@ Expected<Sniffed> sniff(const FileSystem& fs, std::string_view logical) {
   }
   auto head = fs.read_text(logical, 512);
   if (!head) return Error{head.error()};
-  out.format = sniff_bytes(ByteView(reinterpret_cast<const uint8_t*>(head->data()), head->size()));
+  ByteView bytes(reinterpret_cast<const uint8_t*>(head->data()), head->size());
+  out.format = sniff_bytes(bytes);
+  if (out.format == FileFormat::Elf) out.elf_type = elf_type_of(bytes);
   return out;
 }
 

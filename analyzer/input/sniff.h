@@ -2,6 +2,7 @@
 // A FIFO, device or socket is refused from stat alone, without opening it for reading.
 #pragma once
 
+#include <optional>
 #include <string_view>
 
 #include "analyzer/input/fs.h"
@@ -15,10 +16,14 @@ enum class FileFormat { Elf, Pe, Zip, Tar, Ar, Fatbin, Directory, Unknown };
 struct Sniffed {
   FileFormat format = FileFormat::Unknown;
   FileInfo info;
+  std::optional<unsigned> elf_type;  // e_type of an ELF file whose head holds one (ET_DYN = 3, ...)
 };
 
 // Classifies the first bytes of a file (at least 4 bytes are needed for any answer).
 FileFormat sniff_bytes(ByteView head);
+
+// e_type of an ELF header in either byte order, if the head is long enough to hold one.
+std::optional<unsigned> elf_type_of(ByteView head);
 
 // stat, refuse non-regular files, then read the head and classify.
 Expected<Sniffed> sniff(const FileSystem& fs, std::string_view logical);

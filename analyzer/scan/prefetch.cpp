@@ -14,21 +14,17 @@ namespace depscan {
 namespace {
 
 constexpr size_t kProgressThreshold = 200;  // fewer files finish before a progress line helps
-constexpr size_t kResidencySamples = 8;     // roots asked whether they are in the page cache
 // Where the page cache cannot say, many files are read in parallel in case the disk is slow.
 constexpr size_t kParallelWhenUnknown = 64;
+// Threads reading from disk wait for it, not for a CPU: more of them keep more reads in flight.
+constexpr unsigned kDiskReadThreads = 16;
 
-// Whether reading the roots would wait for the disk, judged from a few of them spread over the list.
+// Whether reading the roots would wait for the disk. The last pages are asked about: the inputs'
+// first pages were just read to tell what the files are, and the section headers the reader
+// needs next lie at the end of the file.
 bool reading_would_wait(const BinaryCache& cache, const std::vector<std::string>& paths) {
-  size_t step = std::max<size_t>(1, paths.size() / kResidencySamples);
-  bool unknown = false;
-  for (size_t i = 0; i < paths.size(); i += step) {
-    auto host = cache.fs().host_path(paths[i]);
-    Residency residency = host ? first_page_residency(*host) : Residency::Unknown;
-    if (residency == Residency::NotCached) return true;
-    unknown = unknown || residency == Residency::Unknown;
-  }
-  return unknown && paths.size() >= kParallelWhenUnknown;
+  Residency residency = sampled_residency(cache.fs(), paths, Page::Last);
+  return residency == Residency::NotCached || (residency == Residency::Unknown && paths.size() >= kParallelWhenUnknown);
 }
 
 }  // namespace
@@ -47,7 +43,7 @@ void prefetch_binaries(BinaryCache& cache, const std::vector<std::string>& paths
       if (n == paths.size()) std::fputc('\n', stderr);
     }
   };
-  if (threads == 0) threads = reading_would_wait(cache, paths) ? usable_cpus() : 1;
+  if (threads == 0) threads = reading_would_wait(cache, paths) ? std::max(kDiskReadThreads, usable_cpus()) : 1;
   parallel_for_index(paths.size(), read_one, threads);
 }
 

@@ -4,9 +4,16 @@
 #include <sys/statfs.h>
 #include <unistd.h>
 
+#include <sys/mman.h>
+#include <sys/stat.h>
+
+#include <chrono>
 #include <fstream>
 #include <string>
+#include <thread>
+#include <vector>
 
+#include "analyzer/input/fs.h"
 #include "analyzer/input/residency.h"
 #include "support.h"
 
@@ -30,22 +37,72 @@ void drop_from_page_cache(const std::string& path) {
   ::close(fd);
 }
 
+// mincore(2) on a map of the file: unlike a read, asking does not bring the page in.
+bool first_page_in_cache(const std::string& path) {
+  int fd = ::open(path.c_str(), O_RDONLY);
+  REQUIRE(fd >= 0);
+  long page = ::sysconf(_SC_PAGESIZE);
+  void* map = ::mmap(nullptr, static_cast<size_t>(page), PROT_READ, MAP_SHARED, fd, 0);
+  ::close(fd);
+  REQUIRE(map != MAP_FAILED);
+  unsigned char resident = 0;
+  REQUIRE(::mincore(map, static_cast<size_t>(page), &resident) == 0);
+  ::munmap(map, static_cast<size_t>(page));
+  return resident & 1;
+}
+
+// The kernel reads in the background: give it a few seconds to bring the page in.
+bool becomes_cached(const std::string& path) {
+  for (int i = 0; i < 300; ++i) {
+    if (first_page_in_cache(path)) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return false;
+}
+
 }  // namespace
 
-TEST_CASE("first_page_residency tells a file in the page cache from one on disk") {
+TEST_CASE("page_residency tells a file in the page cache from one on disk") {
   test::TempDir dir("residency");
   std::string file = dir.str() + "/data";
   std::ofstream(file) << std::string(64 * 1024, 'x');
-  CHECK(first_page_residency(file) == Residency::Cached);  // just written: in the cache
+  CHECK(page_residency(file, Page::First) == Residency::Cached);  // just written: in the cache
+  CHECK(page_residency(file, Page::Last) == Residency::Cached);
   if (!answers_without_waiting(dir.str())) {
     MESSAGE("skipped the on-disk half: " << dir.str() << " is not on ext4, xfs or btrfs");
     return;
   }
   drop_from_page_cache(file);
-  CHECK(first_page_residency(file) == Residency::NotCached);
+  // The last page first: asking starts reading the page asked about, and reading from the start
+  // could bring the whole small file in.
+  CHECK(page_residency(file, Page::Last) == Residency::NotCached);
+  CHECK(page_residency(file, Page::First) == Residency::NotCached);
 }
 
-TEST_CASE("first_page_residency cannot tell for missing files and files without a page cache") {
-  CHECK(first_page_residency("/nonexistent/depscan-residency") == Residency::Unknown);
-  CHECK(first_page_residency("/proc/self/status") == Residency::Unknown);
+TEST_CASE("page_residency cannot tell for missing files and files without a page cache") {
+  CHECK(page_residency("/nonexistent/depscan-residency", Page::First) == Residency::Unknown);
+  CHECK(page_residency("/proc/self/status", Page::First) == Residency::Unknown);
+}
+
+TEST_CASE("read_heads_ahead starts reading the first page of files that are on disk, and skips FIFOs") {
+  test::TempDir dir("heads");
+  if (!answers_without_waiting(dir.str())) {
+    MESSAGE("skipped: " << dir.str() << " is not on ext4, xfs or btrfs");
+    return;
+  }
+  std::vector<std::string> files;
+  for (int i = 0; i < 40; ++i) {  // more than are sampled: most files are read only because asked to
+    files.push_back(dir.str() + "/file" + std::to_string(i));
+    std::ofstream(files.back()) << std::string(256 * 1024, 'x');
+    drop_from_page_cache(files.back());
+    REQUIRE_FALSE(first_page_in_cache(files.back()));
+  }
+  std::string fifo = dir.str() + "/fifo";
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  std::vector<std::string> inputs = files;
+  inputs.insert(inputs.begin(), fifo);
+  auto fs = make_real_fs();
+  REQUIRE(sampled_residency(*fs, inputs, Page::Last) == Residency::NotCached);  // a FIFO is not sampled
+  read_heads_ahead(*fs, inputs);  // returns at once: a FIFO without a writer is never opened
+  for (const std::string& file : files) CHECK(becomes_cached(file));
 }
