@@ -2,8 +2,11 @@
 """Runs depscan and its peers (libtree, lddtree, ldd) on the same file sets in one run and prints
 median wall time and peak RSS side by side, with ratios against depscan.
 
-usage: bench/compare.py [--runs N] [--depscan PATH] [--set NAME=DIR ...]
+usage: bench/compare.py [--runs N] [--depscan PATH] [--set NAME=DIR ...] [--cold NAME ...]
 Peers that are not installed are skipped (scripts/install-deps.sh installs libtree and pax-utils).
+A set named with --cold (default: cuda) is measured a second time as NAME-cold, with its files
+dropped from the page cache before every run (POSIX_FADV_DONTNEED, no root needed): files just
+pulled onto a machine. Libraries outside the set that running programs map (libc) stay cached.
 """
 import argparse
 import os
@@ -38,9 +41,22 @@ def elf_files(directory, recursive):
     return out
 
 
-def measure(argv, env):
+def evict(files):
+    """Drops the files' pages from the page cache (clean pages of files no process maps)."""
+    for path in files:
+        fd = os.open(path, os.O_RDONLY)
+        try:
+            os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+        finally:
+            os.close(fd)
+
+
+def measure(argv, env, cold_files=None):
     """Wall seconds (perf_counter around the run) and peak RSS in KiB (GNU time: a small parent,
-    so the child's maximum resident size is its own, not a copy of this Python's)."""
+    so the child's maximum resident size is its own, not a copy of this Python's). cold_files are
+    evicted from the page cache first."""
+    if cold_files:
+        evict(cold_files)
     with tempfile.NamedTemporaryFile("r") as stats:
         cmd = ["/usr/bin/time", "-o", stats.name, "-f", "%M"] + argv
         start = time.perf_counter()
@@ -76,26 +92,35 @@ def main():
     ap.add_argument("--depscan", default=os.path.join(os.path.dirname(__file__), "..", "build", "cli", "depscan"))
     ap.add_argument("--set", action="append", default=[], help="NAME=DIR[:recursive]")
     ap.add_argument("--depscan-args", default="", help="extra depscan arguments, e.g. --no-symbols")
+    ap.add_argument("--cold", action="append", default=None, help="NAME of a set to measure again with a cold page cache")
     a = ap.parse_args()
     sets = a.set or ["cuda=/usr/local/cuda/lib64", "system=/usr/lib/x86_64-linux-gnu:recursive"]
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C"}
-    print(f"{'set':8} {'tool':13} {'files':>6} {'median s':>9} {'peak MiB':>9} {'time/depscan':>13} {'rss/depscan':>12}")
+    print(f"{'set':11} {'tool':13} {'files':>6} {'median s':>9} {'peak MiB':>9} {'time/depscan':>13} {'rss/depscan':>12}")
+    cold_sets = ["cuda"] if a.cold is None else a.cold
     for spec in sets:
         name, _, rest = spec.partition("=")
         directory, _, mode = rest.partition(":")
         files = elf_files(directory, mode == "recursive")
-        rows = {}
         audit_dir = directory if mode == "recursive" else None
-        for tool, argv in tools(os.path.abspath(a.depscan), files, a.depscan_args.split(), audit_dir).items():
-            runs = [measure(argv, env) for _ in range(a.runs)]
-            rows[tool] = (statistics.median(r[0] for r in runs), statistics.median(r[1] for r in runs))
-        base_t, base_m = rows.get("depscan", (None, None))
-        for tool, (t, m) in rows.items():
-            rt = f"{t / base_t:.2f}x" if base_t else "-"
-            rm = f"{m / base_m:.2f}x" if base_m else "-"
-            print(f"{name:8} {tool:13} {len(files):6d} {t:9.4f} {m / 1024:9.1f} {rt:>13} {rm:>12}")
-        sys.stdout.flush()
+        argvs = tools(os.path.abspath(a.depscan), files, a.depscan_args.split(), audit_dir)
+        print_rows(name, len(files), {tool: median_of(argv, env, a.runs) for tool, argv in argvs.items()})
+        if name in cold_sets:
+            print_rows(f"{name}-cold", len(files), {tool: median_of(argv, env, a.runs, files) for tool, argv in argvs.items()})
 
+
+def median_of(argv, env, runs, cold_files=None):
+    results = [measure(argv, env, cold_files) for _ in range(runs)]
+    return statistics.median(r[0] for r in results), statistics.median(r[1] for r in results)
+
+
+def print_rows(name, file_count, rows):
+    base_t, base_m = rows.get("depscan", (None, None))
+    for tool, (t, m) in rows.items():
+        rt = f"{t / base_t:.2f}x" if base_t else "-"
+        rm = f"{m / base_m:.2f}x" if base_m else "-"
+        print(f"{name:11} {tool:13} {file_count:6d} {t:9.4f} {m / 1024:9.1f} {rt:>13} {rm:>12}")
+    sys.stdout.flush()
 
 if __name__ == "__main__":
     main()
