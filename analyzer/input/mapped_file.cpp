@@ -32,19 +32,19 @@ Expected<std::unique_ptr<MappedFile>> MappedFile::open(const std::string& host_p
     file->data_ = static_cast<const uint8_t*>(map);
     // Readers touch a few scattered pages (headers, tables, fatbin entry headers) of files of
     // hundreds of MB: fault-around would map pages nobody reads. Sequential scans ask for
-    // read-ahead themselves (advise_scan).
+    // read-ahead themselves (read_ahead).
     ::madvise(map, file->size_, MADV_RANDOM);
   }
   ::close(fd);
   return file;
 }
 
-void MappedFile::advise_scan(uint64_t offset, uint64_t length) const {
+void MappedFile::read_ahead(uint64_t offset, uint64_t length) const {
   if (!data_ || offset >= size_) return;
   const uint64_t page = static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
   uint64_t start = offset - offset % page;
   uint64_t end = std::min<uint64_t>(size_, offset + std::min<uint64_t>(length, size_ - offset));
-  ::madvise(const_cast<uint8_t*>(data_) + start, end - start, MADV_NORMAL);
+  ::madvise(const_cast<uint8_t*>(data_) + start, end - start, MADV_WILLNEED);
 }
 
 }  // namespace depscan

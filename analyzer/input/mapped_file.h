@@ -21,10 +21,11 @@ class MappedFile {
   static Expected<std::unique_ptr<MappedFile>> open(const std::string& host_path);
 
   ByteView bytes() const { return ByteView(data_, size_); }
-  // The range will be read from start to end: restore the kernel's default read-ahead and
-  // fault-around for it (the map is random-access by default). Not MADV_SEQUENTIAL: it drops
-  // pages from the page cache behind the reader.
-  void advise_scan(uint64_t offset, uint64_t length) const;
+  // The range will be read soon: the kernel starts reading what is not in the page cache now, in
+  // large requests (MADV_WILLNEED; the map is random-access by default, so a scan without this
+  // would wait for the disk one page at a time). Not MADV_SEQUENTIAL: it drops pages from the
+  // page cache behind the reader.
+  void read_ahead(uint64_t offset, uint64_t length) const;
   const FileInfo& info() const { return info_; }
 
  private:

@@ -104,8 +104,8 @@ uint64_t rodata_size(const Binary& binary) {
 
 namespace {
 
-// Calls scan(.rodata bytes, at most kMaxRodataScan of them) with the file mapped; `none` when
-// the binary has no .rodata in the file.
+// Calls scan(.rodata bytes (at most kMaxRodataScan of them), read_ahead) with the file mapped;
+// `none` when the binary has no .rodata in the file.
 template <typename Result, typename Scan>
 Expected<Result> with_rodata(const FileSystem& fs, const Binary& binary, Result none, Scan scan) {
   const Section* section = rodata_of(binary);
@@ -119,18 +119,34 @@ Expected<Result> with_rodata(const FileSystem& fs, const Binary& binary, Result 
   uint64_t length = std::min<uint64_t>({section->size, kMaxRodataScan, bytes.size() - section->offset});
   auto rodata = bytes.sub(section->offset, length);
   if (!rodata) return none;
-  (*file)->advise_scan(section->offset, length);
-  return scan(*rodata);
+  const MappedFile& mapped = **file;
+  ReadAhead read_ahead = [&](size_t offset, size_t count) { mapped.read_ahead(section->offset + offset, count); };
+  return scan(*rodata, read_ahead);
 }
+
+constexpr size_t kSearchChunk = size_t{1} << 20;
 
 }  // namespace
 
-std::optional<std::string> first_string_with_prefix(ByteView bytes, std::string_view prefix) {
+std::optional<std::string> first_string_with_prefix(ByteView bytes, std::string_view prefix,
+                                                    const ReadAhead& read_ahead) {
   std::string_view text = bytes.as_chars();
   if (prefix.empty()) return std::nullopt;
+  size_t asked = 0;  // bytes already asked for
   for (size_t pos = 0; pos < text.size();) {
-    const void* hit = ::memmem(text.data() + pos, text.size() - pos, prefix.data(), prefix.size());
-    if (!hit) return std::nullopt;
+    if (read_ahead && asked < text.size() && asked < pos + 2 * kSearchChunk) {
+      size_t until = std::min(text.size(), pos + 3 * kSearchChunk);
+      read_ahead(asked, until - asked);
+      asked = until;
+    }
+    // Hits start before chunk_end; the window reaches past it by what a hit there needs.
+    size_t chunk_end = std::min(text.size(), pos + kSearchChunk);
+    size_t window = std::min(text.size(), chunk_end + prefix.size() - 1) - pos;
+    const void* hit = ::memmem(text.data() + pos, window, prefix.data(), prefix.size());
+    if (!hit) {
+      pos = chunk_end;
+      continue;
+    }
     size_t at = static_cast<size_t>(static_cast<const char*>(hit) - text.data());
     size_t end = text.find('\0', at);
     if (end == std::string_view::npos) return std::nullopt;
@@ -141,13 +157,17 @@ std::optional<std::string> first_string_with_prefix(ByteView bytes, std::string_
 }
 
 Expected<std::vector<std::string>> rodata_library_names(const FileSystem& fs, const Binary& binary) {
-  return with_rodata(fs, binary, std::vector<std::string>{}, [](ByteView rodata) { return library_names_in(rodata); });
+  return with_rodata(fs, binary, std::vector<std::string>{}, [](ByteView rodata, const ReadAhead& read_ahead) {
+    read_ahead(0, rodata.size());
+    return library_names_in(rodata);
+  });
 }
 
 Expected<std::optional<std::string>> rodata_string_with_prefix(const FileSystem& fs, const Binary& binary,
                                                                std::string_view prefix) {
-  return with_rodata(fs, binary, std::optional<std::string>{},
-                     [&](ByteView rodata) { return first_string_with_prefix(rodata, prefix); });
+  return with_rodata(fs, binary, std::optional<std::string>{}, [&](ByteView rodata, const ReadAhead& read_ahead) {
+    return first_string_with_prefix(rodata, prefix, read_ahead);
+  });
 }
 
 }  // namespace depscan

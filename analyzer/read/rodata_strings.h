@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -29,8 +30,13 @@ uint64_t rodata_size(const Binary& binary);
 // Empty when the binary has no .rodata; an error only when the file cannot be mapped.
 Expected<std::vector<std::string>> rodata_library_names(const FileSystem& fs, const Binary& binary);
 
-// The first whole NUL-terminated string of `bytes` that starts with `prefix`.
-std::optional<std::string> first_string_with_prefix(ByteView bytes, std::string_view prefix);
+// Asks for bytes [offset, offset + length) of a scanned range to be read in ahead of the scan.
+using ReadAhead = std::function<void(size_t offset, size_t length)>;
+
+// The first whole NUL-terminated string of `bytes` that starts with `prefix`. The search goes a
+// megabyte at a time, asking read_ahead (if any) for the next two before each.
+std::optional<std::string> first_string_with_prefix(ByteView bytes, std::string_view prefix,
+                                                    const ReadAhead& read_ahead = nullptr);
 
 // first_string_with_prefix() over .rodata: it stops at the first hit, where
 // rodata_library_names() reads the whole section (NVRTC's is 13 MB; the name it opens is 2.3 MB in).

@@ -52,3 +52,28 @@ TEST_CASE("the first whole string with a prefix, never the middle of a longer on
   CHECK_FALSE(first(text, "libnvrtc-builtins.so.12."));
   CHECK_FALSE(first(text, ""));
 }
+
+TEST_CASE("the prefix search goes a megabyte at a time: a string across a boundary is found, and only "
+          "what the search reaches is read ahead") {
+  constexpr size_t kMiB = size_t{1} << 20;
+  const std::string name = bytes_of("\0libnvrtc-builtins.so.13.0\0");
+  for (size_t cut : {size_t{1}, size_t{5}, name.size() - 2}) {  // the boundary falls inside the name
+    CAPTURE(cut);
+    std::string text(kMiB - cut, 'x');
+    text += name;
+    text.resize(8 * kMiB, 'y');
+    std::vector<std::pair<size_t, size_t>> asked;
+    auto found = first_string_with_prefix(ByteView(reinterpret_cast<const uint8_t*>(text.data()), text.size()),
+                                          "libnvrtc-builtins.so.13.",
+                                          [&](size_t offset, size_t length) { asked.emplace_back(offset, length); });
+    CHECK(found == "libnvrtc-builtins.so.13.0");
+    REQUIRE_FALSE(asked.empty());
+    size_t covered = 0;
+    for (auto [offset, length] : asked) {
+      CHECK(offset == covered);  // in order, no gap, nothing asked twice
+      covered += length;
+    }
+    CHECK(covered >= 2 * kMiB);  // ahead of the search
+    CHECK(covered <= 4 * kMiB);  // not the whole 8 MiB: the name is found in the first two
+  }
+}
