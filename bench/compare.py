@@ -110,6 +110,8 @@ def main():
 
 
 def median_of(argv, env, runs, cold_files=None):
+    if not cold_files:
+        measure(argv, env)  # warm-up, not counted: the files' pages may have been dropped before
     results = [measure(argv, env, cold_files) for _ in range(runs)]
     return statistics.median(r[0] for r in results), statistics.median(r[1] for r in results)
 
