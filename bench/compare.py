@@ -4,9 +4,11 @@ median wall time and peak RSS side by side, with ratios against depscan.
 
 usage: bench/compare.py [--runs N] [--depscan PATH] [--set NAME=DIR ...] [--cold NAME ...]
 Peers that are not installed are skipped (scripts/install-deps.sh installs libtree and pax-utils).
-A set named with --cold (default: cuda) is measured a second time as NAME-cold, with its files
-dropped from the page cache before every run (POSIX_FADV_DONTNEED, no root needed): files just
-pulled onto a machine. Libraries outside the set that running programs map (libc) stay cached.
+A set named with --cold (default: cuda; "--cold none" for no cold rows) is measured a second time
+as NAME-cold, with its ELF files dropped from the page cache before every run (POSIX_FADV_DONTNEED,
+no root needed): files just pulled onto a machine. Libraries outside the set that running
+programs map (libc), directories, inodes and the set's other files stay cached, so the
+"depscan DIR" row of a cold set is only partly cold.
 """
 import argparse
 import os
@@ -44,7 +46,10 @@ def elf_files(directory, recursive):
 def evict(files):
     """Drops the files' pages from the page cache (clean pages of files no process maps)."""
     for path in files:
-        fd = os.open(path, os.O_RDONLY)
+        try:
+            fd = os.open(path, os.O_RDONLY)
+        except OSError:
+            continue  # gone since the set was listed: the tools will say so
         try:
             os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
         finally:
@@ -55,7 +60,7 @@ def measure(argv, env, cold_files=None):
     """Wall seconds (perf_counter around the run) and peak RSS in KiB (GNU time: a small parent,
     so the child's maximum resident size is its own, not a copy of this Python's). cold_files are
     evicted from the page cache first."""
-    if cold_files:
+    if cold_files is not None:
         evict(cold_files)
     with tempfile.NamedTemporaryFile("r") as stats:
         cmd = ["/usr/bin/time", "-o", stats.name, "-f", "%M"] + argv
@@ -97,7 +102,10 @@ def main():
     sets = a.set or ["cuda=/usr/local/cuda/lib64", "system=/usr/lib/x86_64-linux-gnu:recursive"]
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C"}
     print(f"{'set':11} {'tool':13} {'files':>6} {'median s':>9} {'peak MiB':>9} {'time/depscan':>13} {'rss/depscan':>12}")
-    cold_sets = ["cuda"] if a.cold is None else a.cold
+    cold_sets = ["cuda"] if a.cold is None else [n for n in a.cold if n != "none"]
+    unknown = set(cold_sets) - {spec.partition("=")[0] for spec in sets}
+    if unknown:
+        ap.error(f"--cold names no measured set: {', '.join(sorted(unknown))}")
     for spec in sets:
         name, _, rest = spec.partition("=")
         directory, _, mode = rest.partition(":")
@@ -110,7 +118,7 @@ def main():
 
 
 def median_of(argv, env, runs, cold_files=None):
-    if not cold_files:
+    if cold_files is None:
         measure(argv, env)  # warm-up, not counted: the files' pages may have been dropped before
     results = [measure(argv, env, cold_files) for _ in range(runs)]
     return statistics.median(r[0] for r in results), statistics.median(r[1] for r in results)
@@ -123,6 +131,7 @@ def print_rows(name, file_count, rows):
         rm = f"{m / base_m:.2f}x" if base_m else "-"
         print(f"{name:11} {tool:13} {file_count:6d} {t:9.4f} {m / 1024:9.1f} {rt:>13} {rm:>12}")
     sys.stdout.flush()
+
 
 if __name__ == "__main__":
     main()

@@ -103,8 +103,8 @@ void add_scan_command(CLI::App& app, int& exit_code) {
   app.add_option("--fail-on", args->fail_on, "lowest severity that fails (exit 1)")
       ->check(CLI::IsMember({"error", "warning", "info"}));
   app.add_option("-j,--jobs", args->scan.read_threads,
-                 "threads reading the input files (default: one when they are in the page cache, else 16 that wait "
-                 "for the disk together)");
+                 "threads reading the input files (default: one when they are in the page cache, else 16, or one "
+                 "per CPU if more, that wait for the disk together)");
   app.add_flag("-v,--verbose", args->verbose, "show libc-family libraries and every tried path");
   app.add_flag("--no-color", args->no_color, "never colour the output");
   add_verify_options(app, args->verify);

@@ -44,7 +44,13 @@ void MappedFile::read_ahead(uint64_t offset, uint64_t length) const {
   const uint64_t page = static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
   uint64_t start = offset - offset % page;
   uint64_t end = std::min<uint64_t>(size_, offset + std::min<uint64_t>(length, size_ - offset));
-  ::madvise(const_cast<uint8_t*>(data_) + start, end - start, MADV_WILLNEED);
+  uint8_t* base = const_cast<uint8_t*>(data_);
+  ::madvise(base + start, end - start, MADV_NORMAL);  // faults here read ahead again
+  unsigned char resident = 0;
+  if (::mincore(base + start, page, &resident) == 0 && (resident & 1)) return;  // cached: nothing to ask for
+  // One request reads at most the device's read-ahead window (128 KiB by default): ask in pieces.
+  constexpr uint64_t kPiece = uint64_t{128} << 10;
+  for (uint64_t at = start; at < end; at += kPiece) ::madvise(base + at, std::min(kPiece, end - at), MADV_WILLNEED);
 }
 
 }  // namespace depscan

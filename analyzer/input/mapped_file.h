@@ -21,10 +21,11 @@ class MappedFile {
   static Expected<std::unique_ptr<MappedFile>> open(const std::string& host_path);
 
   ByteView bytes() const { return ByteView(data_, size_); }
-  // The range will be read soon: the kernel starts reading what is not in the page cache now, in
-  // large requests (MADV_WILLNEED; the map is random-access by default, so a scan without this
-  // would wait for the disk one page at a time). Not MADV_SEQUENTIAL: it drops pages from the
-  // page cache behind the reader.
+  // The range will be read soon, from start to end. Faults in it read ahead again (MADV_NORMAL;
+  // the map is random-access by default). When its first page is not in the page cache, the
+  // kernel is asked to start reading the whole range now (MADV_WILLNEED, in pieces of the
+  // default read-ahead window, the most one request reads). Not MADV_SEQUENTIAL: it drops pages
+  // from the page cache behind the reader.
   void read_ahead(uint64_t offset, uint64_t length) const;
   const FileInfo& info() const { return info_; }
 

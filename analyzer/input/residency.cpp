@@ -50,7 +50,7 @@ Residency sampled_residency(const FileSystem& fs, const std::vector<std::string>
 }
 
 void read_heads_ahead(const FileSystem& fs, const std::vector<std::string>& logical_paths) {
-  if (logical_paths.size() < 2 || sampled_residency(fs, logical_paths, Page::First) != Residency::NotCached) return;
+  if (logical_paths.size() < kMinFilesToReadAhead || sampled_residency(fs, logical_paths, Page::First) != Residency::NotCached) return;
   for (const std::string& logical : logical_paths) {
     auto info = fs.stat(logical);
     if (!info || info->kind != FileKind::Regular) continue;  // FIFOs and devices are never opened

@@ -34,7 +34,8 @@ Expected<std::vector<std::string>> rodata_library_names(const FileSystem& fs, co
 using ReadAhead = std::function<void(size_t offset, size_t length)>;
 
 // The first whole NUL-terminated string of `bytes` that starts with `prefix`. The search goes a
-// megabyte at a time, asking read_ahead (if any) for the next two before each.
+// megabyte at a time and keeps read_ahead (if any) asked for at least two megabytes past the
+// chunk it searches.
 std::optional<std::string> first_string_with_prefix(ByteView bytes, std::string_view prefix,
                                                     const ReadAhead& read_ahead = nullptr);
 

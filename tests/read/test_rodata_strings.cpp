@@ -57,7 +57,8 @@ TEST_CASE("the prefix search goes a megabyte at a time: a string across a bounda
           "what the search reaches is read ahead") {
   constexpr size_t kMiB = size_t{1} << 20;
   const std::string name = bytes_of("\0libnvrtc-builtins.so.13.0\0");
-  for (size_t cut : {size_t{1}, size_t{5}, name.size() - 2}) {  // the boundary falls inside the name
+  // The prefix starts at the boundary (cut 1), one byte before it (2: the tightest window), inside.
+  for (size_t cut : {size_t{1}, size_t{2}, size_t{5}, name.size() - 2}) {
     CAPTURE(cut);
     std::string text(kMiB - cut, 'x');
     text += name;
