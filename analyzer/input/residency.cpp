@@ -1,12 +1,13 @@
 #include "analyzer/input/residency.h"
 
 #include <fcntl.h>
-#include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
+
+#include "analyzer/input/regular_file.h"
 
 namespace depscan {
 namespace {
@@ -14,18 +15,13 @@ namespace {
 constexpr size_t kResidencySamples = 8;  // files asked whether they are in the page cache
 constexpr off_t kHeadBytes = 4096;       // what a sniff and the ELF header read need
 
-int open_for_reading(const std::string& host_path) {
-  return ::open(host_path.c_str(), O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-}
-
 }  // namespace
 
 Residency page_residency(const std::string& host_path, Page page) {
-  int fd = open_for_reading(host_path);
-  if (fd < 0) return Residency::Unknown;
-  off_t offset = 0;
-  struct stat st;
-  if (page == Page::Last && ::fstat(fd, &st) == 0 && st.st_size > 0) offset = st.st_size - 1;
+  auto file = open_regular_file(host_path);
+  if (!file) return Residency::Unknown;
+  int fd = file->fd;
+  off_t offset = page == Page::Last && file->info.size > 0 ? static_cast<off_t>(file->info.size - 1) : 0;
   char byte;
   iovec target{&byte, 1};
   ssize_t got = ::preadv2(fd, &target, 1, offset, RWF_NOWAIT);
@@ -50,15 +46,17 @@ Residency sampled_residency(const FileSystem& fs, const std::vector<std::string>
 }
 
 void read_heads_ahead(const FileSystem& fs, const std::vector<std::string>& logical_paths) {
-  if (logical_paths.size() < kMinFilesToReadAhead || sampled_residency(fs, logical_paths, Page::First) != Residency::NotCached) return;
+  if (logical_paths.size() < kMinFilesToReadAhead) return;
+  if (sampled_residency(fs, logical_paths, Page::First) != Residency::NotCached) return;
   for (const std::string& logical : logical_paths) {
     auto info = fs.stat(logical);
     if (!info || info->kind != FileKind::Regular) continue;  // FIFOs and devices are never opened
     auto host = fs.host_path(logical);
-    int fd = host ? open_for_reading(*host) : -1;
-    if (fd < 0) continue;
-    ::posix_fadvise(fd, 0, kHeadBytes, POSIX_FADV_WILLNEED);
-    ::close(fd);
+    if (!host) continue;
+    auto file = open_regular_file(*host);
+    if (!file) continue;
+    ::posix_fadvise(file->fd, 0, kHeadBytes, POSIX_FADV_WILLNEED);
+    ::close(file->fd);
   }
 }
 

@@ -16,7 +16,8 @@ enum class Page { First, Last };
 // Asks for one byte of the file's first or last page with RWF_NOWAIT: the kernel answers from the
 // page cache or refuses at once (and starts reading the page in the background). Unknown when the
 // file cannot be opened or its file system cannot answer without waiting (procfs, some FUSE file
-// systems). It opens the file: callers ask only about files stat has shown to be regular.
+// systems) or not regular. It opens the file before it can tell (O_NONBLOCK): callers ask only
+// about files stat has shown to be regular.
 Residency page_residency(const std::string& host_path, Page page);
 
 // The residency of a few of the regular files, spread over the list: NotCached if any of them is

@@ -18,11 +18,12 @@ FileFormat sniff_bytes(ByteView head) {
 }
 
 std::optional<unsigned> elf_type_of(ByteView head) {
-  constexpr size_t kTypeEnd = 18, kDataByte = 5, kTypeAt = 16;
-  if (head.size() < kTypeEnd) return std::nullopt;
-  bool big_endian = head.data()[kDataByte] == 2;  // EI_DATA: ELFDATA2MSB
-  unsigned low = head.data()[kTypeAt + (big_endian ? 1 : 0)], high = head.data()[kTypeAt + (big_endian ? 0 : 1)];
-  return low | high << 8;
+  constexpr size_t kDataByte = 5, kTypeAt = 16;
+  auto data = head.read<uint8_t>(kDataByte);
+  if (!data) return std::nullopt;
+  auto type = head.read<uint16_t>(kTypeAt, /*little_endian=*/*data != 2);  // EI_DATA 2: ELFDATA2MSB
+  if (!type) return std::nullopt;
+  return *type;
 }
 
 Expected<Sniffed> sniff(const FileSystem& fs, std::string_view logical) {
