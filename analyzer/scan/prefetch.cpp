@@ -19,15 +19,15 @@ constexpr size_t kParallelWhenUnknown = 64;
 // Threads reading from disk wait for it, not for a CPU: more of them keep more reads in flight.
 constexpr unsigned kDiskReadThreads = 16;
 
-// Whether reading the roots would wait for the disk. The last pages are asked about: the inputs'
-// first pages were just read to tell what the files are, and the section headers the reader
-// needs next lie at the end of the file.
-bool reading_would_wait(const BinaryCache& cache, const std::vector<std::string>& paths) {
-  Residency residency = sampled_residency(cache.fs(), paths, Page::Last);
-  return residency == Residency::NotCached || (residency == Residency::Unknown && paths.size() >= kParallelWhenUnknown);
-}
-
 }  // namespace
+
+// The last pages are asked about: the section headers the reader needs next lie at the end.
+unsigned default_read_threads(const BinaryCache& cache, const std::vector<std::string>& paths) {
+  Residency residency = sampled_residency(cache.fs(), paths, Page::Last);
+  bool would_wait =
+      residency == Residency::NotCached || (residency == Residency::Unknown && paths.size() >= kParallelWhenUnknown);
+  return would_wait ? std::max(kDiskReadThreads, usable_cpus()) : 1;
+}
 
 void prefetch_binaries(BinaryCache& cache, const std::vector<std::string>& paths, unsigned threads) {
   if (paths.size() < 2) return;
@@ -43,7 +43,7 @@ void prefetch_binaries(BinaryCache& cache, const std::vector<std::string>& paths
       if (n == paths.size()) std::fputc('\n', stderr);
     }
   };
-  if (threads == 0) threads = reading_would_wait(cache, paths) ? std::max(kDiskReadThreads, usable_cpus()) : 1;
+  if (threads == 0) threads = default_read_threads(cache, paths);
   parallel_for_index(paths.size(), read_one, threads);
 }
 

@@ -1,6 +1,6 @@
-// Reads the roots of a scan into the BinaryCache before the resolver runs: in parallel (one thread
-// per usable CPU) when the files are not in the page cache, in this thread when they are (see
-// analyzer/input/residency.h).
+// Reads the roots of a scan into the BinaryCache before the resolver runs: in parallel (16
+// threads, or one per usable CPU if more) when the files are not in the page cache, in this
+// thread when they are (see analyzer/input/residency.h).
 // The Resolver itself is not thread-safe and stays sequential: it then finds every root (and
 // most of the libraries, which are roots themselves in a directory audit) already parsed, so a
 // directory audit spends its parallel time where the time goes (reading) and still builds one
@@ -16,9 +16,13 @@
 
 namespace depscan {
 
+// How many threads read `paths` when the caller does not say: one when their last pages are in the
+// page cache (their first pages were just read to tell what the files are), the disk threads when
+// they are not, or when the cache cannot say for many files.
+unsigned default_read_threads(const BinaryCache& cache, const std::vector<std::string>& paths);
+
 // Shows "reading N/M" on standard error when it is a terminal and there are many files.
-// threads: how many read at once; 0 decides from the page cache (one thread when the files are
-// there, one per usable CPU when they are not).
+// threads: how many read at once; 0 asks default_read_threads().
 void prefetch_binaries(BinaryCache& cache, const std::vector<std::string>& paths, unsigned threads = 0);
 
 }  // namespace depscan

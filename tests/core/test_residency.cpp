@@ -14,6 +14,8 @@
 
 #include "analyzer/input/fs.h"
 #include "analyzer/input/residency.h"
+#include "analyzer/read/read.h"
+#include "analyzer/scan/prefetch.h"
 #include "support.h"
 
 using namespace depscan;
@@ -123,4 +125,24 @@ TEST_CASE("read_heads_ahead starts reading the first page of files that are on d
   REQUIRE(sampled_residency(fs, inputs, Page::Last) == Residency::NotCached);
   read_heads_ahead(fs, inputs);
   for (const std::string& file : files) CHECK(becomes_cached(file));
+}
+
+TEST_CASE("roots whose heads were just read but whose last pages are on disk are read on many threads") {
+  test::TempDir dir("threads");
+  if (!answers_without_waiting(dir.str())) {
+    MESSAGE("skipped: " << dir.str() << " is not on ext4, xfs or btrfs");
+    return;
+  }
+  std::vector<std::string> roots;
+  for (int i = 0; i < 10; ++i) {
+    roots.push_back(dir.str() + "/lib" + std::to_string(i) + ".so");
+    std::ofstream(roots.back()) << std::string(4 << 20, 'x');
+    drop_from_page_cache(roots.back());
+  }
+  auto fs = make_real_fs();
+  BinaryCache cache(*fs);
+  for (const std::string& root : roots) REQUIRE(fs->read_text(root, 512));  // what telling the inputs apart reads
+  CHECK(default_read_threads(cache, roots) > 1);
+  for (const std::string& root : roots) REQUIRE(fs->read_text(root, 8 << 20));  // now all in the page cache
+  CHECK(default_read_threads(cache, roots) == 1);
 }
