@@ -59,6 +59,63 @@ Finding host_symbols_finding(const Graph& graph, size_t root, size_t object, con
   return f;
 }
 
+// CPython extension modules export PyInit_<module>. The interpreter that imports one defines the
+// C API the module calls: the python3.x executable exports it, or libpython3.x.so does.
+std::optional<std::string_view> python_init_function(const Binary& binary) {
+  for (const Symbol& s : binary.symbols)
+    if (s.defined && s.binding == SymbolBinding::Global && s.name.starts_with("PyInit_")) return s.name;
+  return std::nullopt;
+}
+
+// Py_*, PyList_New, _Py_Dealloc, _PyRuntime: not Pyramid_draw.
+bool is_python_api(std::string_view name) {
+  if (name.starts_with('_')) name.remove_prefix(1);
+  return name.size() > 2 && name.starts_with("Py") && (name[2] == '_' || (name[2] >= 'A' && name[2] <= 'Z'));
+}
+
+// "CPython 3.11" from foo.cpython-311-x86_64-linux-gnu.so, "the stable ABI" from foo.abi3.so.
+std::string python_build_of(std::string_view path) {
+  std::string_view name = path.substr(path.rfind('/') + 1);
+  if (name.find(".abi3.") != std::string_view::npos) return "; built for the stable ABI (abi3)";
+  size_t at = name.find(".cpython-3");
+  if (at == std::string_view::npos) return "";
+  std::string_view digits = name.substr(at + 10);
+  size_t end = digits.find_first_not_of("0123456789");
+  digits = digits.substr(0, end);
+  if (digits.empty()) return "";
+  return fmt::format("; built for CPython 3.{}", digits);
+}
+
+Finding python_api_finding(const Graph& graph, size_t object, std::string_view init, const std::vector<std::string>& names) {
+  const Object& module = graph.objects[object];
+  Finding f;
+  f.code = "python-extension";
+  f.severity = Severity::Info;
+  f.object = object;
+  f.path = module.path;
+  f.message = fmt::format("{} is a CPython extension module ({}): its {} Python C-API symbol{} ({}) come from the "
+                          "interpreter that imports it{}",
+                          module.path, init, names.size(), names.size() == 1 ? "" : "s", join_limited(names, 5),
+                          python_build_of(module.path));
+  return f;
+}
+
+// The symbols a library root's host must define, in findings: an extension module's Python C API
+// from the interpreter (info), everything else from an unknown program (warning).
+void add_host_symbol_findings(const Graph& graph, size_t root, size_t object, const std::vector<std::string>& names,
+                              std::vector<Finding>& out) {
+  const Binary* binary = graph.objects[object].binary.get();
+  auto init = binary ? python_init_function(*binary) : std::nullopt;
+  if (!init) {
+    out.push_back(host_symbols_finding(graph, root, object, names));
+    return;
+  }
+  std::vector<std::string> python, other;
+  for (const std::string& name : names) (is_python_api(name) ? python : other).push_back(name);
+  if (!python.empty()) out.push_back(python_api_finding(graph, object, *init, python));
+  if (!other.empty()) out.push_back(host_symbols_finding(graph, root, object, other));
+}
+
 // Why and when the unresolved reference fails: at load, or only at its first call.
 std::string when_it_fails(const Binary& requester, const Symbol& ref, const Target& target) {
   if (is_data(ref.type)) return "fails at load: data reference";
@@ -141,7 +198,7 @@ std::vector<Finding> check_undefined_symbols(const CheckContext& ctx, const Symb
   }
   std::vector<Finding> out;
   for (auto& [key, f] : found) out.push_back(std::move(f));
-  for (auto& [object, entry] : host_symbols) out.push_back(host_symbols_finding(ctx.graph, entry.first, object, entry.second));
+  for (auto& [object, entry] : host_symbols) add_host_symbol_findings(ctx.graph, entry.first, object, entry.second, out);
   return out;
 }
 

@@ -121,6 +121,55 @@ TEST_CASE("depscan predicts the loader's symbol errors, with and without LD_BIND
   }
 }
 
+// python3 imports pyext from DIR; what the import printed (the loader's or the module's error).
+std::string import_with_python(const std::string& dir) {
+  auto r = run_command("cd / && python3 -c " + shell_quote("import sys; sys.path.insert(0, sys.argv[1]); import pyext") +
+                       " " + shell_quote(std::filesystem::absolute(dir).string()) + " 2>&1");
+  return r.output;
+}
+
+json findings_for(const std::string& module_path) {
+  auto r = run_command("env -u LD_LIBRARY_PATH -u LD_PRELOAD " + shell_quote(depscan_bin()) + " --format json " +
+                       shell_quote(module_path));
+  json doc = json::parse(r.output, nullptr, false);
+  REQUIRE_MESSAGE(!doc.is_discarded(), "depscan printed no JSON for " << module_path << ": " << r.output);
+  return doc["findings"];
+}
+
+std::vector<json> of_code(const json& findings, const std::string& code) {
+  std::vector<json> out;
+  for (const json& f : findings)
+    if (f["code"] == code) out.push_back(f);
+  return out;
+}
+
+TEST_CASE("python-extension: the interpreter defines an extension module's C API, as importing it shows") {
+  std::string ok = fixture_dir("python_ok"), foreign = fixture_dir("python_foreign");
+  REQUIRE(std::filesystem::exists(ok + "/pyext.so"));
+  // The truth: the module's init ran (its RuntimeError), or the loader refused the one foreign symbol.
+  std::string ok_import = import_with_python(ok), foreign_import = import_with_python(foreign);
+  REQUIRE_MESSAGE(ok_import.find("RuntimeError: pyext initialised") != std::string::npos, ok_import);
+  REQUIRE_MESSAGE(foreign_import.find("undefined symbol: not_in_python") != std::string::npos, foreign_import);
+
+  json ok_findings = findings_for(ok + "/pyext.so");
+  CHECK(of_code(ok_findings, "undefined-symbol").empty());
+  auto ok_python = of_code(ok_findings, "python-extension");
+  REQUIRE(ok_python.size() == 1);
+  CHECK(ok_python[0]["severity"] == "info");
+  std::string ok_message = ok_python[0]["message"];
+  CHECK(ok_message.find("its 2 Python C-API symbols") != std::string::npos);
+  CHECK(ok_message.find("PyErr_SetString") != std::string::npos);
+  CHECK(ok_message.find("PyExc_RuntimeError") != std::string::npos);
+
+  json foreign_findings = findings_for(foreign + "/pyext.so");
+  auto warned = of_code(foreign_findings, "undefined-symbol");
+  REQUIRE(warned.size() == 1);
+  std::string message = warned[0]["message"];
+  CHECK(message.find("undefined symbol: not_in_python;") != std::string::npos);
+  CHECK(message.find("PyErr_SetString") == std::string::npos);
+  CHECK(of_code(foreign_findings, "python-extension").size() == 1);
+}
+
 TEST_CASE("--no-symbols drops the symbol-binding checks and keeps the version checks") {
   Prediction removed = predict("removed_func_now", false, " --no-symbols");
   CHECK(removed.errors.empty());  // undefined-symbol needs the symbol tables

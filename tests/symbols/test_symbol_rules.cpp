@@ -292,6 +292,56 @@ TEST_CASE("undefined-symbol: a library root may get its symbols from the program
   CHECK(found[0].message.find("the program that loads /lib/libplugin.so must") != std::string::npos);
 }
 
+TEST_CASE("python-extension: a CPython extension module gets the C API from the interpreter, not a warning") {
+  GraphBuilder g;
+  Binary module = elf();
+  module.symbols = {def("PyInit_fast"), ref("PyList_New"), ref("_Py_Dealloc"),
+                    ref("PyExc_TypeError", "", "", 1, SymbolType::Object)};
+  size_t m = g.add("/site-packages/fast.cpython-311-x86_64-linux-gnu.so", module);
+  g.root({m});
+  CheckRun run;
+  auto found = run.run(g.graph, undefined);
+  REQUIRE(found.size() == 1);
+  CHECK(found[0].code == "python-extension");
+  CHECK(found[0].severity == Severity::Info);
+  CHECK(found[0].object == m);
+  CHECK(found[0].message.find("(PyInit_fast): its 3 Python C-API symbols") != std::string::npos);
+  CHECK(found[0].message.find("built for CPython 3.11") != std::string::npos);
+}
+
+TEST_CASE("python-extension: other symbols an extension module lacks still warn, without the Python ones") {
+  GraphBuilder g;
+  Binary module = elf();
+  module.symbols = {def("PyInit_conv"), ref("PyList_New"), ref("cudnnCreate"), ref("Pyramid_draw")};
+  size_t m = g.add("/site-packages/conv.abi3.so", module);
+  g.root({m});
+  CheckRun run;
+  auto found = run.run(g.graph, undefined);
+  auto python = with_code(found, "python-extension");
+  auto warned = with_code(found, "undefined-symbol");
+  REQUIRE(python.size() == 1);
+  CHECK(python[0].message.find("its 1 Python C-API symbol (PyList_New)") != std::string::npos);
+  CHECK(python[0].message.find("stable ABI") != std::string::npos);
+  REQUIRE(warned.size() == 1);
+  CHECK(warned[0].severity == Severity::Warning);
+  CHECK(warned[0].message.find("cudnnCreate") != std::string::npos);
+  CHECK(warned[0].message.find("Pyramid_draw") != std::string::npos);  // not the Py API
+  CHECK(warned[0].message.find("PyList_New") == std::string::npos);
+}
+
+TEST_CASE("python-extension: without PyInit_ a library's Py symbols are a host-symbol warning as before") {
+  GraphBuilder g;
+  Binary embedder = elf("libembed.so");
+  embedder.symbols = {def("embed_run"), ref("Py_Initialize")};
+  size_t e = g.add("/lib/libembed.so", embedder);
+  g.root({e});
+  CheckRun run;
+  auto found = run.run(g.graph, undefined);
+  REQUIRE(found.size() == 1);
+  CHECK(found[0].code == "undefined-symbol");
+  CHECK(found[0].message.find("Py_Initialize") != std::string::npos);
+}
+
 namespace {
 
 // app -> libtorch.so -> libcudart.so.12 (bundled, RUNPATH); app -> libother.so -> ... but an
