@@ -62,11 +62,38 @@ size_t cudnn_sublibraries(const CudaStack& stack) {
   return n;
 }
 
+bool found(const std::vector<Line>& lines, std::string_view component) {
+  for (const Line& l : lines)
+    if (l.component == component && l.found) return true;
+  return false;
+}
+
+// "the driver, runtime and cuDNN found fit together", naming only what was found.
+std::string agreement(const std::vector<Line>& lines) {
+  std::vector<std::string> parts;
+  if (found(lines, "driver")) parts.push_back("driver");
+  if (found(lines, "cudart")) parts.push_back("runtime");
+  if (found(lines, "cudnn")) parts.push_back("cuDNN");
+  if (parts.empty()) return "no conflict among the CUDA libraries found";
+  if (parts.size() == 1) return "no conflict with the " + parts.front() + " found";
+  std::string out = "the " + parts.front();
+  for (size_t i = 1; i < parts.size(); ++i) out += (i + 1 == parts.size() ? " and " : ", ") + parts[i];
+  return out + " found fit together";
+}
+
 std::string verdict(const ScanReport& report) {
   auto [errors, warnings] = cuda_problems(report);
-  if (opened(report).empty()) return "nothing to judge: no program to model the loader with";
-  if (errors == 0 && warnings == 0) return "consistent: the driver, runtime and cuDNN found fit together";
-  return fmt::format("{} error(s), {} warning(s) in the CUDA stack: see the findings", errors, warnings);
+  std::vector<Line> lines = opened(report);
+  if (lines.empty()) return "nothing to judge: no program to model the loader with";
+  if (errors || warnings) return fmt::format("{} error(s), {} warning(s) in the CUDA stack: see the findings", errors, warnings);
+  std::string consistent = "consistent: " + agreement(lines);
+  if (found(lines, "driver")) return consistent;
+  if (const auto& driver = report.cuda_stack->driver)
+    return fmt::format("{}; driver {} ({}) is new enough; libcuda.so.1 itself is not in the analysed system (in a "
+                       "container the NVIDIA Container Toolkit mounts it at run time)",
+                       consistent, driver->version.str(), driver->source);
+  return consistent + "; no NVIDIA driver (libcuda.so.1) was found, so nothing runs on a GPU here until one is "
+                      "installed (--driver checks against the target's)";
 }
 
 std::string text_summary(const ScanReport& report) {
@@ -106,6 +133,7 @@ json json_summary(const ScanReport& report) {
   j["errors"] = errors;
   j["warnings"] = warnings;
   j["consistent"] = errors == 0 && warnings == 0;
+  j["driver_found"] = found(opened(report), "driver");
   j["verdict"] = verdict(report);
   return j;
 }

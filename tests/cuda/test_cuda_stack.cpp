@@ -301,7 +301,9 @@ TEST_CASE("depscan with no file audits the CUDA stack the system would load") {
   CHECK(text.output.find("CUDA stack") != std::string::npos);
   CHECK(text.output.find("libcudart.so.13") != std::string::npos);
   CHECK(text.output.find("driver version: 590.48.01 (--driver)") != std::string::npos);
-  CHECK(text.output.find("verdict: consistent") != std::string::npos);
+  CHECK(text.output.find("verdict: consistent: no conflict with the runtime found; driver 590.48.01 (--driver) is "
+                         "new enough; libcuda.so.1 itself is not in the analysed system") != std::string::npos);
+  CHECK(stack["driver_found"] == false);
 }
 
 TEST_CASE("depscan with no file on this machine finds the real cuDNN 9.19 and calls it consistent") {
@@ -314,4 +316,12 @@ TEST_CASE("depscan with no file on this machine finds the real cuDNN 9.19 and ca
   CHECK(cudnn);
   CHECK(r["cuda_stack"]["cudnn_sublibraries"] == 7);
   CHECK(r["cuda_stack"]["consistent"] == true);
+  // Whether this machine has a driver decides the verdict's second half; no machine here has one.
+  std::string verdict = r["cuda_stack"]["verdict"];
+  if (r["cuda_stack"]["driver_found"] == true) {
+    CHECK(verdict == "consistent: the driver, runtime and cuDNN found fit together");
+  } else {
+    CHECK(verdict.starts_with("consistent: the runtime and cuDNN found fit together; no NVIDIA driver (libcuda.so.1) "
+                              "was found, so nothing runs on a GPU here"));
+  }
 }
