@@ -1,6 +1,7 @@
 // depscan why FILE LIBNAME: how the loader finds LIBNAME in FILE's graph, step by step - every
 // candidate in order with why it was taken or skipped. The request explained is the first one
-// in load order (the object that NEEDs it); without one, FILE itself asks for it.
+// in load order (the object that NEEDs it, or opens it with dlopen as a scan models it: cuDNN's
+// sub-libraries, the driver); without one, FILE itself asks for it.
 #include <cstdio>
 #include <functional>
 #include <memory>
@@ -10,8 +11,10 @@
 #include "analyzer/input/sniff.h"
 #include "analyzer/read/read.h"
 #include "analyzer/resolve/resolve.h"
+#include "analyzer/scan/dlopen_edges.h"
 #include "analyzer/scan/scan.h"
 #include "cli/commands.h"
+#include "matrix/matrix.h"
 
 namespace depscan::cli {
 namespace {
@@ -20,6 +23,7 @@ struct WhyArgs {
   std::string file;
   std::string library;
   ScanOptions scan;
+  bool dlopen = true;
 };
 
 bool names_library(const Graph& g, const Edge& e, const std::string& library) {
@@ -41,6 +45,14 @@ std::string describe(const Graph& g, const Edge& e) {
   return fmt::format("NOT FOUND: {}", how);
 }
 
+// The libraries the graph opens at run time, added as a scan adds them (the embedded matrix's
+// dlopen rows and names in read-only data).
+void add_run_time_edges(Resolver& resolver, const FileSystem& fs) {
+  auto matrix = load_embedded_matrix(MatrixUse::Scan);
+  if (matrix) add_dlopen_edges(resolver, *matrix, fs);
+  else fmt::print(stderr, "depscan: warning: no dlopen edges: {}\n", matrix.error());
+}
+
 int run(const WhyArgs& args) {
   std::unique_ptr<FileSystem> fs =
       args.scan.root ? make_rooted_fs(absolute_path(*args.scan.root)) : make_real_fs();
@@ -53,6 +65,7 @@ int run(const WhyArgs& args) {
   BinaryCache cache(*fs);
   Resolver resolver(cache, resolve_options_for(args.scan));
   size_t root = resolver.add_root(logical);
+  if (args.dlopen) add_run_time_edges(resolver, *fs);
   const Graph& g = resolver.graph();
   size_t root_object = g.roots[root];
   if (!g.objects[root_object].binary) {
@@ -76,6 +89,7 @@ int run(const WhyArgs& args) {
   }
   fmt::print("{} requested by {} ({}), first in load order:\n", first->name, g.objects[first->from].path,
              to_string(first->kind));
+  if (first->kind == EdgeKind::Dlopen) fmt::print("  opened at run time with dlopen: {}\n", first->source);
   print_steps(first->tried);
   fmt::print("  => {}\n", describe(g, *first));
   for (const Edge* e : later)
@@ -96,6 +110,8 @@ void add_why_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--ld-library-path", args->scan.ld_library_path, "LD_LIBRARY_PATH of the target process");
   cmd->add_option("--preload", args->scan.preload, "LD_PRELOAD of the target process");
   cmd->add_flag("--no-etc-preload", args->scan.no_etc_preload, "ignore /etc/ld.so.preload");
+  cmd->add_flag("--no-dlopen", [args](int64_t) { args->dlopen = false; },
+                "only the libraries the loader maps at start-up, not those opened with dlopen");
   cmd->callback([args, &exit_code] {
     exit_code = run(*args);
   });

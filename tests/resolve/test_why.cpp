@@ -39,4 +39,21 @@ TEST_CASE("why: wrong-class candidates are shown as skipped; options are honoure
   CHECK(bad.exit_code == 2);
 }
 
+TEST_CASE("why: a library opened with dlopen is explained from the object that opens it") {
+  std::string sysroot = shell_quote(fixtures_dir() + "/cuda/sysroot");
+  CommandResult cnn = run_command(depscan_bin() + " why --root " + sysroot + " /opt/bin/app9 libcudnn_cnn.so.9 2>&1");
+  INFO(cnn.output);
+  CHECK(cnn.exit_code == 0);
+  CHECK(cnn.output.find("libcudnn_cnn.so.9 requested by /opt/cudnn9/lib/libcudnn.so.9 (dlopen)") != std::string::npos);
+  CHECK(cnn.output.find("opened at run time with dlopen: matrix: libcudnn.so.9 tries") != std::string::npos);
+  CHECK(cnn.output.find("=> found /opt/cudnn9/lib/libcudnn_cnn.so.9") != std::string::npos);
+  CommandResult driver = run_command(depscan_bin() + " why --root " + sysroot + " /opt/bin/app9 libcuda.so.1 2>&1");
+  INFO(driver.output);
+  CHECK(driver.exit_code == 1);
+  CHECK(driver.output.find("libcuda.so.1 requested by /opt/cuda13/libcudart.so.13 (dlopen)") != std::string::npos);
+  CHECK(driver.output.find("/usr/lib/x86_64-linux-gnu/libcuda.so.1: not found") != std::string::npos);
+  CommandResult load_time = run_command(depscan_bin() + " why --no-dlopen --root " + sysroot + " /opt/bin/app9 libcudnn_cnn.so.9 2>&1");
+  CHECK(load_time.output.find("is not requested by anything") != std::string::npos);
+}
+
 }  // namespace depscan::test
