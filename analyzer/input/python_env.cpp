@@ -15,25 +15,33 @@ bool ends_with(std::string_view s, std::string_view suffix) {
 
 constexpr size_t kMaxMetadataBytes = 16 << 20;
 
+// python3 -m venv links lib64 to lib: one site-packages seen twice. The first name found is kept.
+void add_directory_once(const FileSystem& fs, const std::string& dir, std::vector<std::string>& found,
+                        std::vector<std::string>& real_dirs) {
+  if (!fs.is_directory(dir)) return;
+  auto real = fs.canonical(dir);
+  std::string key = real ? *real : dir;
+  if (std::find(real_dirs.begin(), real_dirs.end(), key) != real_dirs.end()) return;
+  real_dirs.push_back(key);
+  found.push_back(dir);
+}
+
 }  // namespace
 
 std::vector<std::string> find_site_packages(const FileSystem& fs, const std::string& prefix) {
-  std::vector<std::string> found;
-  if (looks_like_site_packages(fs, prefix)) found.push_back(prefix);
+  std::vector<std::string> found, real_dirs;
+  if (looks_like_site_packages(fs, prefix)) add_directory_once(fs, prefix, found, real_dirs);
   for (const char* lib : {"lib", "lib64"}) {
     std::string lib_dir = join_path(prefix, lib);
     auto names = fs.list(lib_dir);
     std::sort(names.begin(), names.end());
     for (const std::string& name : names) {
       if (name.rfind("python", 0) != 0) continue;
-      for (const char* leaf : {"site-packages", "dist-packages"}) {
-        std::string dir = join_path(join_path(lib_dir, name), leaf);
-        if (fs.is_directory(dir) && std::find(found.begin(), found.end(), dir) == found.end()) found.push_back(dir);
-      }
+      for (const char* leaf : {"site-packages", "dist-packages"})
+        add_directory_once(fs, join_path(join_path(lib_dir, name), leaf), found, real_dirs);
     }
   }
-  std::string windows_style = join_path(join_path(prefix, "Lib"), "site-packages");
-  if (fs.is_directory(windows_style)) found.push_back(windows_style);
+  add_directory_once(fs, join_path(join_path(prefix, "Lib"), "site-packages"), found, real_dirs);
   return found;
 }
 

@@ -244,11 +244,14 @@ TEST_CASE("--python-env and a site-packages directory: RECORD attribution and pi
   std::string unzip = "python3 -c 'import sys, zipfile\nfor w in sys.argv[2:]: zipfile.ZipFile(w).extractall(sys.argv[1])' " +
                       shell_quote(site) + wheels({kTorch, kCudnn, kCudart});
   REQUIRE(run_command(unzip).exit_code == 0);
+  fs::create_directory_symlink("lib", venv.path() / "lib64");  // as python3 -m venv makes it
   for (std::string args : {"--python-env " + shell_quote(venv.str()), shell_quote(site)}) {
     CAPTURE(args);
     Scan s = scan(args, "venv");
     REQUIRE(s.report.is_object());
     CHECK(s.tmp_left_empty);
+    for (const json& root : s.report["roots"])  // site-packages once, not again through lib64
+      CHECK(s.report["objects"][root.get<size_t>()]["path"].get<std::string>().find("/lib64/") == std::string::npos);
     auto torch = object_at(s.report, site + "/torch/lib/libtorch_cuda.so");
     REQUIRE(torch);
     CHECK(s.report["objects"][*torch]["owner"] == "torch");
