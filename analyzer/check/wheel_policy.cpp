@@ -7,6 +7,7 @@
 
 #include "analyzer/input/fs.h"
 #include "analyzer/input/wheel.h"
+#include "matrix/matrix.h"
 #include "matrix/policy.h"
 
 namespace depscan {
@@ -87,14 +88,27 @@ void symbol_violations(const WheelPolicy& policy, const std::string& arch, size_
   }
 }
 
-void library_violations(const WheelPolicy& policy, const Graph& graph, size_t index, std::vector<Violation>& out) {
+// The NVIDIA driver's libraries (libcuda.so.1) come from the target system and no wheel can bundle
+// them, so needing one breaks no policy: otherwise the verdict would depend on whether the machine
+// doing the scan has a driver.
+std::set<std::string> driver_libraries(const Matrix& matrix) {
+  std::set<std::string> names;
+  for (const ComponentRow& row : matrix.components())
+    if (row.component == "driver")
+      for (const ComponentSoname& soname : row.sonames) names.insert(soname.name);
+  return names;
+}
+
+void library_violations(const WheelPolicy& policy, const Graph& graph, size_t index,
+                        const std::set<std::string>& driver, std::vector<Violation>& out) {
   std::set<std::string> reported;
   for (const Edge& e : graph.edges) {
     if (e.from != index || e.kind != EdgeKind::Needed || !e.to) continue;
     const Object& target = graph.objects[*e.to];
     std::string name = basename_of(e.name);
     bool interpreter = name.rfind("ld-", 0) == 0 || name.rfind("ld64.so", 0) == 0;  // part of the libc
-    if (target.owner != "system" || interpreter || policy.lib_whitelist.count(name) || !reported.insert(e.name).second)
+    if (target.owner != "system" || interpreter || policy.lib_whitelist.count(name) || driver.count(name) ||
+        !reported.insert(e.name).second)
       continue;
     out.push_back({index, fmt::format("takes {} from the system ({}), which {} does not allow", e.name, target.path,
                                       policy.name)});
@@ -102,20 +116,21 @@ void library_violations(const WheelPolicy& policy, const Graph& graph, size_t in
 }
 
 std::vector<Violation> violations(const WheelPolicy& policy, const std::string& arch, const Graph& graph,
-                                  const std::vector<size_t>& objects) {
+                                  const std::vector<size_t>& objects, const std::set<std::string>& driver) {
   std::vector<Violation> out;
   for (size_t index : objects) {
     const Object& o = graph.objects[index];
     if (!o.binary) continue;
     symbol_violations(policy, arch, index, *o.binary, out);
-    library_violations(policy, graph, index, out);
+    library_violations(policy, graph, index, driver, out);
   }
   return out;
 }
 
-std::string best_met(const PolicySet& policies, const Claim& claim, const Graph& graph, const std::vector<size_t>& objects) {
+std::string best_met(const PolicySet& policies, const Claim& claim, const Graph& graph, const std::vector<size_t>& objects,
+                     const std::set<std::string>& driver) {
   for (const WheelPolicy& p : policies.policies())
-    if (p.libc == claim.policy->libc && violations(p, claim.arch, graph, objects).empty()) return p.name;
+    if (p.libc == claim.policy->libc && violations(p, claim.arch, graph, objects, driver).empty()) return p.name;
   return fmt::format("no {} policy", claim.policy->libc == "musl" ? "musllinux" : "manylinux");
 }
 
@@ -126,6 +141,7 @@ std::vector<Finding> check_wheel_policy(const CheckContext& ctx, const std::vect
   if (dists.empty()) return findings;
   auto policies = load_embedded_policies();
   if (!policies) return {{"matrix-error", Severity::Error, std::nullopt, policies.error(), "", ""}};
+  std::set<std::string> driver = driver_libraries(ctx.matrix);
   for (const Distribution& dist : dists) {
     Claim claim = claimed_policy(*policies, dist);
     if (!claim.policy) continue;
@@ -135,8 +151,8 @@ std::vector<Finding> check_wheel_policy(const CheckContext& ctx, const std::vect
       if (ctx.graph.objects[i].owner == dist.name && seen.insert(ctx.graph.objects[i].realpath).second) objects.push_back(i);
     if (objects.empty()) continue;
     std::string who = dist.wheel_file.empty() ? dist.name + " " + dist.version : dist.wheel_file;
-    std::string best = best_met(*policies, claim, ctx.graph, objects);
-    auto broken = violations(*claim.policy, claim.arch, ctx.graph, objects);
+    std::string best = best_met(*policies, claim, ctx.graph, objects, driver);
+    auto broken = violations(*claim.policy, claim.arch, ctx.graph, objects, driver);
     for (const Violation& v : broken)
       findings.push_back({"wheel-policy-violation", Severity::Error, v.object,
                           fmt::format("{}: {} (claimed by {} as {}; it meets {} at best)", ctx.graph.objects[v.object].path,

@@ -159,6 +159,23 @@ TEST_CASE("a manylinux_2_17 wheel needing GLIBC_2.34 and a system library names 
   CHECK(any_message_has(violations, "manylinux_2_17"));
 }
 
+TEST_CASE("needing the NVIDIA driver (libcuda.so.1) breaks no policy, whether or not the scanning machine has one") {
+  const char* wheel = "drivercall-1.0-cp311-cp311-manylinux_2_17_x86_64.whl";
+  for (bool driver_here : {false, true}) {
+    CAPTURE(driver_here);
+    std::string llp = driver_here ? "--ld-library-path " + shell_quote(fixture("driver")) : "--ld-library-path ''";
+    Scan s = scan(llp + wheels({wheel}), "policy-driver");
+    REQUIRE(s.report.is_object());
+    auto lib = object_at(s.report, "site-packages/drivercall/libdriverlink.so");
+    REQUIRE(lib);
+    const json* cuda = edge(s.report, *lib, "libcuda.so.1");
+    REQUIRE(cuda);
+    CHECK((*cuda)["to"].is_null() != driver_here);
+    CHECK(findings(s.report, "wheel-policy-violation").empty());
+    CHECK(any_message_has(findings(s.report, "wheel-policy"), "claims manylinux_2_17_x86_64 and meets it"));
+  }
+}
+
 TEST_CASE("a compliant wheel meets its policy") {
   Scan s = scan(wheels({kCudart}), "policy-ok");
   REQUIRE(s.report.is_object());
