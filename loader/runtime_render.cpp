@@ -36,6 +36,20 @@ const char* mark(StepStatus s) {
   return "?";
 }
 
+// "passed" alone would claim a GPU check that did not happen on a machine without a driver.
+std::string closing_line(const RuntimeReport& r) {
+  if (r.failed) return "runtime verification FAILED\n";
+  size_t confirmed = 0, not_checked = 0;
+  for (const VerdictRow& v : r.verdicts) {
+    confirmed += v.verdict == Verdict::Confirmed;
+    not_checked += v.verdict == Verdict::NotChecked;
+  }
+  bool gpu_not_run = false;
+  for (const Finding& f : r.findings) gpu_not_run = gpu_not_run || f.code == "verify-gpu-not-run";
+  return fmt::format("runtime verification passed: {} confirmed, {} not checked{}\n", confirmed, not_checked,
+                     gpu_not_run ? "; the GPU steps did not run here, so loading is proven, running on a GPU is not" : "");
+}
+
 }  // namespace
 
 nlohmann::json runtime_json(const RuntimeReport& r) {
@@ -70,7 +84,7 @@ std::string runtime_text(const RuntimeReport& r) {
   out += "verdicts\n";
   for (const VerdictRow& v : r.verdicts)
     out += fmt::format("  [{}] {}\n        predicted: {}\n        observed:  {}\n", to_string(v.verdict), v.subject, v.predicted, v.observed);
-  out += fmt::format("runtime verification {}\n", r.failed ? "FAILED" : "passed");
+  out += closing_line(r);
   return out;
 }
 

@@ -155,7 +155,9 @@ void driver_version_row(RuntimeReport& r) {
   auto cudart = data_number(find_step(r, "cudnn.version"), "cudart");
   long long need = std::max<long long>(cudart.value_or(0), p.cudart_major.value_or(0) * 1000LL);
   if (need == 0) return;
-  std::string predicted = p.driver_too_old ? "too old for the runtime (cuda-driver-too-old)" : "new enough (no cuda-driver-too-old finding)";
+  std::string predicted = p.driver_too_old              ? "too old for the runtime (cuda-driver-too-old)"
+                          : p.driver && !p.driver->path ? "nothing to judge: libcuda.so.1 not found"
+                                                        : "new enough (no cuda-driver-too-old finding)";
   if (!driver || !find_step(r, "driver.init") || find_step(r, "driver.init")->status != StepStatus::Ok) {
     const StepRecord* init = find_step(r, "driver.init");
     r.verdicts.push_back({"driver version for the runtime", predicted, init ? init->message : "no NVIDIA driver", Verdict::NotChecked});

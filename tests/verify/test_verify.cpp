@@ -68,6 +68,15 @@ Verify verify(const std::string& env, const std::string& args) {
   return v;
 }
 
+// The text report's last line.
+std::string closing_line(const std::string& args) {
+  auto r = run_command("env -u LD_LIBRARY_PATH -u LD_PRELOAD " + shell_quote(depscan::test::depscan_bin()) +
+                       " --verify --no-color " + args + " 2>/dev/null");
+  std::string out = r.output;
+  while (!out.empty() && out.back() == '\n') out.pop_back();
+  return out.substr(out.rfind('\n') + 1);
+}
+
 Verify verify_fake9(const std::string& env, const std::string& extra = "") {
   return verify(env, "--ld-library-path " + shell_quote(fake_path9()) + " " + extra + " " + shell_quote(fake("apps/app9")));
 }
@@ -106,6 +115,9 @@ TEST_CASE("fake driver and cuDNN 9: every step runs and every prediction is conf
   CHECK(v.verdict("driver library") == "confirmed");
   CHECK(v.verdict("driver version for the runtime") == "confirmed");
   CHECK(v.verdict("objects loaded by the probe") == "confirmed");
+  std::string last = closing_line("--ld-library-path " + shell_quote(fake_path9()) + " " + shell_quote(fake("apps/app9")));
+  bool gpu_ran = last.starts_with("runtime verification passed: ") && last.find("GPU steps did not run") == std::string::npos;
+  CHECK_MESSAGE(gpu_ran, last);
   for (const char* sub : {"graph", "ops", "cnn", "adv", "engines_precompiled", "engines_runtime_compiled", "heuristic"})
     CHECK_MESSAGE(v.verdict(std::string("cuDNN sub-library libcudnn_") + sub + ".so.9") == "confirmed", sub);
   // The launch protocol really ran: the fake driver saw the grid, the block and n, and every
@@ -277,6 +289,10 @@ TEST_CASE("real cuDNN 9.19 on this machine: host steps run, GPU steps do not, no
   CHECK(v.status("kernel") == "not run");
   CHECK(v.status("cudnn.convolution") == "not run");
   CHECK(v.has_finding("verify-gpu-not-run"));
+  CHECK(v.verdict("driver version for the runtime") == "not checked");
+  std::string last = closing_line("");
+  CHECK_MESSAGE(last.find("not checked; the GPU steps did not run here, so loading is proven, running on a GPU is not") !=
+                    std::string::npos, last);
 }
 
 TEST_CASE("the toolkit's real stub libcuda.so on LD_LIBRARY_PATH is recognised") {
