@@ -215,6 +215,9 @@ struct Graph {
 // at a time must not walk every root's (a directory audit has thousands of roots).
 std::vector<std::vector<size_t>> edges_by_root(const Graph& graph);
 
+// The name the matrix knows an object by: its SONAME, or the file name of its real path.
+std::string soname_or_file_name(const Object& object);
+
 // ---------------------------------------------------------------- findings and results
 
 enum class Severity { Info = 0, Warning = 1, Error = 2 };

@@ -603,4 +603,11 @@ std::vector<const DlopenRow*> Matrix::dlopen_rows_for(std::string_view soname) c
   return out;
 }
 
+bool Matrix::dlopen_is_optional(std::string_view opener, std::string_view name) const {
+  for (const DlopenRow* row : dlopen_rows_for(opener))
+    for (const std::string& opens : row->opens)
+      if (opens == name) return row->optional;
+  return false;
+}
+
 }  // namespace depscan

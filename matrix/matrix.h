@@ -234,6 +234,8 @@ class Matrix {
   std::vector<const PipPackage*> pip_packages_of(std::string_view component, const std::vector<int>& cuda_majors) const;
   // dlopen rows whose `from` matches the name.
   std::vector<const DlopenRow*> dlopen_rows_for(std::string_view soname) const;
+  // Whether a row says `opener` copes without `name` (NCCL without NVML, ONNX Runtime without a provider).
+  bool dlopen_is_optional(std::string_view opener, std::string_view name) const;
 
   // Replaces the sections a JSON document holds (see the file comment), validating them.
   // `origin` names the document in error messages.

@@ -1,3 +1,6 @@
+#include <set>
+#include <tuple>
+
 #include <fmt/format.h>
 
 #include "analyzer/check/cuda_checks.h"
@@ -6,20 +9,7 @@
 namespace depscan {
 namespace {
 
-std::string name_of(const Object& o) {
-  if (o.binary && o.binary->soname) return *o.binary->soname;
-  return basename_of(o.realpath.empty() ? o.path : o.realpath);
-}
-
 bool is_driver_name(std::string_view name) { return name == "libcuda.so.1" || name == "libcuda.so"; }
-
-// The matrix row that makes `opener` open `name`, if the row says the opener copes without it.
-bool optional_for(const Matrix& matrix, const std::string& opener, const std::string& name) {
-  for (const DlopenRow* row : matrix.dlopen_rows_for(opener))
-    for (const std::string& opens : row->opens)
-      if (opens == name) return row->optional;
-  return false;
-}
 
 // Openers that need every library they name (TensorFlow's DSO loader, the matrix's
 // "library_name_strings" rows).
@@ -59,6 +49,22 @@ std::string dlopen_fix(const Matrix& matrix, const std::string& name, const std:
                      name, opener);
 }
 
+// (root, object, component) of every CUDA library an object has, loaded or opened. A library that
+// names several majors of one component in its read-only data (ONNX Runtime's "load any of"
+// libcudart.so.13, libcudart.so.12) needs only the one it finds.
+std::set<std::tuple<size_t, size_t, std::string>> components_reached(const Graph& g, const Matrix& matrix) {
+  std::set<std::tuple<size_t, size_t, std::string>> out;
+  for (const Edge& e : g.edges)
+    if (e.to)
+      if (const ComponentRow* c = matrix.component_of(e.name)) out.emplace(e.root, e.from, c->component);
+  return out;
+}
+
+bool has_other_major(const std::set<std::tuple<size_t, size_t, std::string>>& reached, const Matrix& matrix, const Edge& e) {
+  const ComponentRow* c = matrix.component_of(e.name);
+  return c && reached.count({e.root, e.from, c->component});
+}
+
 }  // namespace
 
 std::vector<Finding> check_dlopen_libraries(const CheckContext& ctx, const CudaStack& stack) {
@@ -66,13 +72,15 @@ std::vector<Finding> check_dlopen_libraries(const CheckContext& ctx, const CudaS
   const Graph& g = ctx.graph;
   bool has_driver = driver_present(g, stack);
   std::vector<std::vector<int>> majors;  // per root, computed on the first missing library
+  auto reached = components_reached(g, ctx.matrix);
   for (const Edge& e : g.edges) {
     if (e.kind != EdgeKind::Dlopen || e.to) continue;
     if (is_driver_name(e.name) && !has_driver) continue;  // no driver at all: the stack summary says so
     const Object& from = g.objects[e.from];
-    std::string opener = name_of(from);
-    if (optional_for(ctx.matrix, opener, e.name)) continue;
+    std::string opener = soname_or_file_name(from);
+    if (ctx.matrix.dlopen_is_optional(opener, e.name)) continue;
     bool required = !e.inferred || needs_all_named(ctx.matrix, opener);
+    if (!required && has_other_major(reached, ctx.matrix, e)) continue;
     std::string tried = tried_text(e);
     append_unique(out, Finding{
         "dlopen-library-not-found", required ? Severity::Error : Severity::Warning, e.from,

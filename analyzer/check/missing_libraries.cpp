@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <optional>
+#include <unordered_map>
 
 #include <fmt/format.h>
 
@@ -68,6 +69,62 @@ std::vector<Finding> unchecked_windows_dlls(const Graph& g) {
   return out;
 }
 
+// Per root, why each object is loaded when only an optional dlopen reaches it (ONNX Runtime's
+// TensorRT provider): the index of that dlopen edge. Objects the root needs have none.
+class OptionalReach {
+ public:
+  OptionalReach(const Graph& g, const Matrix& m) : g_(g), m_(m), by_root_(edges_by_root(g)) {}
+
+  std::optional<size_t> via(size_t root, size_t object) {
+    if (root >= by_root_.size()) return std::nullopt;
+    auto [it, inserted] = reach_.try_emplace(root);
+    if (inserted) it->second = walk(root);
+    const auto& reach = it->second;
+    return object < reach.size() ? reach[object] : std::nullopt;
+  }
+
+ private:
+  bool optional(const Edge& e) const {
+    return e.kind == EdgeKind::Dlopen && m_.dlopen_is_optional(soname_or_file_name(g_.objects[e.from]), e.name);
+  }
+
+  // Breadth-first from the root over the edges it needs, then on from each optional dlopen's target.
+  std::vector<std::optional<size_t>> walk(size_t root) const {
+    std::vector<std::optional<size_t>> via(g_.objects.size());
+    std::vector<bool> seen(g_.objects.size(), false);
+    std::unordered_map<size_t, std::vector<size_t>> out;
+    std::vector<size_t> optional_edges;
+    for (size_t i : by_root_[root]) {
+      const Edge& e = g_.edges[i];
+      if (!e.to) continue;
+      if (optional(e)) optional_edges.push_back(i);
+      else out[e.from].push_back(i);
+    }
+    if (optional_edges.empty() || root >= g_.roots.size()) return {};
+    auto spread = [&](size_t start, std::optional<size_t> label) {
+      std::vector<size_t> queue{start};
+      seen[start] = true;
+      via[start] = label;
+      for (size_t next = 0; next < queue.size(); ++next)
+        for (size_t i : out[queue[next]])
+          if (size_t to = *g_.edges[i].to; !seen[to]) {
+            seen[to] = true;
+            via[to] = label;
+            queue.push_back(to);
+          }
+    };
+    spread(g_.roots[root], std::nullopt);
+    for (size_t i : optional_edges)
+      if (!seen[*g_.edges[i].to]) spread(*g_.edges[i].to, i);
+    return via;
+  }
+
+  const Graph& g_;
+  const Matrix& m_;
+  std::vector<std::vector<size_t>> by_root_;
+  std::unordered_map<size_t, std::vector<std::optional<size_t>>> reach_;
+};
+
 Finding missing_library(const Graph& g, const Matrix& matrix, const Edge& edge, const std::vector<int>& process_majors) {
   const Object& from = g.objects[edge.from];
   std::string tried;
@@ -90,12 +147,20 @@ std::vector<Finding> check_missing_libraries(const CheckContext& ctx) {
   std::vector<Finding> out;
   const Graph& g = ctx.graph;
   std::vector<std::vector<int>> majors;  // per root, computed on the first missing library
+  OptionalReach optional(g, ctx.matrix);
   for (const Edge& edge : g.edges) {
     if (edge.to) continue;
     // dlopen edges belong to the CUDA checks; the loader ignores a preload it cannot load
     // (the resolver reports preload-not-loaded).
     if (edge.kind == EdgeKind::Dlopen || edge.kind == EdgeKind::Preload || edge.system_provided) continue;
-    out.push_back(missing_library(g, ctx.matrix, edge, cuda_majors_of_root(majors, g, ctx.matrix, edge.root)));
+    Finding f = missing_library(g, ctx.matrix, edge, cuda_majors_of_root(majors, g, ctx.matrix, edge.root));
+    if (auto via = optional.via(edge.root, edge.from)) {
+      const Edge& opened = g.edges[*via];
+      f.severity = Severity::Warning;
+      f.message += fmt::format("; {} is loaded only when {} opens {} with dlopen, which it does without (optional)",
+                               g.objects[edge.from].path, g.objects[opened.from].path, opened.name);
+    }
+    out.push_back(std::move(f));
   }
   for (Finding& f : unchecked_windows_dlls(g)) out.push_back(std::move(f));
   for (size_t i = 0; i < g.objects.size(); ++i) {

@@ -21,11 +21,6 @@ bool is_system_path(std::string_view path) {
   return false;
 }
 
-std::string name_of(const Object& o) {
-  if (o.binary && o.binary->soname) return *o.binary->soname;
-  return basename_of(o.realpath.empty() ? o.path : o.realpath);
-}
-
 // "libcudnn_ops.so" -> "libcudnn_ops.so." (what a versioned sibling starts with).
 bool has_versioned_sibling(const std::vector<std::string>& names, const std::string& name) {
   for (const std::string& other : names)
@@ -63,7 +58,7 @@ class DlopenEdges {
   // The matrix rows for what an object opens, matched (by glob) once per object, not once per root.
   const std::vector<const DlopenRow*>& rows_for(size_t object) {
     auto [it, inserted] = rows_.try_emplace(object);
-    if (inserted) it->second = matrix_.dlopen_rows_for(name_of(resolver_.graph().objects[object]));
+    if (inserted) it->second = matrix_.dlopen_rows_for(soname_or_file_name(resolver_.graph().objects[object]));
     return it->second;
   }
 
@@ -72,7 +67,7 @@ class DlopenEdges {
   }
 
   bool worth_scanning(const Object& o) const {
-    return !is_system_path(o.realpath.empty() ? o.path : o.realpath) || is_cuda_name(name_of(o));
+    return !is_system_path(o.realpath.empty() ? o.path : o.realpath) || is_cuda_name(soname_or_file_name(o));
   }
 
   // Whether the names in an object's read-only data are worth turning into edges: not when the
@@ -211,7 +206,7 @@ class DlopenEdges {
     std::vector<std::pair<uint64_t, size_t>> siblings;
     for (size_t i = 0; i < resolver_.graph().objects.size(); ++i) {
       const Object& o = resolver_.graph().objects[i];
-      if (o.binary && dirname_of(o.realpath) == dir && matrix_.cudnn_series_of(name_of(o)))
+      if (o.binary && dirname_of(o.realpath) == dir && matrix_.cudnn_series_of(soname_or_file_name(o)))
         siblings.emplace_back(rodata_size(*o.binary), i);
     }
     std::sort(siblings.begin(), siblings.end());
@@ -252,7 +247,7 @@ class DlopenEdges {
     std::vector<std::string> candidates;
     std::optional<Version> v = own_version(object);
     if (!v || v->parts.size() < 3) {
-      if (const CudnnSeries* s = matrix_.cudnn_series_of(name_of(o)))
+      if (const CudnnSeries* s = matrix_.cudnn_series_of(soname_or_file_name(o)))
         if (auto h = headers_.cudnn(dirname_of(o.realpath), s->major)) v = h->version;
     }
     if (v && v->parts.size() >= 3) {
@@ -268,11 +263,11 @@ class DlopenEdges {
       }
     std::string tried;
     for (const std::string& c : candidates) tried += (tried.empty() ? "" : ", ") + c;
-    add(root, object, chosen, false, fmt::format("matrix: {} tries {{{}}} ({})", name_of(o), tried, row.source));
+    add(root, object, chosen, false, fmt::format("matrix: {} tries {{{}}} ({})", soname_or_file_name(o), tried, row.source));
   }
 
   void add_known(size_t root, size_t object, bool with_cuda_major) {
-    std::string opener = name_of(resolver_.graph().objects[object]);
+    std::string opener = soname_or_file_name(resolver_.graph().objects[object]);
     for (const DlopenRow* row : rows_for(object)) {
       if (row->probe == "library_name_strings") {
         if (with_cuda_major) continue;
@@ -299,7 +294,7 @@ class DlopenEdges {
   void add_inferred(size_t root, size_t object) {
     if (!may_infer(object)) return;
     const std::vector<std::string>& names = strings_of(object);
-    std::string self = name_of(resolver_.graph().objects[object]);
+    std::string self = soname_or_file_name(resolver_.graph().objects[object]);
     for (const std::string& name : names) {
       if (name == self || name.find('%') != std::string::npos || !is_cuda_name(name)) continue;
       if (version_from_file_name(name) == std::nullopt && has_versioned_sibling(names, name)) continue;

@@ -69,4 +69,10 @@ std::vector<std::vector<size_t>> edges_by_root(const Graph& graph) {
   return out;
 }
 
+std::string soname_or_file_name(const Object& object) {
+  if (object.binary && object.binary->soname) return *object.binary->soname;
+  const std::string& path = object.realpath.empty() ? object.path : object.realpath;
+  return path.substr(path.rfind('/') + 1);
+}
+
 }  // namespace depscan

@@ -272,6 +272,35 @@ TEST_CASE("cuda-major-mismatch: CUDA 12 runtime with CUDA 13 cuBLAS") {
   CHECK_FALSE(found[0]["fix"].get<std::string>().empty());
 }
 
+TEST_CASE("an ONNX Runtime module opens its provider bridge and its providers; a provider's missing library only warns") {
+  const std::string module = "/opt/ort/onnxruntime_pybind11_state.cpython-311-x86_64-linux-gnu.so";
+  json r = scan("--root " + shell_quote(sysroot()) + " " + module);
+  auto edges = dlopen_edges(r);
+  for (const char* provider : {"shared", "cuda", "tensorrt"}) {
+    std::string name = std::string("libonnxruntime_providers_") + provider + ".so";
+    const json* e = edge_named(edges, r, "onnxruntime_pybind11_state.cpython-311-x86_64-linux-gnu.so", name);
+    REQUIRE_MESSAGE(e, name);
+    CHECK(object_path(r, (*e)["to"]) == "/opt/ort/" + name);
+    CHECK((*e)["inferred"] == false);
+  }
+  // TensorRT is not installed: the TensorRT provider cannot load, and the module works without it.
+  auto missing = findings(r, "library-not-found");
+  REQUIRE(missing.size() == 1);
+  CHECK(missing[0]["severity"] == "warning");
+  CHECK(mentions(missing, "libnvinfer.so.10"));
+  CHECK(mentions(missing, "which it does without (optional)"));
+  // The CUDA provider names the CUDA 12 runtime too, and has the CUDA 13 one: not a finding.
+  CHECK(edge_named(edges, r, "/libonnxruntime_providers_cuda.so", "libcudart.so.12") != nullptr);
+  CHECK(findings(r, "dlopen-library-not-found").empty());
+  CHECK(problem_codes(r) == std::set<std::string>{"library-not-found"});
+
+  // Scanned on its own, the provider cannot load: that stays an error.
+  json provider = scan("--root " + shell_quote(sysroot()) + " /opt/ort/libonnxruntime_providers_tensorrt.so");
+  auto own = findings(provider, "library-not-found");
+  REQUIRE(own.size() == 1);
+  CHECK(own[0]["severity"] == "error");
+}
+
 TEST_CASE("--no-dlopen leaves the run-time edges out") {
   json r = scan_app("app9", "--no-dlopen");
   CHECK(dlopen_edges(r).empty());
