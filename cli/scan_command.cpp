@@ -10,6 +10,7 @@
 #include "analyzer/check/baselines.h"
 #include "analyzer/util/phase_timer.h"
 #include "cli/commands.h"
+#include "cli/unreadable_inputs.h"
 #include "cli/cuda_summary.h"
 #include "cli/verify_command.h"
 #include "matrix/matrix.h"
@@ -48,9 +49,7 @@ int run(const ScanArgs& args) {
   timer.mark("render");
   std::fwrite(out.data(), 1, out.size(), stdout);
   timer.mark("write");
-  for (const std::string& input : report.unreadable_inputs)
-    fmt::print(stderr, "depscan: error: {}: cannot be analysed\n", input);
-  if (!report.unreadable_inputs.empty()) return kExitUsage;
+  if (report_unreadable_inputs(report)) return kExitUsage;
   Severity threshold = threshold_of(args.fail_on);
   for (const Finding& f : report.result.findings)
     if (f.severity >= threshold) return kExitFindings;

@@ -10,6 +10,7 @@
 #include "analyzer/check/provenance.h"
 #include "analyzer/scan/scan.h"
 #include "cli/commands.h"
+#include "cli/unreadable_inputs.h"
 
 namespace depscan::cli {
 namespace {
@@ -92,11 +93,7 @@ std::string render_json(const Graph& g, const std::string& name, const std::vect
 
 int run(const SymbolArgs& args) {
   ScanReport report = run_scan(args.scan);
-  if (!report.unreadable_inputs.empty()) {
-    for (const std::string& input : report.unreadable_inputs)
-      fmt::print(stderr, "depscan: error: {}: cannot be analysed\n", input);
-    return kExitUsage;
-  }
+  if (report_unreadable_inputs(report)) return kExitUsage;
   const Graph& graph = report.result.graph;
   SymbolIndex symbols(graph);
   std::vector<SymbolProvenance> all = symbol_provenance(symbols, args.name);

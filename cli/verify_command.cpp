@@ -10,6 +10,7 @@
 
 #include "report/json_text.h"
 #include "cli/commands.h"
+#include "cli/unreadable_inputs.h"
 #include "cli/verify_command.h"
 #include "loader/verify.h"
 #include "report/report.h"
@@ -45,9 +46,7 @@ int run_verify_mode(const ScanOptions& options, const std::string& format, const
   }
   for (const Finding& f : runtime.findings) report.result.findings.push_back(f);
   print(render_with_runtime(format, report, runtime, text));
-  for (const std::string& input : report.unreadable_inputs)
-    fmt::print(stderr, "depscan: error: {}: cannot be analysed\n", input);
-  if (!report.unreadable_inputs.empty()) return kExitUsage;
+  if (report_unreadable_inputs(report)) return kExitUsage;
   if (runtime.failed) return kExitVerify;
   for (const Finding& f : report.result.findings)
     if (f.severity >= threshold) return kExitFindings;

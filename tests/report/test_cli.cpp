@@ -2,6 +2,8 @@
 // subcommand it names (cli/main.cpp).
 #include <doctest/doctest.h>
 
+#include <algorithm>
+
 #include "support.h"
 
 using namespace depscan::test;
@@ -25,4 +27,23 @@ TEST_CASE("a misspelt option is a usage error, exit 2") {
   CommandResult r = run_command(shell_quote(depscan_bin()) + " --no-such-option /bin/true 2>&1");
   CHECK(r.exit_code == 2);
   CHECK(r.output.find("--no-such-option") != std::string::npos);
+}
+
+TEST_CASE("an input that cannot be analysed gets one stderr line with the reason, exit 2") {
+  TempDir empty("cli-no-binaries");
+  struct Case {
+    std::string args, line;
+  } cases[] = {
+      {"--format json " + shell_quote(empty.str()), empty.str() + ": no ELF or PE file in this directory (0 other files)"},
+      {"--python-env /nonexistent/venv", "/nonexistent/venv: no such directory"},
+      {"--python-env " + shell_quote(empty.str()), empty.str() + ": no lib/pythonX.Y/site-packages found"},
+      {"symbol cudnnCreate /nonexistent/libx.so", "/nonexistent/libx.so: No such file or directory"},
+  };
+  for (const Case& c : cases) {
+    CAPTURE(c.args);
+    CommandResult r = run_command(shell_quote(depscan_bin()) + " " + c.args + " 2>&1 >/dev/null");
+    CHECK(r.exit_code == 2);
+    CHECK_MESSAGE(r.output.starts_with("depscan: error: " + c.line), r.output);
+    CHECK(std::count(r.output.begin(), r.output.end(), '\n') == 1);
+  }
 }
