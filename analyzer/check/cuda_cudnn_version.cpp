@@ -123,14 +123,18 @@ void two_copies(const Graph& g, const CudaStack& stack, std::vector<Finding>& ou
   for (const CudaLibrary& lib : stack.libraries)
     if (lib.component == "cudnn" || lib.component == "cudart") by_name[lib.name].push_back(&lib);
   for (const auto& [name, copies] : by_name) {
-    std::set<std::string> paths;
-    for (const CudaLibrary* lib : copies) paths.insert(g.objects[lib->object].realpath);
+    std::map<std::string, std::string> paths;  // real path -> " (9.19.0)" when the version is known
+    for (const CudaLibrary* lib : copies) {
+      std::string& version = paths[g.objects[lib->object].realpath];
+      if (version.empty() && lib->version) version = " (" + lib->version->str() + ")";
+    }
     if (paths.size() < 2) continue;
+    auto first = paths.begin(), second = std::next(first);
     append_unique(out, Finding{
         "cudnn-version-mismatch", Severity::Warning, copies[1]->object,
-        fmt::format("two copies of {} are reachable: {} and {}; which one a process loads depends on the search "
+        fmt::format("two copies of {} are reachable: {}{} and {}{}; which one a process loads depends on the search "
                     "order, and the other one's users may get the wrong version",
-                    name, *paths.begin(), *std::next(paths.begin())),
+                    name, first->first, first->second, second->first, second->second),
         "remove the copy that should not be used, or make sure each application's RPATH/RUNPATH or "
         "LD_LIBRARY_PATH finds the intended one first",
         ""});

@@ -169,6 +169,17 @@ TEST_CASE("the real CUDA 13 + cuDNN 9.19 install is consistent") {
   CHECK(resolved.contains("libnvrtc.so.13"));
 }
 
+TEST_CASE("cudnn-version-mismatch: two reachable copies of one cuDNN file are named with their versions") {
+  json r = scan("--root " + shell_quote(sysroot()) + " /opt/bin/app9 /opt/bin/app9_cu12cudnn");
+  std::vector<json> copies;
+  for (const json& f : findings(r, "cudnn-version-mismatch"))
+    if (f["message"].get<std::string>().starts_with("two copies of")) copies.push_back(f);
+  REQUIRE(copies.size() == 8);  // the shim and its seven sub-libraries
+  CHECK(copies[0]["severity"] == "warning");
+  CHECK(mentions(copies, "two copies of libcudnn.so.9 are reachable: /opt/cudnn9-cu12/lib/libcudnn.so.9 (9.19.0) and "
+                         "/opt/cudnn9/lib/libcudnn.so.9 (9.19.0)"));
+}
+
 TEST_CASE("cudnn-version-mismatch: sub-libraries of two releases, and a cuDNN 8 application on cuDNN 9") {
   json mixed = scan_app("app9_mixed", "--ld-library-path /opt/mixed9/b");
   auto found = findings(mixed, "cudnn-version-mismatch");
