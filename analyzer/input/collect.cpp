@@ -51,9 +51,25 @@ std::optional<std::string> not_loadable(const Sniffed& sniffed) {
   return fmt::format("an ELF file of type {} (e_type): the dynamic loader loads only ET_EXEC and ET_DYN files", *type);
 }
 
+// Which binaries a directory audit takes. A Linux Python environment (lib/pythonX.Y/site-packages)
+// never loads a PE file: pip's and setuptools' .exe files there are launcher templates.
+enum class Binaries { ElfAndPe, ElfOnly };
+
+Binaries binaries_of_environment(const std::string& site_packages) {
+  bool posix = site_packages.find("/lib/python") != std::string::npos ||
+               site_packages.find("/lib64/python") != std::string::npos;
+  return posix ? Binaries::ElfOnly : Binaries::ElfAndPe;
+}
+
+struct WalkCounts {
+  size_t audited = 0, windows_skipped = 0;
+};
+
 // Every ELF or PE file under `dir`, sorted, without following symlinks (a link to a file is
 // audited through its target; links to directories are not entered, so there are no cycles).
-void walk_binaries(const FileSystem& fs, const std::string& dir, CollectedInputs& out, size_t& audited) {
+void walk_binaries(const FileSystem& fs, const std::string& dir, Binaries binaries, CollectedInputs& out,
+                   WalkCounts& counts) {
+  size_t& audited = counts.audited;
   std::vector<std::string> pending = {dir};
   size_t seen = 0;
   while (!pending.empty() && seen < kMaxWalkEntries) {
@@ -77,7 +93,10 @@ void walk_binaries(const FileSystem& fs, const std::string& dir, CollectedInputs
       auto sniffed = sniff(fs, child);
       if (!sniffed) continue;
       if (sniffed->format == FileFormat::Directory) pending.push_back(child);
-      else if (loadable_elf(*sniffed) || sniffed->format == FileFormat::Pe) {
+      else if (sniffed->format == FileFormat::Pe && binaries == Binaries::ElfOnly) {
+        ++counts.windows_skipped;
+        ++out.skipped_files;
+      } else if (loadable_elf(*sniffed) || sniffed->format == FileFormat::Pe) {
         out.roots.push_back(child);
         ++audited;
       } else ++out.skipped_files;
@@ -87,18 +106,25 @@ void walk_binaries(const FileSystem& fs, const std::string& dir, CollectedInputs
   std::sort(out.roots.end() - static_cast<long>(audited), out.roots.end());
 }
 
-void audit_directory(const FileSystem& fs, const std::string& input, const std::string& dir, CollectedInputs& out) {
-  size_t audited = 0, skipped_before = out.skipped_files;
-  walk_binaries(fs, dir, out, audited);
+void audit_directory(const FileSystem& fs, const std::string& input, const std::string& dir, CollectedInputs& out,
+                     Binaries binaries = Binaries::ElfAndPe) {
+  size_t skipped_before = out.skipped_files;
+  WalkCounts counts;
+  walk_binaries(fs, dir, binaries, out, counts);
+  size_t audited = counts.audited;
   if (audited == 0) {  // asked to analyse a directory with nothing in it to analyse
     out.unreadable_inputs.push_back(input);
     out.findings.push_back(input_error(input, fmt::format("no ELF or PE file in this directory ({} other files)",
                                                           out.skipped_files - skipped_before)));
     return;
   }
+  std::string windows = counts.windows_skipped == 0
+                            ? ""
+                            : fmt::format(", {} of them Windows PE files a Linux Python environment never loads",
+                                          counts.windows_skipped);
   out.findings.push_back(info("directory-audited", dir,
-                              fmt::format("{}: {} ELF/PE files audited, {} other files skipped", input, audited,
-                                          out.skipped_files - skipped_before)));
+                              fmt::format("{}: {} ELF/PE files audited, {} other files skipped{}", input, audited,
+                                          out.skipped_files - skipped_before, windows)));
 }
 
 void add_environment(const FileSystem& fs, const std::string& site_packages, CollectedInputs& out) {
@@ -210,8 +236,12 @@ void collect_one(std::unique_ptr<FileSystem>& fs, const std::string& input, cons
       return;
     case FileFormat::Pe: out.roots.push_back(logical); return;
     case FileFormat::Directory:
-      if (looks_like_site_packages(*fs, logical)) add_environment(*fs, logical, out);
-      audit_directory(*fs, input, logical, out);
+      if (looks_like_site_packages(*fs, logical)) {
+        add_environment(*fs, logical, out);
+        audit_directory(*fs, input, logical, out, binaries_of_environment(logical));
+      } else {
+        audit_directory(*fs, input, logical, out);
+      }
       return;
     case FileFormat::Tar:
       if (host && single_input && is_image_archive(*host)) {
@@ -278,7 +308,7 @@ CollectedInputs collect_inputs(std::unique_ptr<FileSystem>& fs, const CollectReq
     }
     for (const std::string& dir : dirs) {
       add_environment(*fs, dir, out);
-      audit_directory(*fs, dir, dir, out);
+      audit_directory(*fs, dir, dir, out, binaries_of_environment(dir));
     }
   }
   if (!wheels.empty()) install_wheels(fs, wheels, out);

@@ -262,13 +262,19 @@ TEST_CASE("--python-env and a site-packages directory: RECORD attribution and pi
                       shell_quote(site) + wheels({kTorch, kCudnn, kCudart});
   REQUIRE(run_command(unzip).exit_code == 0);
   fs::create_directory_symlink("lib", venv.path() / "lib64");  // as python3 -m venv makes it
+  fs::create_directories(site + "/pip/_vendor/distlib");  // pip's Windows launcher template
+  fs::copy_file(fixtures_dir() + "/pe/pe64/app.exe", site + "/pip/_vendor/distlib/t64.exe");
   for (std::string args : {"--python-env " + shell_quote(venv.str()), shell_quote(site)}) {
     CAPTURE(args);
     Scan s = scan(args, "venv");
     REQUIRE(s.report.is_object());
     CHECK(s.tmp_left_empty);
-    for (const json& root : s.report["roots"])  // site-packages once, not again through lib64
-      CHECK(s.report["objects"][root.get<size_t>()]["path"].get<std::string>().find("/lib64/") == std::string::npos);
+    for (const json& root : s.report["roots"]) {  // site-packages once, not again through lib64; no .exe
+      std::string path = s.report["objects"][root.get<size_t>()]["path"];
+      CHECK(path.find("/lib64/") == std::string::npos);
+      CHECK_FALSE(path.ends_with(".exe"));
+    }
+    CHECK(any_message_has(findings(s.report, "directory-audited"), "1 of them Windows PE files a Linux Python environment never loads"));
     auto torch = object_at(s.report, site + "/torch/lib/libtorch_cuda.so");
     REQUIRE(torch);
     CHECK(s.report["objects"][*torch]["owner"] == "torch");
