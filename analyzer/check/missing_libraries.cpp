@@ -70,17 +70,20 @@ std::vector<Finding> unchecked_windows_dlls(const Graph& g) {
 }
 
 // Per root, why each object is loaded when only an optional dlopen reaches it (ONNX Runtime's
-// TensorRT provider): the index of that dlopen edge. Objects the root needs have none.
+// TensorRT provider): the index of that dlopen edge. Objects the root needs have none. Edges come
+// root by root, so only the last root's answer is kept (a directory audit has thousands of roots).
 class OptionalReach {
  public:
-  OptionalReach(const Graph& g, const Matrix& m) : g_(g), m_(m), by_root_(edges_by_root(g)) {}
+  OptionalReach(const Graph& g, const Matrix& m) : g_(g), m_(m) {}
 
   std::optional<size_t> via(size_t root, size_t object) {
+    if (by_root_.empty()) by_root_ = edges_by_root(g_);
     if (root >= by_root_.size()) return std::nullopt;
-    auto [it, inserted] = reach_.try_emplace(root);
-    if (inserted) it->second = walk(root);
-    const auto& reach = it->second;
-    return object < reach.size() ? reach[object] : std::nullopt;
+    if (root != root_) {
+      root_ = root;
+      via_ = walk(root);
+    }
+    return object < via_.size() ? via_[object] : std::nullopt;
   }
 
  private:
@@ -90,8 +93,6 @@ class OptionalReach {
 
   // Breadth-first from the root over the edges it needs, then on from each optional dlopen's target.
   std::vector<std::optional<size_t>> walk(size_t root) const {
-    std::vector<std::optional<size_t>> via(g_.objects.size());
-    std::vector<bool> seen(g_.objects.size(), false);
     std::unordered_map<size_t, std::vector<size_t>> out;
     std::vector<size_t> optional_edges;
     for (size_t i : by_root_[root]) {
@@ -101,6 +102,8 @@ class OptionalReach {
       else out[e.from].push_back(i);
     }
     if (optional_edges.empty() || root >= g_.roots.size()) return {};
+    std::vector<std::optional<size_t>> via(g_.objects.size());
+    std::vector<bool> seen(g_.objects.size(), false);
     auto spread = [&](size_t start, std::optional<size_t> label) {
       std::vector<size_t> queue{start};
       seen[start] = true;
@@ -121,8 +124,9 @@ class OptionalReach {
 
   const Graph& g_;
   const Matrix& m_;
-  std::vector<std::vector<size_t>> by_root_;
-  std::unordered_map<size_t, std::vector<std::optional<size_t>>> reach_;
+  std::vector<std::vector<size_t>> by_root_;  // edges_by_root, on the first missing library
+  size_t root_ = static_cast<size_t>(-1);
+  std::vector<std::optional<size_t>> via_;    // of root_
 };
 
 Finding missing_library(const Graph& g, const Matrix& matrix, const Edge& edge, const std::vector<int>& process_majors) {
