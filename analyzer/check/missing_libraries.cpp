@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <map>
 #include <optional>
 #include <unordered_map>
 
@@ -145,6 +146,51 @@ Finding missing_library(const Graph& g, const Matrix& matrix, const Edge& edge, 
   return f;
 }
 
+// What the other roots of a scan say about a root's missing library: a directory or environment
+// audit makes every file a root, also those only ever loaded by another root.
+class OtherRoots {
+ public:
+  explicit OtherRoots(const Graph& g, const Matrix& m) : g_(g) {
+    for (const Edge& e : g.edges) {
+      if (!e.to) continue;
+      if (e.kind != EdgeKind::Dlopen) resolved_.try_emplace({file_of(e.from), e.name}, e.root);
+      else if (m.dlopen_is_optional(soname_or_file_name(g.objects[e.from]), e.name)) plugins_.try_emplace(*e.to, &e);
+    }
+  }
+
+  // Why the failure is this root's alone, or nullopt.
+  std::optional<std::string> why_only_this_root(const Edge& missing) const {
+    size_t root_object = g_.roots[missing.root];
+    if (auto plugin = plugins_.find(root_object); plugin != plugins_.end())
+      return fmt::format("; {} is a plugin that {} opens with dlopen only when its feature is used (optional)",
+                         g_.objects[root_object].path, g_.objects[plugin->second->from].path);
+    if (auto found = resolved_.find({file_of(missing.from), missing.name}); found != resolved_.end())
+      return fmt::format("; it is found when {} is loaded by {} (through that program's search path)",
+                         g_.objects[missing.from].path, g_.objects[g_.roots[found->second]].path);
+    return std::nullopt;
+  }
+
+ private:
+  // One file opened by two paths (scipy.libs/x and scipy/linalg/../../scipy.libs/x) is two objects.
+  const std::string& file_of(size_t object) const {
+    const Object& o = g_.objects[object];
+    return o.realpath.empty() ? o.path : o.realpath;
+  }
+
+  const Graph& g_;
+  std::map<std::pair<std::string, std::string>, size_t> resolved_;  // (requester's file, name) -> a root that finds it
+  std::map<size_t, const Edge*> plugins_;                      // object -> the optional dlopen opening it
+};
+
+// One finding per requesting file and name, the most severe of its roots'.
+void add_once(std::vector<Finding>& out, std::map<std::pair<std::string, std::string>, size_t>& seen,
+              const Graph& g, const Edge& edge, Finding f) {
+  const Object& from = g.objects[edge.from];
+  auto [it, inserted] = seen.try_emplace({from.realpath.empty() ? from.path : from.realpath, edge.name}, out.size());
+  if (inserted) out.push_back(std::move(f));
+  else if (f.severity > out[it->second].severity) out[it->second] = std::move(f);
+}
+
 }  // namespace
 
 std::vector<Finding> check_missing_libraries(const CheckContext& ctx) {
@@ -152,19 +198,25 @@ std::vector<Finding> check_missing_libraries(const CheckContext& ctx) {
   const Graph& g = ctx.graph;
   std::vector<std::vector<int>> majors;  // per root, computed on the first missing library
   OptionalReach optional(g, ctx.matrix);
+  std::optional<OtherRoots> others;  // built on the first missing library
+  std::map<std::pair<std::string, std::string>, size_t> seen;
   for (const Edge& edge : g.edges) {
     if (edge.to) continue;
     // dlopen edges belong to the CUDA checks; the loader ignores a preload it cannot load
     // (the resolver reports preload-not-loaded).
     if (edge.kind == EdgeKind::Dlopen || edge.kind == EdgeKind::Preload || edge.system_provided) continue;
     Finding f = missing_library(g, ctx.matrix, edge, cuda_majors_of_root(majors, g, ctx.matrix, edge.root));
+    if (!others) others.emplace(g, ctx.matrix);
     if (auto via = optional.via(edge.root, edge.from)) {
       const Edge& opened = g.edges[*via];
       f.severity = Severity::Warning;
       f.message += fmt::format("; {} is loaded only when {} opens {} with dlopen, which it does without (optional)",
                                g.objects[edge.from].path, g.objects[opened.from].path, opened.name);
+    } else if (auto why = others->why_only_this_root(edge)) {
+      f.severity = Severity::Warning;
+      f.message += *why;
     }
-    out.push_back(std::move(f));
+    add_once(out, seen, g, edge, std::move(f));
   }
   for (Finding& f : unchecked_windows_dlls(g)) out.push_back(std::move(f));
   for (size_t i = 0; i < g.objects.size(); ++i) {

@@ -86,33 +86,44 @@ std::string python_build_of(std::string_view path) {
   return fmt::format("; built for CPython 3.{}", digits);
 }
 
-Finding python_api_finding(const Graph& graph, size_t object, std::string_view init, const std::vector<std::string>& names) {
+// Why the interpreter is the host: the module's PyInit_ function, or a library of a Python
+// environment (jaxlib's libjax_common.so, which the extension modules load).
+std::optional<std::string> python_host_reason(const Object& object) {
+  if (object.binary)
+    if (auto init = python_init_function(*object.binary))
+      return fmt::format("is a CPython extension module ({})", *init);
+  const std::string& path = object.realpath.empty() ? object.path : object.realpath;
+  if (path.find("/site-packages/") != std::string::npos || path.find("/dist-packages/") != std::string::npos)
+    return std::string("is a library of a Python environment (site-packages)");
+  return std::nullopt;
+}
+
+Finding python_api_finding(const Graph& graph, size_t object, const std::string& reason, const std::vector<std::string>& names) {
   const Object& module = graph.objects[object];
   Finding f;
   f.code = "python-extension";
   f.severity = Severity::Info;
   f.object = object;
   f.path = module.path;
-  f.message = fmt::format("{} is a CPython extension module ({}): its {} Python C-API symbol{} ({}) come from the "
-                          "interpreter that imports it{}",
-                          module.path, init, names.size(), names.size() == 1 ? "" : "s", join_limited(names, 5),
+  f.message = fmt::format("{} {}: its {} Python C-API symbol{} ({}) come from the interpreter that imports it{}",
+                          module.path, reason, names.size(), names.size() == 1 ? "" : "s", join_limited(names, 5),
                           python_build_of(module.path));
   return f;
 }
 
-// The symbols a library root's host must define, in findings: an extension module's Python C API
-// from the interpreter (info), everything else from an unknown program (warning).
+// The symbols a library root's host must define, in findings: the Python C API from the interpreter
+// for an extension module or a library in site-packages (info), everything else from an unknown
+// program (warning).
 void add_host_symbol_findings(const Graph& graph, size_t root, size_t object, const std::vector<std::string>& names,
                               std::vector<Finding>& out) {
-  const Binary* binary = graph.objects[object].binary.get();
-  auto init = binary ? python_init_function(*binary) : std::nullopt;
-  if (!init) {
+  auto reason = python_host_reason(graph.objects[object]);
+  if (!reason) {
     out.push_back(host_symbols_finding(graph, root, object, names));
     return;
   }
   std::vector<std::string> python, other;
   for (const std::string& name : names) (is_python_api(name) ? python : other).push_back(name);
-  if (!python.empty()) out.push_back(python_api_finding(graph, object, *init, python));
+  if (!python.empty()) out.push_back(python_api_finding(graph, object, *reason, python));
   if (!other.empty()) out.push_back(host_symbols_finding(graph, root, object, other));
 }
 

@@ -329,6 +329,20 @@ TEST_CASE("python-extension: other symbols an extension module lacks still warn,
   CHECK(warned[0].message.find("PyList_New") == std::string::npos);
 }
 
+TEST_CASE("python-extension: a library in site-packages gets the C API from the interpreter too") {
+  GraphBuilder g;
+  Binary common = elf("libjax_common.so");
+  common.symbols = {def("jax_entry"), ref("PyModuleDef_Init"), ref("_Py_Dealloc")};
+  size_t c = g.add("/venv/lib/python3.11/site-packages/jaxlib/libjax_common.so", common);
+  g.root({c});
+  CheckRun run;
+  auto found = run.run(g.graph, undefined);
+  REQUIRE(found.size() == 1);
+  CHECK(found[0].code == "python-extension");
+  CHECK(found[0].message.find("is a library of a Python environment (site-packages): its 2 Python C-API symbols") !=
+        std::string::npos);
+}
+
 TEST_CASE("python-extension: without PyInit_ a library's Py symbols are a host-symbol warning as before") {
   GraphBuilder g;
   Binary embedder = elf("libembed.so");

@@ -1,0 +1,76 @@
+// library-not-found over hand-built graphs: one finding per requester and name across roots, and a
+// warning where the failure is one root's view only (a grafted library that every program loading
+// it finds through that program's RPATH; a plugin opened only on demand).
+#include <doctest/doctest.h>
+
+#include "symbols/graph_builder.h"
+
+using namespace depscan;
+using namespace depscan::test;
+
+namespace {
+
+auto missing = [](const CheckContext& c, const SymbolIndex&) { return check_missing_libraries(c); };
+
+}  // namespace
+
+TEST_CASE("library-not-found: the same missing library under several roots is one finding") {
+  GraphBuilder g;
+  size_t app1 = g.add("/opt/app1", elf(std::nullopt, true));
+  size_t app2 = g.add("/opt/app2", elf(std::nullopt, true));
+  size_t lib = g.add("/opt/lib/libshared.so", elf("libshared.so"));
+  g.edge(app1, "libshared.so", lib, How::Runpath, EdgeKind::Needed, 0);
+  g.edge(lib, "libgone.so.1", std::nullopt, How::NotFound, EdgeKind::Needed, 0);
+  g.root({app1, lib});
+  g.edge(app2, "libshared.so", lib, How::Runpath, EdgeKind::Needed, 1);
+  g.edge(lib, "libgone.so.1", std::nullopt, How::NotFound, EdgeKind::Needed, 1);
+  g.root({app2, lib});
+  CheckRun run;
+  auto found = run.run(g.graph, missing);
+  REQUIRE(found.size() == 1);
+  CHECK(found[0].severity == Severity::Error);
+  CHECK(found[0].message == "libgone.so.1: cannot open shared object file: No such file or directory (needed by "
+                            "/opt/lib/libshared.so)");
+}
+
+TEST_CASE("library-not-found: a library another root finds is a warning on its own root") {
+  // auditwheel's layout: the module's DT_RPATH is inherited by its grafted libgfortran, which
+  // alone cannot find its libquadmath.
+  GraphBuilder g;
+  size_t module = g.add("/sp/scipy/_fblas.so", elf());
+  size_t gfortran = g.add("/sp/scipy.libs/libgfortran-1.so.5", elf("libgfortran-1.so.5"));
+  size_t quadmath = g.add("/sp/scipy.libs/libquadmath-2.so.0", elf("libquadmath-2.so.0"));
+  g.edge(module, "libgfortran-1.so.5", gfortran, How::Rpath, EdgeKind::Needed, 0);
+  g.edge(gfortran, "libquadmath-2.so.0", quadmath, How::Rpath, EdgeKind::Needed, 0);
+  g.root({module, gfortran, quadmath});
+  g.edge(gfortran, "libquadmath-2.so.0", std::nullopt, How::NotFound, EdgeKind::Needed, 1);
+  g.root({gfortran});
+  CheckRun run;
+  auto found = run.run(g.graph, missing);
+  REQUIRE(found.size() == 1);
+  CHECK(found[0].severity == Severity::Warning);
+  CHECK(found[0].message.find("; it is found when /sp/scipy.libs/libgfortran-1.so.5 is loaded by /sp/scipy/_fblas.so") !=
+        std::string::npos);
+}
+
+TEST_CASE("library-not-found: a root the scan opens only through an optional dlopen is a plugin: a warning") {
+  const char* rows = R"({"schema": "depscan-matrix/libraries/1", "components": [], "cudnn_series": [],
+                      "pip_packages": {"note": "", "source": "test", "rows": []}, "dlopen": [{"from": ["libhost.so.3"], "opens": ["plugin_mpi.so.3"], "optional": true,
+                                      "source": "test"}]})";
+  GraphBuilder g;
+  size_t host = g.add("/opt/lib/libhost.so.3", elf("libhost.so.3"));
+  size_t plugin = g.add("/opt/lib/plugin_mpi.so.3", elf("plugin_mpi.so.3"));
+  g.edge(host, "plugin_mpi.so.3", plugin, How::Runpath, EdgeKind::Dlopen, 0);
+  g.root({host, plugin});
+  g.edge(plugin, "libmpi.so.40", std::nullopt, How::NotFound, EdgeKind::Needed, 0);
+  g.edge(plugin, "libmpi.so.40", std::nullopt, How::NotFound, EdgeKind::Needed, 1);
+  g.root({plugin});
+  CheckRun run;
+  auto loaded = run.matrix.load_document(rows, "test");
+  REQUIRE_MESSAGE(loaded.ok(), (loaded.ok() ? "" : loaded.error()));
+  auto found = run.run(g.graph, missing);
+  REQUIRE(found.size() == 1);
+  CHECK(found[0].severity == Severity::Warning);
+  CHECK(found[0].message.find("only when") != std::string::npos);
+  CHECK(found[0].message.find("(optional)") != std::string::npos);
+}
