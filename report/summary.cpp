@@ -22,12 +22,13 @@ struct Group {
 std::string render_summary(const ScanReport& report, bool color) {
   const auto& findings = report.result.findings;
   if (report.result.graph.roots.size() <= 1 && findings.size() < kSummaryMinFindings) return "";
-  std::map<std::string, Group> by_code;
+  // A code's errors and warnings are counted apart: 1 error and 10 warnings are not 11 errors.
+  std::map<std::pair<std::string, Severity>, Group> by_code;
   size_t per_severity[3] = {0, 0, 0};
   for (const Finding& f : findings) {
-    Group& g = by_code[f.code];
+    Group& g = by_code[{f.code, f.severity}];
     g.code = f.code;
-    g.severity = std::max(g.severity, f.severity);
+    g.severity = f.severity;
     ++g.count;
     ++per_severity[static_cast<int>(f.severity)];
   }

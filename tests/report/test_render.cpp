@@ -3,6 +3,7 @@
 
 #include "report/json_writer.h"
 #include "report/report.h"
+#include "report/summary.h"
 
 using namespace depscan;
 using nlohmann::json;
@@ -157,4 +158,15 @@ TEST_CASE("JsonWriter lays a document out exactly as nlohmann::json::dump(2)") {
   w.value(std::string_view("bad \xff\xc3 utf-8"));
   w.end_object();
   CHECK(w.take() == expected.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+}
+
+TEST_CASE("the summary counts a code's errors and warnings apart") {
+  ScanReport r = sample_report();
+  for (int i = 0; i < 10; ++i)
+    r.result.findings.push_back({"library-not-found", Severity::Warning, 1, "libplugin" + std::to_string(i) + ".so: not found",
+                                 "", ""});
+  std::string summary = render_summary(r, false);
+  CHECK(summary.find("1 errors, 10 warnings, 0 info") != std::string::npos);
+  CHECK(summary.find("       1  error    library-not-found\n") != std::string::npos);
+  CHECK(summary.find("      10  warning  library-not-found\n") != std::string::npos);
 }
