@@ -88,10 +88,15 @@ std::string verdict(const ScanReport& report) {
   if (errors || warnings) return fmt::format("{} error(s), {} warning(s) in the CUDA stack: see the findings", errors, warnings);
   std::string consistent = "consistent: " + agreement(lines);
   if (found(lines, "driver")) return consistent;
-  if (const auto& driver = report.cuda_stack->driver)
-    return fmt::format("{}; driver {} ({}) is new enough; libcuda.so.1 itself is not in the analysed system (in a "
-                       "container the NVIDIA Container Toolkit mounts it at run time)",
-                       consistent, driver->version.str(), driver->source);
+  if (const auto& driver = report.cuda_stack->driver) {
+    if (driver->source == "--driver")  // the target's driver, told: the scanned system may be a container image
+      return fmt::format("{}; driver {} (--driver) is new enough; libcuda.so.1 itself is not in the analysed system "
+                         "(in a container the NVIDIA Container Toolkit mounts it at run time)",
+                         consistent, driver->version.str());
+    return fmt::format("driver {} is installed ({}) but libcuda.so.1 is not on the search path: every CUDA call "
+                       "fails until it is (run ldconfig, or add the driver's library directory to the search path)",
+                       driver->version.str(), driver->source);
+  }
   return consistent + "; no NVIDIA driver (libcuda.so.1) was found, so nothing runs on a GPU here until one is "
                       "installed (--driver checks against the target's)";
 }

@@ -47,7 +47,9 @@ std::string closing_line(const RuntimeReport& r) {
   bool gpu_not_run = false;
   for (const Finding& f : r.findings) gpu_not_run = gpu_not_run || f.code == "verify-gpu-not-run";
   return fmt::format("runtime verification passed: {} confirmed, {} not checked{}\n", confirmed, not_checked,
-                     gpu_not_run ? "; the GPU steps did not run here, so loading is proven, running on a GPU is not" : "");
+                     !gpu_not_run ? ""
+                     : confirmed > 0 ? "; the GPU steps did not run here, so loading is proven, running on a GPU is not"
+                                     : "; the GPU steps did not run here");
 }
 
 }  // namespace

@@ -155,15 +155,21 @@ void driver_version_row(RuntimeReport& r) {
   auto cudart = data_number(find_step(r, "cudnn.version"), "cudart");
   long long need = std::max<long long>(cudart.value_or(0), p.cudart_major.value_or(0) * 1000LL);
   if (need == 0) return;
-  std::string predicted = p.driver_too_old              ? "too old for the runtime (cuda-driver-too-old)"
-                          : p.driver && !p.driver->path ? "nothing to judge: libcuda.so.1 not found"
-                                                        : "new enough (no cuda-driver-too-old finding)";
+  bool no_driver_predicted = p.driver && !p.driver->path;
+  std::string predicted = p.driver_too_old        ? "too old for the runtime (cuda-driver-too-old)"
+                          : no_driver_predicted ? "nothing to judge: libcuda.so.1 not found"
+                                                : "new enough (no cuda-driver-too-old finding)";
   if (!driver || !find_step(r, "driver.init") || find_step(r, "driver.init")->status != StepStatus::Ok) {
     const StepRecord* init = find_step(r, "driver.init");
     r.verdicts.push_back({"driver version for the runtime", predicted, init ? init->message : "no NVIDIA driver", Verdict::NotChecked});
     return;
   }
   bool fits = *driver / 1000 >= need / 1000;
+  if (no_driver_predicted) {  // the driver-library row already contradicts the prediction
+    r.verdicts.push_back({"driver version for the runtime", predicted, fmt::format("driver supports CUDA {}.{}", *driver / 1000,
+                          *driver % 1000 / 10), Verdict::NotChecked});
+    return;
+  }
   std::string observed = fmt::format("driver supports CUDA {}.{}, the runtime needs CUDA {}.x{}", *driver / 1000, *driver % 1000 / 10, need / 1000,
                                      fits ? (*driver < need ? " (minor-version compatibility)" : "") : ": too old");
   r.verdicts.push_back({"driver version for the runtime", predicted, observed, agree(fits != p.driver_too_old)});

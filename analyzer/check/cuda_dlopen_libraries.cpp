@@ -1,3 +1,4 @@
+#include <optional>
 #include <set>
 #include <tuple>
 
@@ -72,7 +73,7 @@ std::vector<Finding> check_dlopen_libraries(const CheckContext& ctx, const CudaS
   const Graph& g = ctx.graph;
   bool has_driver = driver_present(g, stack);
   std::vector<std::vector<int>> majors;  // per root, computed on the first missing library
-  auto reached = components_reached(g, ctx.matrix);
+  std::optional<std::set<std::tuple<size_t, size_t, std::string>>> reached;  // on the first inferred name missing
   for (const Edge& e : g.edges) {
     if (e.kind != EdgeKind::Dlopen || e.to) continue;
     if (is_driver_name(e.name) && !has_driver) continue;  // no driver at all: the stack summary says so
@@ -80,7 +81,8 @@ std::vector<Finding> check_dlopen_libraries(const CheckContext& ctx, const CudaS
     std::string opener = soname_or_file_name(from);
     if (ctx.matrix.dlopen_is_optional(opener, e.name)) continue;
     bool required = !e.inferred || needs_all_named(ctx.matrix, opener);
-    if (!required && has_other_major(reached, ctx.matrix, e)) continue;
+    if (!required && !reached) reached = components_reached(g, ctx.matrix);
+    if (!required && has_other_major(*reached, ctx.matrix, e)) continue;
     std::string tried = tried_text(e);
     append_unique(out, Finding{
         "dlopen-library-not-found", required ? Severity::Error : Severity::Warning, e.from,

@@ -71,8 +71,9 @@ std::vector<Finding> unchecked_windows_dlls(const Graph& g) {
 }
 
 // Per root, why each object is loaded when only an optional dlopen reaches it (ONNX Runtime's
-// TensorRT provider): the index of that dlopen edge. Objects the root needs have none. Edges come
-// root by root, so only the last root's answer is kept (a directory audit has thousands of roots).
+// TensorRT provider): the index of that dlopen edge. Objects the root needs have none. Only the
+// last root asked about is kept: the missing libraries come mostly root by root (dlopen edges,
+// added after every root's NEEDED, bring a root back once more), and an audit has thousands.
 class OptionalReach {
  public:
   OptionalReach(const Graph& g, const Matrix& m) : g_(g), m_(m) {}
@@ -84,7 +85,8 @@ class OptionalReach {
       root_ = root;
       via_ = walk(root);
     }
-    return object < via_.size() ? via_[object] : std::nullopt;
+    auto it = via_.find(object);
+    return it == via_.end() ? std::nullopt : it->second;
   }
 
  private:
@@ -93,7 +95,8 @@ class OptionalReach {
   }
 
   // Breadth-first from the root over the edges it needs, then on from each optional dlopen's target.
-  std::vector<std::optional<size_t>> walk(size_t root) const {
+  // The map holds every object reached: nullopt for those the root needs.
+  std::unordered_map<size_t, std::optional<size_t>> walk(size_t root) const {
     std::unordered_map<size_t, std::vector<size_t>> out;
     std::vector<size_t> optional_edges;
     for (size_t i : by_root_[root]) {
@@ -102,24 +105,18 @@ class OptionalReach {
       if (optional(e)) optional_edges.push_back(i);
       else out[e.from].push_back(i);
     }
-    if (optional_edges.empty() || root >= g_.roots.size()) return {};
-    std::vector<std::optional<size_t>> via(g_.objects.size());
-    std::vector<bool> seen(g_.objects.size(), false);
+    std::unordered_map<size_t, std::optional<size_t>> via;
+    if (optional_edges.empty() || root >= g_.roots.size()) return via;
     auto spread = [&](size_t start, std::optional<size_t> label) {
       std::vector<size_t> queue{start};
-      seen[start] = true;
-      via[start] = label;
+      via.emplace(start, label);
       for (size_t next = 0; next < queue.size(); ++next)
         for (size_t i : out[queue[next]])
-          if (size_t to = *g_.edges[i].to; !seen[to]) {
-            seen[to] = true;
-            via[to] = label;
-            queue.push_back(to);
-          }
+          if (via.emplace(*g_.edges[i].to, label).second) queue.push_back(*g_.edges[i].to);
     };
     spread(g_.roots[root], std::nullopt);
     for (size_t i : optional_edges)
-      if (!seen[*g_.edges[i].to]) spread(*g_.edges[i].to, i);
+      if (!via.count(*g_.edges[i].to)) spread(*g_.edges[i].to, i);
     return via;
   }
 
@@ -127,7 +124,7 @@ class OptionalReach {
   const Matrix& m_;
   std::vector<std::vector<size_t>> by_root_;  // edges_by_root, on the first missing library
   size_t root_ = static_cast<size_t>(-1);
-  std::vector<std::optional<size_t>> via_;    // of root_
+  std::unordered_map<size_t, std::optional<size_t>> via_;  // of root_
 };
 
 Finding missing_library(const Graph& g, const Matrix& matrix, const Edge& edge, const std::vector<int>& process_majors) {
@@ -146,6 +143,9 @@ Finding missing_library(const Graph& g, const Matrix& matrix, const Edge& edge, 
   return f;
 }
 
+// One file opened by two paths (scipy.libs/x and scipy/linalg/../../scipy.libs/x) is two objects.
+const std::string& file_of(const Object& o) { return o.realpath.empty() ? o.path : o.realpath; }
+
 // What the other roots of a scan say about a root's missing library: a directory or environment
 // audit makes every file a root, also those only ever loaded by another root.
 class OtherRoots {
@@ -153,40 +153,35 @@ class OtherRoots {
   explicit OtherRoots(const Graph& g, const Matrix& m) : g_(g) {
     for (const Edge& e : g.edges) {
       if (!e.to) continue;
-      if (e.kind != EdgeKind::Dlopen) resolved_.try_emplace({file_of(e.from), e.name}, e.root);
-      else if (m.dlopen_is_optional(soname_or_file_name(g.objects[e.from]), e.name)) plugins_.try_emplace(*e.to, &e);
+      if (e.kind != EdgeKind::Dlopen) resolved_.try_emplace({file_of(g.objects[e.from]), e.name}, e.root);
+      else if (m.dlopen_is_optional(soname_or_file_name(g.objects[e.from]), e.name))
+        plugins_.try_emplace(file_of(g.objects[*e.to]), &e);
     }
   }
 
-  // Why the failure is this root's alone, or nullopt.
+  // Why the failure is this root's alone, or nullopt. Never for a program: it does not start.
   std::optional<std::string> why_only_this_root(const Edge& missing) const {
-    size_t root_object = g_.roots[missing.root];
-    if (auto plugin = plugins_.find(root_object); plugin != plugins_.end())
+    const Object& root = g_.objects[g_.roots[missing.root]];
+    if (root.binary && root.binary->is_executable()) return std::nullopt;
+    if (auto plugin = plugins_.find(file_of(root)); plugin != plugins_.end())
       return fmt::format("; {} is a plugin that {} opens with dlopen only when its feature is used (optional)",
-                         g_.objects[root_object].path, g_.objects[plugin->second->from].path);
-    if (auto found = resolved_.find({file_of(missing.from), missing.name}); found != resolved_.end())
+                         root.path, g_.objects[plugin->second->from].path);
+    if (auto found = resolved_.find({file_of(g_.objects[missing.from]), missing.name}); found != resolved_.end())
       return fmt::format("; it is found when {} is loaded by {} (through that program's search path)",
                          g_.objects[missing.from].path, g_.objects[g_.roots[found->second]].path);
     return std::nullopt;
   }
 
  private:
-  // One file opened by two paths (scipy.libs/x and scipy/linalg/../../scipy.libs/x) is two objects.
-  const std::string& file_of(size_t object) const {
-    const Object& o = g_.objects[object];
-    return o.realpath.empty() ? o.path : o.realpath;
-  }
-
   const Graph& g_;
   std::map<std::pair<std::string, std::string>, size_t> resolved_;  // (requester's file, name) -> a root that finds it
-  std::map<size_t, const Edge*> plugins_;                      // object -> the optional dlopen opening it
+  std::map<std::string, const Edge*> plugins_;                       // file -> the optional dlopen opening it
 };
 
 // One finding per requesting file and name, the most severe of its roots'.
 void add_once(std::vector<Finding>& out, std::map<std::pair<std::string, std::string>, size_t>& seen,
               const Graph& g, const Edge& edge, Finding f) {
-  const Object& from = g.objects[edge.from];
-  auto [it, inserted] = seen.try_emplace({from.realpath.empty() ? from.path : from.realpath, edge.name}, out.size());
+  auto [it, inserted] = seen.try_emplace({file_of(g.objects[edge.from]), edge.name}, out.size());
   if (inserted) out.push_back(std::move(f));
   else if (f.severity > out[it->second].severity) out[it->second] = std::move(f);
 }

@@ -16,9 +16,13 @@ bool is_data(SymbolType type) {
   return type == SymbolType::Object || type == SymbolType::Tls || type == SymbolType::Common;
 }
 
-bool has_missing_library(const Graph& graph, const SymbolIndex& symbols, size_t root) {
+// A missing library of the objects loaded at start-up, or of those loaded by dlopen: the loader
+// stops before binding either the program or the dlopen call, not both.
+bool has_missing_library(const Graph& graph, const SymbolIndex& symbols, size_t root, bool dlopened) {
   for (size_t i : symbols.edges_of(root))
-    if (const Edge& e = graph.edges[i]; !e.to && (e.kind == EdgeKind::Needed || e.kind == EdgeKind::Preload)) return true;
+    if (const Edge& e = graph.edges[i]; !e.to && (e.kind == EdgeKind::Needed || e.kind == EdgeKind::Preload) &&
+                                        symbols.is_dlopened(root, e.from) == dlopened)
+      return true;
   return false;
 }
 
@@ -32,6 +36,10 @@ struct RootFacts {
   size_t root = 0;
   bool program = false;          // an executable: nothing comes before it in the scope
   bool missing_library = false;  // the loader stops at library-not-found before binding
+  bool missing_in_dlopened = false;  // the same for a dlopen call
+  bool missing_for(const SymbolIndex& symbols, size_t object) const {
+    return symbols.is_dlopened(root, object) ? missing_in_dlopened : missing_library;
+  }
 };
 
 // A library scanned on its own may be a plugin or extension: the program that loads it comes
@@ -81,9 +89,10 @@ std::string python_build_of(std::string_view path) {
   if (at == std::string_view::npos) return "";
   std::string_view digits = name.substr(at + 10);
   size_t end = digits.find_first_not_of("0123456789");
+  bool free_threaded = end != std::string_view::npos && digits[end] == 't';  // cpython-313t
   digits = digits.substr(0, end);
   if (digits.empty()) return "";
-  return fmt::format("; built for CPython 3.{}", digits);
+  return fmt::format("; built for CPython 3.{}{}", digits, free_threaded ? " (free-threaded)" : "");
 }
 
 // Why the interpreter is the host: the module's PyInit_ function, or a library of a Python
@@ -154,7 +163,7 @@ std::optional<Finding> unresolved(const CheckContext& ctx, const SymbolIndex& sy
     if (!provider) return std::nullopt;  // library-not-found
     const Binary& p = *ctx.graph.objects[*provider].binary;
     if (!p.version_defs.empty() && !defines_version(p, ref.version)) return std::nullopt;  // version check fails first
-  } else if (facts.missing_library) {
+  } else if (facts.missing_for(symbols, object)) {
     return std::nullopt;  // the missing library may define it; the loader stops before binding
   }
   Finding f;
@@ -189,13 +198,14 @@ std::vector<Finding> check_undefined_symbols(const CheckContext& ctx, const Symb
   for (size_t root = 0; root < ctx.graph.load_order.size() && root < ctx.graph.roots.size(); ++root) {
     const Object& root_object = ctx.graph.objects[ctx.graph.roots[root]];
     RootFacts facts{root, root_object.binary && root_object.binary->is_executable(),
-                    has_missing_library(ctx.graph, symbols, root)};
+                    has_missing_library(ctx.graph, symbols, root, false),
+                    has_missing_library(ctx.graph, symbols, root, true)};
     for (size_t o : symbols.members(root)) {
       for (const SymbolIndex::Reference& reference : symbols.references(o)) {
         const Symbol& ref = *reference.symbol;
         if (ref.binding != SymbolBinding::Global) continue;
         if (symbols.bind_in(root, o, reference)) continue;
-        if (may_come_from_host(facts, ref) && !facts.missing_library) {
+        if (may_come_from_host(facts, ref) && !facts.missing_for(symbols, o)) {
           auto& [first_root, names] = host_symbols.try_emplace(o, root, std::vector<std::string>()).first->second;
           if (first_root == root) names.emplace_back(ref.name);
           continue;

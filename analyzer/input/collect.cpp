@@ -302,9 +302,10 @@ CollectedInputs collect_inputs(std::unique_ptr<FileSystem>& fs, const CollectReq
     auto dirs = find_site_packages(*fs, prefix);
     if (dirs.empty()) {
       out.unreadable_inputs.push_back(*request.python_env);
-      out.findings.push_back(input_error(*request.python_env, fs->is_directory(prefix)
-                                                                ? "no lib/pythonX.Y/site-packages found (not a venv or conda prefix)"
-                                                                : "no such directory"));
+      const char* why = fs->is_directory(prefix) ? "no lib/pythonX.Y/site-packages found (not a venv or conda prefix)"
+                        : fs->stat(prefix)           ? "not a directory"
+                                                     : "no such directory";
+      out.findings.push_back(input_error(*request.python_env, why));
     }
     for (const std::string& dir : dirs) {
       add_environment(*fs, dir, out);

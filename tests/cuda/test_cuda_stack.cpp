@@ -2,6 +2,8 @@
 // own CUDA install cannot change the results) and on the real CUDA 13 + cuDNN 9.19 install.
 #include <doctest/doctest.h>
 
+#include <fstream>
+
 #include <filesystem>
 #include <set>
 
@@ -344,6 +346,19 @@ TEST_CASE("depscan with no file audits the CUDA stack the system would load") {
   CHECK(text.output.find("verdict: consistent: no conflict with the runtime found; driver 590.48.01 (--driver) is "
                          "new enough; libcuda.so.1 itself is not in the analysed system") != std::string::npos);
   CHECK(stack["driver_found"] == false);
+}
+
+TEST_CASE("a driver the analysed system has installed, with libcuda.so.1 off the search path, is not consistent") {
+  // proc-root with a driver new enough for CUDA 13 in /proc and /sys, and no libcuda.so.1 anywhere.
+  TempDir root("cuda-driver-off-path");
+  std::filesystem::copy(fixtures_dir() + "/cuda/proc-root", root.path(),
+                        std::filesystem::copy_options::recursive | std::filesystem::copy_options::copy_symlinks);
+  std::ofstream(root.path() / "proc/driver/nvidia/version")
+      << "NVRM version: NVIDIA UNIX x86_64 Kernel Module  590.48.01  Mon Dec  1 00:00:00 UTC 2025\n";
+  std::ofstream(root.path() / "sys/module/nvidia/version") << "590.48.01\n";
+  auto text = run_command(depscan_bin() + " --root " + shell_quote(root.str()) + " --ld-library-path /opt/cuda13");
+  CHECK_MESSAGE(text.output.find("verdict: driver 590.48.01 is installed (/proc/driver/nvidia/version) but libcuda.so.1 "
+                                 "is not on the search path") != std::string::npos, text.output);
 }
 
 TEST_CASE("depscan with no file on this machine finds the real cuDNN 9.19 and calls it consistent") {

@@ -36,6 +36,7 @@ TEST_CASE("an input that cannot be analysed gets one stderr line with the reason
   } cases[] = {
       {"--format json " + shell_quote(empty.str()), empty.str() + ": no ELF or PE file in this directory (0 other files)"},
       {"--python-env /nonexistent/venv", "/nonexistent/venv: no such directory"},
+      {"--python-env " + shell_quote(depscan_bin()), depscan_bin() + ": not a directory"},
       {"--python-env " + shell_quote(empty.str()), empty.str() + ": no lib/pythonX.Y/site-packages found"},
       {"symbol cudnnCreate /nonexistent/libx.so", "/nonexistent/libx.so: No such file or directory"},
   };

@@ -74,3 +74,22 @@ TEST_CASE("library-not-found: a root the scan opens only through an optional dlo
   CHECK(found[0].message.find("only when") != std::string::npos);
   CHECK(found[0].message.find("(optional)") != std::string::npos);
 }
+
+TEST_CASE("library-not-found: a program that cannot start stays an error, however many others find the library") {
+  GraphBuilder g;
+  size_t app1 = g.add("/opt/app1", elf(std::nullopt, true));
+  size_t app2 = g.add("/opt/app2", elf(std::nullopt, true));
+  size_t lib = g.add("/opt/lib/libshared.so", elf("libshared.so"));
+  size_t gone = g.add("/opt/app1/lib/libgone.so.1", elf("libgone.so.1"));
+  g.edge(app1, "libshared.so", lib, How::Runpath, EdgeKind::Needed, 0);
+  g.edge(lib, "libgone.so.1", gone, How::Rpath, EdgeKind::Needed, 0);  // through app1's RPATH
+  g.root({app1, lib, gone});
+  g.edge(app2, "libshared.so", lib, How::Runpath, EdgeKind::Needed, 1);
+  g.edge(lib, "libgone.so.1", std::nullopt, How::NotFound, EdgeKind::Needed, 1);
+  g.root({app2, lib});
+  CheckRun run;
+  auto found = run.run(g.graph, missing);
+  REQUIRE(found.size() == 1);
+  CHECK(found[0].severity == Severity::Error);
+  CHECK(found[0].message.find("it is found when") == std::string::npos);
+}

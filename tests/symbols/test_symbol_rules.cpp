@@ -307,6 +307,13 @@ TEST_CASE("python-extension: a CPython extension module gets the C API from the 
   CHECK(found[0].object == m);
   CHECK(found[0].message.find("(PyInit_fast): its 3 Python C-API symbols") != std::string::npos);
   CHECK(found[0].message.find("built for CPython 3.11") != std::string::npos);
+
+  GraphBuilder free;
+  size_t f = free.add("/site-packages/fast.cpython-313t-x86_64-linux-gnu.so", module);
+  free.root({f});
+  auto threaded = run.run(free.graph, undefined);
+  REQUIRE(threaded.size() == 1);
+  CHECK(threaded[0].message.find("built for CPython 3.13 (free-threaded)") != std::string::npos);
 }
 
 TEST_CASE("python-extension: other symbols an extension module lacks still warn, without the Python ones") {
@@ -531,4 +538,21 @@ TEST_CASE("objects opened by dlopen do not serve the program's references, but s
   CHECK(found[1].object == p);  // nowhere; host_api binds to the program
   CHECK(found[1].message.find("undefined symbol: nowhere") != std::string::npos);
   CHECK(found[1].message.find("dlopen call fails") != std::string::npos);
+}
+
+TEST_CASE("a library missing under a dlopened object stops that dlopen, not the program's own binding") {
+  GraphBuilder g;
+  Binary app = elf(std::nullopt, true);
+  app.symbols = {ref("gone_api", "", "", 1, SymbolType::Object)};
+  Binary plugin = elf("libplugin.so");
+  plugin.symbols = {ref("plugin_needs")};
+  size_t a = g.add("/opt/app", app), p = g.add("/opt/libplugin.so", plugin);
+  g.edge(a, "libplugin.so", p, How::Runpath, EdgeKind::Dlopen);
+  g.edge(p, "libmpi.so.40", std::nullopt, How::NotFound);
+  g.root({a, p});
+  CheckRun run;
+  auto found = run.run(g.graph, undefined);
+  REQUIRE(found.size() == 1);  // plugin_needs may come from the missing libmpi: not judged
+  CHECK(found[0].object == a);
+  CHECK(found[0].message.find("undefined symbol: gone_api") != std::string::npos);
 }
