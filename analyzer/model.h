@@ -215,6 +215,10 @@ struct Graph {
 // at a time must not walk every root's (a directory audit has thousands of roots).
 std::vector<std::vector<size_t>> edges_by_root(const Graph& graph);
 
+// The path of the file itself: the real path, or the path it was opened by when that is unknown.
+// One file opened by two paths (scipy.libs/x and scipy/linalg/../../scipy.libs/x) is two objects.
+const std::string& file_path(const Object& object);
+
 // The name the matrix knows an object by: its SONAME, or the file name of its real path.
 std::string soname_or_file_name(const Object& object);
 

@@ -10,11 +10,6 @@
 namespace depscan {
 namespace {
 
-std::string object_name(const Object& o) {
-  if (o.binary && o.binary->soname) return *o.binary->soname;
-  return basename_of(o.realpath.empty() ? o.path : o.realpath);
-}
-
 std::string file_name(const Object& o) { return basename_of(o.realpath.empty() ? o.path : o.realpath); }
 
 // Components whose SONAME major is the CUDA major (libcudart.so.12 -> CUDA 12).
@@ -87,7 +82,7 @@ std::pair<std::vector<int>, std::string> cudnn_cuda_majors(const Graph& g, size_
 std::optional<CudaLibrary> identify(const CheckContext& ctx, size_t index, HeaderVersions& headers) {
   const Object& o = ctx.graph.objects[index];
   if (!o.binary) return std::nullopt;
-  std::string name = object_name(o);
+  std::string name = soname_or_file_name(o);
   std::string file = file_name(o);
   std::string dir = dirname_of(o.realpath.empty() ? o.path : o.realpath);
   CudaLibrary lib;

@@ -143,9 +143,6 @@ Finding missing_library(const Graph& g, const Matrix& matrix, const Edge& edge, 
   return f;
 }
 
-// One file opened by two paths (scipy.libs/x and scipy/linalg/../../scipy.libs/x) is two objects.
-const std::string& file_of(const Object& o) { return o.realpath.empty() ? o.path : o.realpath; }
-
 // What the other roots of a scan say about a root's missing library: a directory or environment
 // audit makes every file a root, also those only ever loaded by another root.
 class OtherRoots {
@@ -153,9 +150,9 @@ class OtherRoots {
   explicit OtherRoots(const Graph& g, const Matrix& m) : g_(g) {
     for (const Edge& e : g.edges) {
       if (!e.to) continue;
-      if (e.kind != EdgeKind::Dlopen) resolved_.try_emplace({file_of(g.objects[e.from]), e.name}, e.root);
+      if (e.kind != EdgeKind::Dlopen) resolved_.try_emplace({file_path(g.objects[e.from]), e.name}, e.root);
       else if (m.dlopen_is_optional(soname_or_file_name(g.objects[e.from]), e.name))
-        plugins_.try_emplace(file_of(g.objects[*e.to]), &e);
+        plugins_.try_emplace(file_path(g.objects[*e.to]), &e);
     }
   }
 
@@ -163,10 +160,10 @@ class OtherRoots {
   std::optional<std::string> why_only_this_root(const Edge& missing) const {
     const Object& root = g_.objects[g_.roots[missing.root]];
     if (root.binary && root.binary->is_executable()) return std::nullopt;
-    if (auto plugin = plugins_.find(file_of(root)); plugin != plugins_.end())
+    if (auto plugin = plugins_.find(file_path(root)); plugin != plugins_.end())
       return fmt::format("; {} is a plugin that {} opens with dlopen only when its feature is used (optional)",
                          root.path, g_.objects[plugin->second->from].path);
-    if (auto found = resolved_.find({file_of(g_.objects[missing.from]), missing.name}); found != resolved_.end())
+    if (auto found = resolved_.find({file_path(g_.objects[missing.from]), missing.name}); found != resolved_.end())
       return fmt::format("; it is found when {} is loaded by {} (through that program's search path)",
                          g_.objects[missing.from].path, g_.objects[g_.roots[found->second]].path);
     return std::nullopt;
@@ -181,7 +178,7 @@ class OtherRoots {
 // One finding per requesting file and name, the most severe of its roots'.
 void add_once(std::vector<Finding>& out, std::map<std::pair<std::string, std::string>, size_t>& seen,
               const Graph& g, const Edge& edge, Finding f) {
-  auto [it, inserted] = seen.try_emplace({file_of(g.objects[edge.from]), edge.name}, out.size());
+  auto [it, inserted] = seen.try_emplace({file_path(g.objects[edge.from]), edge.name}, out.size());
   if (inserted) out.push_back(std::move(f));
   else if (f.severity > out[it->second].severity) out[it->second] = std::move(f);
 }

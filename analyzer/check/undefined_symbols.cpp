@@ -101,7 +101,7 @@ std::optional<std::string> python_host_reason(const Object& object) {
   if (object.binary)
     if (auto init = python_init_function(*object.binary))
       return fmt::format("is a CPython extension module ({})", *init);
-  const std::string& path = object.realpath.empty() ? object.path : object.realpath;
+  const std::string& path = file_path(object);
   if (path.find("/site-packages/") != std::string::npos || path.find("/dist-packages/") != std::string::npos)
     return std::string("is a library of a Python environment (site-packages)");
   return std::nullopt;

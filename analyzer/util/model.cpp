@@ -69,9 +69,11 @@ std::vector<std::vector<size_t>> edges_by_root(const Graph& graph) {
   return out;
 }
 
+const std::string& file_path(const Object& object) { return object.realpath.empty() ? object.path : object.realpath; }
+
 std::string soname_or_file_name(const Object& object) {
   if (object.binary && object.binary->soname) return *object.binary->soname;
-  const std::string& path = object.realpath.empty() ? object.path : object.realpath;
+  const std::string& path = file_path(object);
   return path.substr(path.rfind('/') + 1);
 }
 
