@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <initializer_list>
 #include <memory>
 #include <optional>
 #include <string>
@@ -179,6 +180,33 @@ enum class How {
 struct Attempt {               // one candidate the search looked at, in order
   std::string path;
   std::string outcome;         // "not found", "wrong ELF class: ELFCLASS32", "taken", ...
+  bool operator==(const Attempt&) const = default;
+};
+
+// The candidates one search looked at, in order. Every root of a scan asks for libc.so.6 through
+// the same search lists: the edges one search answered share its list instead of a copy each.
+// A list is never changed while shared: push_back() and edit() copy a shared list first.
+class AttemptList {
+ public:
+  using const_iterator = std::vector<Attempt>::const_iterator;
+  AttemptList() = default;
+  AttemptList(std::initializer_list<Attempt> attempts);
+  explicit AttemptList(std::vector<Attempt> attempts);
+
+  const_iterator begin() const { return list_ ? list_->begin() : const_iterator(); }
+  const_iterator end() const { return list_ ? list_->end() : const_iterator(); }
+  size_t size() const { return list_ ? list_->size() : 0; }
+  bool empty() const { return size() == 0; }
+  const Attempt& front() const { return list_->front(); }
+  const Attempt& back() const { return list_->back(); }
+  const Attempt& operator[](size_t i) const { return (*list_)[i]; }
+  void push_back(Attempt attempt) { edit().push_back(std::move(attempt)); }
+  std::vector<Attempt>& edit();  // this edge's own copy, to change
+  std::vector<Attempt> to_vector() const { return list_ ? *list_ : std::vector<Attempt>(); }
+  bool operator==(const AttemptList& other) const;
+
+ private:
+  std::shared_ptr<std::vector<Attempt>> list_;
 };
 
 struct Edge {
@@ -188,7 +216,7 @@ struct Edge {
   EdgeKind kind = EdgeKind::Needed;
   How how = How::NotFound;
   std::string how_detail;      // e.g. "rpath of libfoo.so.1", "LD_LIBRARY_PATH"
-  std::vector<Attempt> tried;  // every path tried, in order
+  AttemptList tried;           // every path tried, in order
   bool inferred = false;       // dlopen edge guessed from strings, not known from the matrix
   std::string source;          // dlopen edges: why the edge exists (matrix row, string found)
   size_t root = 0;             // index into Graph::roots: the scan this edge belongs to

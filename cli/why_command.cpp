@@ -90,7 +90,7 @@ int run(const WhyArgs& args) {
   fmt::print("{} requested by {} ({}), first in load order:\n", first->name, g.objects[first->from].path,
              to_string(first->kind));
   if (first->kind == EdgeKind::Dlopen) fmt::print("  opened at run time with dlopen: {}\n", first->source);
-  print_steps(first->tried);
+  print_steps(first->tried.to_vector());
   fmt::print("  => {}\n", describe(g, *first));
   for (const Edge* e : later)
     fmt::print("also requested by {} as {}: {}\n", g.objects[e->from].path, e->name, describe(g, *e));

@@ -360,7 +360,8 @@ void show_installed_paths(ScanResult& result, const CollectedInputs& inputs) {
   }
   for (Edge& e : result.graph.edges) {
     e.how_detail = shown(e.how_detail, inputs);
-    for (Attempt& a : e.tried) a.path = shown(a.path, inputs);
+    if (!e.tried.empty())
+      for (Attempt& a : e.tried.edit()) a.path = shown(a.path, inputs);
   }
   for (Finding& f : result.findings) {
     f.message = shown(f.message, inputs);

@@ -95,6 +95,7 @@ struct Resolver::Impl {
   std::optional<std::vector<std::string>> etc_preload;
   bool dry_run = false;  // explain(): search without loading or naming anything in the walk
   mutable std::optional<WindowsDllLists> windows_lists;
+  std::unordered_map<size_t, std::vector<std::pair<std::string, AttemptList>>> already_loaded_lists;  // by object
 
   Impl(BinaryCache& c, ResolveOptions o)
       : cache(c), options(std::move(o)), fs(c.fs()), dir_cache(std::make_unique<DirCache>(c.fs())) {}
@@ -285,6 +286,15 @@ struct Resolver::Impl {
     return req;
   }
 
+  // The one attempt of an edge to an object already loaded as `name`; the roots share it.
+  const AttemptList& already_loaded_attempts(size_t object, std::string_view name) {
+    auto& lists = already_loaded_lists[object];
+    for (const auto& [known_name, list] : lists)
+      if (known_name == name) return list;
+    AttemptList list{{graph.objects[object].path, concat("already loaded as ", name)}};
+    return lists.emplace_back(std::string(name), std::move(list)).second;
+  }
+
   // ---------------------------------------------------------------- loading
 
   size_t add_loaded(RootWalk& walk, size_t object, size_t loader, bool is_main = false) {
@@ -341,7 +351,7 @@ struct Resolver::Impl {
       edge.how = How::AlreadyLoaded;
       edge.how_detail = "already loaded";
       edge.to = walk.loaded[known->second].object;
-      edge.tried.push_back({graph.objects[*edge.to].path, concat("already loaded as ", name)});
+      edge.tried = already_loaded_attempts(*edge.to, name);
       return {std::move(edge), known->second};
     }
     if (env().secure && rq.kind == EdgeKind::Preload && name.find('/') != std::string::npos) {
@@ -395,7 +405,7 @@ struct Resolver::Impl {
       if (refusal) {
         edge.how = How::NotFound;
         edge.how_detail = refusal;
-        if (!edge.tried.empty()) edge.tried.back().outcome = std::string(refusal) + " (the loader stops here)";
+        if (!edge.tried.empty()) edge.tried.edit().back().outcome = std::string(refusal) + " (the loader stops here)";
         return {std::move(edge), kNone};
       }
     }
@@ -420,7 +430,7 @@ struct Resolver::Impl {
       return {std::move(edge), known->second};
     }
     PeSearchResult found = search_pe_dll(cache, *dir_cache, pe_search_dirs(walk), name, walk.process.machine);
-    edge.tried = std::move(found.attempts);
+    edge.tried = AttemptList(std::move(found.attempts));
     edge.how = found.path ? How::SearchOrder : How::NotFound;
     edge.how_detail = found.detail;
     edge.system_provided = found.system_provided;
@@ -611,7 +621,7 @@ std::vector<Attempt> Resolver::explain(size_t root_index, size_t from, const std
   if (edge.to) found = im.graph.objects[*edge.to].path;
   for (const Attempt& a : edge.tried)
     if (a.outcome == "taken") found = a.path;
-  std::vector<Attempt> steps = std::move(edge.tried);
+  std::vector<Attempt> steps = edge.tried.to_vector();
   std::string how = edge.how_detail.empty() ? to_string(edge.how) : edge.how_detail;
   steps.push_back({name, edge.how != How::NotFound && !found.empty()
                              ? fmt::format("found {} via {}", found, how)

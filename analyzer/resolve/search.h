@@ -36,7 +36,7 @@ struct SearchResult {
   std::optional<std::string> path;  // logical path the loader opens
   How how = How::NotFound;
   std::string how_detail;
-  std::vector<Attempt> attempts;
+  AttemptList attempts;
   std::string fatal;                // non-empty: the loader stops with this error
   bool found_other_class = false;
 };

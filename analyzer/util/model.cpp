@@ -15,6 +15,22 @@ bool Binary::is_executable() const {
   return file_type == kEtExec || (file_type == kEtDyn && !interpreter.empty());
 }
 
+AttemptList::AttemptList(std::initializer_list<Attempt> attempts)
+    : list_(std::make_shared<std::vector<Attempt>>(attempts)) {}
+
+AttemptList::AttemptList(std::vector<Attempt> attempts)
+    : list_(std::make_shared<std::vector<Attempt>>(std::move(attempts))) {}
+
+std::vector<Attempt>& AttemptList::edit() {
+  if (!list_) list_ = std::make_shared<std::vector<Attempt>>();
+  else if (list_.use_count() > 1) list_ = std::make_shared<std::vector<Attempt>>(*list_);
+  return *list_;
+}
+
+bool AttemptList::operator==(const AttemptList& other) const {
+  return std::equal(begin(), end(), other.begin(), other.end());
+}
+
 const char* to_string(EdgeKind kind) {
   switch (kind) {
     case EdgeKind::Needed: return "needed";

@@ -101,6 +101,24 @@ TEST_CASE("an already loaded soname is reused") {
   CHECK(reused == 1);
 }
 
+TEST_CASE("roots whose searches for a name are the same share the tried paths") {
+  auto fs = make_real_fs();
+  BinaryCache cache(*fs);
+  Resolver resolver(cache, ResolveOptions{clean_environment(), {}});
+  // both have the RUNPATH $ORIGIN, one directory: the same search lists for libc.so.6
+  size_t first = resolver.add_root(resolve_fixture("bfs/liba1.so"));
+  size_t second = resolver.add_root(resolve_fixture("bfs/liba2.so"));
+  std::map<std::pair<size_t, std::string>, const Edge*> by_root_and_name;
+  for (const Edge& e : resolver.graph().edges) by_root_and_name.emplace(std::make_pair(e.root, e.name), &e);
+  const Edge* libc_first = by_root_and_name[{first, "libc.so.6"}];
+  const Edge* libc_second = by_root_and_name[{second, "libc.so.6"}];
+  REQUIRE(libc_first != nullptr);
+  REQUIRE(libc_second != nullptr);
+  REQUIRE(!libc_first->tried.empty());
+  CHECK(libc_first->tried == libc_second->tried);
+  CHECK(&libc_first->tried.front() == &libc_second->tried.front());
+}
+
 TEST_CASE("glibc-hwcaps and legacy hwcap subdirectories come before the directory") {
   expect_matches_loader(resolve_fixture("hw/exe"), clean_environment());
 }
