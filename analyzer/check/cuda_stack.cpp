@@ -187,11 +187,19 @@ void collect_requirements(const CheckContext& ctx, CudaStack& stack) {
     if (!o.binary || stack.for_object(i)) continue;
     for (const std::string& needed : o.binary->needed)
       add_requirement(stack, ctx.matrix, i, needed, [&] { return "NEEDED " + needed; });
+    // Version needs come grouped by file (one DT_VERNEED entry each): a file is looked up once.
     std::set<std::pair<std::string_view, std::string_view>> versions;
-    for (const VersionNeed& need : o.binary->version_needs)
-      if (versions.emplace(need.file, need.version).second)
+    std::string_view last_file;
+    bool last_is_cuda = false;
+    for (const VersionNeed& need : o.binary->version_needs) {
+      if (need.file != last_file || last_file.empty()) {
+        last_file = need.file;
+        last_is_cuda = ctx.matrix.cudnn_series_of(need.file) || ctx.matrix.component_of(need.file);
+      }
+      if (last_is_cuda && versions.emplace(need.file, need.version).second)
         add_requirement(stack, ctx.matrix, i, need.file,
                         [&] { return fmt::format("version {} of {}", need.version, need.file); });
+    }
     size_t imported = 0;
     for (const Symbol& s : o.binary->symbols) {
       if (s.defined || !(s.name.starts_with("cuda") || s.name.starts_with("cudnn") || s.name.starts_with("cu"))) continue;

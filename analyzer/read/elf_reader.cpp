@@ -66,7 +66,9 @@ Problem read_dynamic_strings(const elf::DynamicTable& dynamic, const elf::String
   return std::nullopt;
 }
 
-Problem read_sections(const elf::Image& image, Binary& binary) {
+bool scan_reads(std::string_view section_name) { return section_name == ".text" || section_name == ".rodata"; }
+
+Problem read_sections(const elf::Image& image, Binary& binary, bool all_sections) {
   if (image.sections().empty()) return std::nullopt;
   const elf::SectionHeader& names_header = image.sections()[image.shstrndx()];
   SourceRange names;
@@ -75,16 +77,17 @@ Problem read_sections(const elf::Image& image, Binary& binary) {
     names = image.range(names_header.offset, names_header.size);  // checked with the headers
     if (names.size() <= kSectionNamesReadWhole && !names.bytes()) return "cannot read the section name table";
   }
-  binary.sections.reserve(image.sections().size());
+  if (all_sections) binary.sections.reserve(image.sections().size());
   for (size_t i = 0; i < image.sections().size(); ++i) {
     const elf::SectionHeader& h = image.sections()[i];
-    Section s{std::string(), h.type, h.flags, h.addr, h.offset, h.size};
+    std::string_view name;
     if (image.shstrndx() != 0) {
-      auto name = names.cstring(h.name);
-      if (!name) return fmt::format("section {} name is not a terminated string of the section name table", i);
-      s.name = std::string(*name);
+      auto text = names.cstring(h.name);
+      if (!text) return fmt::format("section {} name is not a terminated string of the section name table", i);
+      name = *text;
     }
-    binary.sections.push_back(std::move(s));
+    if (all_sections || scan_reads(name))
+      binary.sections.push_back(Section{std::string(name), h.type, h.flags, h.addr, h.offset, h.size});
   }
   return std::nullopt;
 }
@@ -162,12 +165,12 @@ Problem StringTable::get(uint64_t offset, std::string_view what, std::string& ou
 
 }  // namespace elf
 
-Expected<Binary> read_elf(ByteView file, const std::string& logical_path, bool with_symbols) {
+Expected<Binary> read_elf(ByteView file, const std::string& logical_path, ReadOptions options) {
   MemorySource source(file);
-  return read_elf(source, logical_path, with_symbols);
+  return read_elf(source, logical_path, options);
 }
 
-Expected<Binary> read_elf(const ByteSource& file, const std::string& logical_path, bool with_symbols) {
+Expected<Binary> read_elf(const ByteSource& file, const std::string& logical_path, ReadOptions options) {
   auto image = elf::Image::parse(file);
   if (!image) return Error{image.error()};
   Binary binary;
@@ -180,8 +183,8 @@ Expected<Binary> read_elf(const ByteSource& file, const std::string& logical_pat
   binary.os_abi = image->os_abi();
   binary.file_size = file.size();
   if (auto problem = read_interpreter(*image, binary)) return Error{*problem};
-  if (auto problem = read_dynamic_view(*image, binary, with_symbols)) return Error{*problem};
-  if (auto problem = read_sections(*image, binary)) return Error{*problem};
+  if (auto problem = read_dynamic_view(*image, binary, options.symbols)) return Error{*problem};
+  if (auto problem = read_sections(*image, binary, options.all_sections)) return Error{*problem};
   return binary;
 }
 

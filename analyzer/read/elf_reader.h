@@ -7,14 +7,15 @@
 #include <string>
 
 #include "analyzer/model.h"
+#include "analyzer/read/read_options.h"
 #include "analyzer/util/byte_source.h"
 #include "analyzer/util/bytes.h"
 #include "analyzer/util/expected.h"
 
 namespace depscan {
 
-// Without `with_symbols` the dynamic symbol table is neither read nor checked.
-Expected<Binary> read_elf(const ByteSource& file, const std::string& logical_path, bool with_symbols = true);
-Expected<Binary> read_elf(ByteView file, const std::string& logical_path, bool with_symbols = true);
+// Without `options.symbols` the dynamic symbol table is neither read nor checked.
+Expected<Binary> read_elf(const ByteSource& file, const std::string& logical_path, ReadOptions options = {});
+Expected<Binary> read_elf(ByteView file, const std::string& logical_path, ReadOptions options = {});
 
 }  // namespace depscan

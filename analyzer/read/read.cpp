@@ -31,7 +31,7 @@ Expected<OpenedBinary> open_binary(const FileSystem& fs, std::string_view logica
 Expected<BinaryPtr> parse_binary(const OpenedBinary& opened, std::string_view logical, ReadOptions options) {
   std::string path(logical);
   Expected<Binary> parsed = Error{"not an ELF or PE file"};
-  if (opened.format == FileFormat::Elf) parsed = read_elf(*opened.file, path, options.symbols);
+  if (opened.format == FileFormat::Elf) parsed = read_elf(*opened.file, path, options);
   else if (opened.format == FileFormat::Pe) parsed = read_pe(opened.host, path);
   if (!parsed) return Error{parsed.error()};
   parsed->file_size = opened.file->size();

@@ -12,15 +12,13 @@
 
 #include "analyzer/input/fs.h"
 #include "analyzer/model.h"
+#include "analyzer/read/read_options.h"
 #include "analyzer/util/expected.h"
 
 namespace depscan {
 
 using BinaryPtr = std::shared_ptr<const Binary>;
 
-struct ReadOptions {
-  bool symbols = true;  // false: skip ELF dynamic symbol tables (--no-symbols)
-};
 
 // Reads one file (ELF or PE). The error is one line naming the problem, without the path.
 Expected<BinaryPtr> read_binary(const FileSystem& fs, std::string_view logical, ReadOptions options = {});

@@ -64,6 +64,9 @@ class Resolver {
   // Loads a root (executable or library) with its preloads and NEEDED closure, breadth-first.
   // Returns the root's index in graph().roots.
   size_t add_root(const std::string& logical_path);
+  // Makes room for the edges of about `count` roots at once. The edge list would otherwise copy
+  // itself to a new place several times as it grows; room it never uses is never touched.
+  void reserve_roots(size_t count);
 
   // Models dlopen(name) called by object `from` within root `root_index`: the caller's RPATH
   // chain and RUNPATH apply; the new object's NEEDED closure is loaded too. Returns the edge.

@@ -577,6 +577,16 @@ Resolver::~Resolver() = default;
 
 size_t Resolver::add_root(const std::string& logical_path) { return impl_->add_root(logical_path); }
 
+void Resolver::reserve_roots(size_t count) {
+  // A CUDA library loads about 20 objects, each found once by name and again as "already loaded".
+  constexpr size_t kEdgesPerRoot = 32, kMostEdgesReserved = size_t{1} << 17;
+  Graph& g = impl_->graph;
+  g.edges.reserve(g.edges.size() + std::min(count * kEdgesPerRoot, kMostEdgesReserved));
+  g.roots.reserve(g.roots.size() + count);
+  g.load_order.reserve(g.load_order.size() + count);
+  impl_->walks.reserve(impl_->walks.size() + count);
+}
+
 size_t Resolver::add_dlopen(size_t root_index, size_t from, const std::string& name, bool inferred,
                             const std::string& source) {
   Impl& im = *impl_;

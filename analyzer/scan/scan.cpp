@@ -56,6 +56,7 @@ namespace {
 constexpr size_t kMaxScanEdges = 100'000;
 
 void add_roots_within_budget(Resolver& resolver, const std::vector<std::string>& roots, std::vector<Finding>& findings) {
+  resolver.reserve_roots(roots.size());
   for (size_t i = 0; i < roots.size(); ++i) {
     if (resolver.graph().edges.size() >= kMaxScanEdges) {
       Finding f;
@@ -104,7 +105,7 @@ ScanReport run_scan(const ScanOptions& options) {
   const std::vector<std::string>& roots = adopt_inputs(inputs, report);     // inputs -> roots
   timer.mark("inputs");
   fs = make_cached_fs(std::move(fs));                                       // from here on the files hold still
-  BinaryCache cache(*fs, ReadOptions{options.symbols});                     // read, once per inode
+  BinaryCache cache(*fs, ReadOptions{options.symbols, false});              // read, once per inode
   prefetch_binaries(cache, roots, options.read_threads);                    // roots read (in parallel if from disk)
   timer.mark("read roots");
   Resolver resolver(cache, resolve_options_for(options));                   // ld.so rules

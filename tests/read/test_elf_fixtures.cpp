@@ -188,3 +188,20 @@ TEST_CASE("readelf agrees on the dynamic symbol count and the versions of every 
     CHECK(seen == b.symbols.size());
   }
 }
+
+TEST_CASE("a scan's read keeps of the section table only .text and .rodata, and the rest of the model") {
+  std::string path = fixture("libuser.so.1");
+  Binary all = read_fast_ok(path);
+  auto mapped = MappedFile::open(path);
+  REQUIRE(mapped);
+  auto scan = read_elf((*mapped)->bytes(), path, ReadOptions{true, false});
+  REQUIRE_MESSAGE(scan, scan.error());
+  std::vector<Section> kept;
+  std::copy_if(all.sections.begin(), all.sections.end(), std::back_inserter(kept),
+               [](const Section& s) { return s.name == ".text" || s.name == ".rodata"; });
+  REQUIRE(kept.size() == 2);
+  CHECK(all.sections.size() > 20);
+  CHECK(scan->sections == kept);
+  scan->sections = all.sections;
+  CHECK(test::model_difference(*scan, all).empty());
+}
