@@ -187,7 +187,8 @@ void collect_requirements(const CheckContext& ctx, CudaStack& stack) {
     if (!o.binary || stack.for_object(i)) continue;
     for (const std::string& needed : o.binary->needed)
       add_requirement(stack, ctx.matrix, i, needed, [&] { return "NEEDED " + needed; });
-    // Version needs come grouped by file (one DT_VERNEED entry each): a file is looked up once.
+    // Version needs come grouped by file (one DT_VERNEED entry each): the matrix is asked once per
+    // group whether the file is a CUDA library at all (most are libc and its family).
     std::set<std::pair<std::string_view, std::string_view>> versions;
     std::string_view last_file;
     bool last_is_cuda = false;

@@ -360,7 +360,10 @@ void show_installed_paths(ScanResult& result, const CollectedInputs& inputs) {
   }
   for (Edge& e : result.graph.edges) {
     e.how_detail = shown(e.how_detail, inputs);
-    if (!e.tried.empty())
+    // Lists that name no temporary path stay shared.
+    bool names_temporary = std::any_of(e.tried.begin(), e.tried.end(),
+                                       [&](const Attempt& a) { return shown(a.path, inputs) != a.path; });
+    if (names_temporary)
       for (Attempt& a : e.tried.edit()) a.path = shown(a.path, inputs);
   }
   for (Finding& f : result.findings) {

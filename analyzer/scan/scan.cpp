@@ -105,7 +105,7 @@ ScanReport run_scan(const ScanOptions& options) {
   const std::vector<std::string>& roots = adopt_inputs(inputs, report);     // inputs -> roots
   timer.mark("inputs");
   fs = make_cached_fs(std::move(fs));                                       // from here on the files hold still
-  BinaryCache cache(*fs, ReadOptions{options.symbols, false});              // read, once per inode
+  BinaryCache cache(*fs, ReadOptions{.symbols = options.symbols, .all_sections = false});  // read, once per inode
   prefetch_binaries(cache, roots, options.read_threads);                    // roots read (in parallel if from disk)
   timer.mark("read roots");
   Resolver resolver(cache, resolve_options_for(options));                   // ld.so rules

@@ -252,6 +252,14 @@ TEST_CASE("stub-driver: libcuda.so.1 found in the toolkit's stubs directory") {
   CHECK(found[0]["fix"].get<std::string>().find("remove /opt/stubs") != std::string::npos);
 }
 
+TEST_CASE("stub-driver: the stub copied out of stubs/ is known by its traits (no NEEDED, a tiny .text)") {
+  json r = scan_app("app13", "--ld-library-path /opt/copied-stub");
+  auto found = findings(r, "stub-driver");
+  REQUIRE(found.size() == 1);
+  CHECK(mentions(found, "/opt/copied-stub/libcuda.so.1"));
+  CHECK(findings(scan_app("app13", "--ld-library-path /opt/driver"), "stub-driver").empty());
+}
+
 TEST_CASE("dlopen-library-not-found: TensorFlow-like loading by name, and cuDNN 8 needing libnvrtc.so") {
   json bare = scan_app("tf_app");
   auto missing = findings(bare, "dlopen-library-not-found");
