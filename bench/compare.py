@@ -112,16 +112,23 @@ def main():
         files = elf_files(directory, mode == "recursive")
         audit_dir = directory if mode == "recursive" else None
         argvs = tools(os.path.abspath(a.depscan), files, a.depscan_args.split(), audit_dir)
-        print_rows(name, len(files), {tool: median_of(argv, env, a.runs) for tool, argv in argvs.items()})
+        print_rows(name, len(files), medians_of(argvs, env, a.runs))
         if name in cold_sets:
-            print_rows(f"{name}-cold", len(files), {tool: median_of(argv, env, a.runs, files) for tool, argv in argvs.items()})
+            print_rows(f"{name}-cold", len(files), medians_of(argvs, env, a.runs, files))
 
 
-def median_of(argv, env, runs, cold_files=None):
+def medians_of(argvs, env, runs, cold_files=None):
+    """Median wall time and peak RSS of each tool. The tools take turns, run after run, so that a
+    slow minute of the machine falls on all of them alike."""
     if cold_files is None:
-        measure(argv, env)  # warm-up, not counted: the files' pages may have been dropped before
-    results = [measure(argv, env, cold_files) for _ in range(runs)]
-    return statistics.median(r[0] for r in results), statistics.median(r[1] for r in results)
+        for argv in argvs.values():
+            measure(argv, env)  # warm-up, not counted: the files' pages may have been dropped before
+    results = {tool: [] for tool in argvs}
+    for _ in range(runs):
+        for tool, argv in argvs.items():
+            results[tool].append(measure(argv, env, cold_files))
+    return {tool: (statistics.median(r[0] for r in rs), statistics.median(r[1] for r in rs))
+            for tool, rs in results.items()}
 
 
 def print_rows(name, file_count, rows):
