@@ -146,8 +146,12 @@ CacheQuery cache_query_for(int bits, uint16_t machine) {
 }
 
 Expected<LdSoCache> LdSoCache::parse(ByteView bytes) {
+  return parse(std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
+}
+
+Expected<LdSoCache> LdSoCache::parse(std::string bytes) {
   LdSoCache cache;
-  cache.bytes_ = std::make_shared<const std::string>(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+  cache.bytes_ = std::make_shared<const std::string>(std::move(bytes));
   ByteView file(reinterpret_cast<const uint8_t*>(cache.bytes_->data()), cache.bytes_->size());
   if (starts_with(file, kNewMagic)) {
     auto nlibs = file.read<uint32_t>(20);

@@ -49,8 +49,9 @@ CacheQuery cache_query_for(int bits, uint16_t machine);
 
 class LdSoCache {
  public:
-  // Copies the bytes: entries point into the copy, which copies of the LdSoCache share.
-  static Expected<LdSoCache> parse(ByteView bytes);
+  // Entries point into the cache's own bytes, which copies of the LdSoCache share.
+  static Expected<LdSoCache> parse(ByteView bytes);  // copies the bytes
+  static Expected<LdSoCache> parse(std::string bytes);
 
   // _dl_load_cache_lookup: the path the loader would try for `name`, or nullopt.
   std::optional<std::string> lookup(std::string_view name, const CacheQuery& query) const;

@@ -109,8 +109,7 @@ struct Resolver::Impl {
     cache_loaded = true;
     auto text = fs.read_text(kCachePath, size_t{256} << 20);
     if (text) {
-      ByteView bytes(reinterpret_cast<const uint8_t*>(text->data()), text->size());
-      auto parsed = LdSoCache::parse(bytes);
+      auto parsed = LdSoCache::parse(std::move(*text));
       if (parsed) {
         ld_cache = std::move(*parsed);
         return;
