@@ -16,6 +16,13 @@ struct Style {
   std::string paint(std::string_view text, const char* code) const {
     return color ? fmt::format("\033[{}m{}\033[0m", code, text) : std::string(text);
   }
+  // Appends the parts, painted as one piece.
+  template <typename... Parts>
+  void append(std::string& out, const char* code, const Parts&... parts) const {
+    if (color) out.append("\033[").append(code).append("m");
+    (out.append(std::string_view(parts)), ...);
+    if (color) out.append("\033[0m");
+  }
 };
 
 // libc-family libraries are folded unless -v: every program needs them and they rarely matter.
@@ -27,7 +34,7 @@ bool is_libc_family(std::string_view name) {
   return names.count(name) > 0;
 }
 
-std::string how_label(const Edge& e) {
+std::string_view how_label(const Edge& e) {
   switch (e.how) {
     case How::Rpath: return e.how_detail.empty() ? "rpath" : e.how_detail;
     case How::LdLibraryPath: return "LD_LIBRARY_PATH";
@@ -54,15 +61,16 @@ class TreePrinter {
     });
   }
 
-  std::string print_root(size_t root_index) {
-    out_.clear();
+  // Appends the tree of one root to `out`.
+  void print_root(size_t root_index, std::string& out) {
+    out_ = &out;
     expanded_.clear();
     missing_listed_.clear();
     size_t root = graph_.roots[root_index];
-    out_ += style_.paint(graph_.objects[root].path, "1") + cuda_suffix(graph_.objects[root]) + "\n";
+    style_.append(out, "1", graph_.objects[root].path);
+    out.append(cuda_suffix(graph_.objects[root])).append("\n");
     expanded_.insert(root);
     print_children(root_index, root, "");
-    return out_;
   }
 
  private:
@@ -91,37 +99,49 @@ class TreePrinter {
   }
 
   void print_edge(size_t root_index, const Edge& edge, const std::string& prefix, bool last) {
-    std::string branch = prefix + (last ? "└── " : "├── ");
+    std::string& out = *out_;
+    const char* branch = last ? "└── " : "├── ";
     std::string kind = edge.kind == EdgeKind::Needed ? "" : fmt::format(" ({}{})", to_string(edge.kind),
                                                                       edge.inferred ? ", inferred" : "");
+    out.append(prefix).append(branch);
     if (!edge.to && edge.system_provided) {
-      out_ += branch + edge.name + style_.paint(fmt::format(" [{}]", edge.how_detail), "33") + kind + "\n";
+      out.append(edge.name);
+      style_.append(out, "33", " [", edge.how_detail, "]");
+      out.append(kind).append("\n");
       return;
     }
     if (!edge.to) {
       // The paths tried are listed once per missing name (always with -v).
       bool first = missing_listed_.insert(edge.name).second;
-      std::string note = first || options_.verbose ? "" : " (paths tried are listed above)";
-      out_ += branch + style_.paint(edge.name + " not found", "1;31") + kind + note + "\n";
+      style_.append(out, "1;31", edge.name, " not found");
+      out.append(kind).append(first || options_.verbose ? "" : " (paths tried are listed above)").append("\n");
       if (!first && !options_.verbose) return;
       std::string pad = prefix + (last ? "    " : "│   ");
-      for (const Attempt& a : edge.tried)
-        out_ += pad + style_.paint(fmt::format("  tried {} ({})", a.path, a.outcome), "31") + "\n";
+      for (const Attempt& a : edge.tried) {
+        out.append(pad);
+        style_.append(out, "31", "  tried ", a.path, " (", a.outcome, ")");
+        out.append("\n");
+      }
       return;
     }
     const Object& target = graph_.objects[*edge.to];
     bool again = expanded_.count(*edge.to) > 0;
-    std::string where = (options_.verbose || edge.name != target.path ? " => " + target.path : "") +
-                        (target.owner.empty() ? "" : style_.paint(" (" + target.owner + ")", "2"));
-    out_ += branch + (again ? edge.name : style_.paint(edge.name, "36")) +
-            style_.paint(fmt::format(" [{}]", how_label(edge)), "33") + kind + where +
-            (again ? "" : cuda_suffix(target)) + "\n";
+    if (again) out.append(edge.name);
+    else style_.append(out, "36", edge.name);
+    style_.append(out, "33", " [", how_label(edge), "]");
+    out.append(kind);
+    if (options_.verbose || edge.name != target.path) out.append(" => ").append(target.path);
+    if (!target.owner.empty()) style_.append(out, "2", " (", target.owner, ")");
+    if (!again) out.append(cuda_suffix(target));
+    out.append("\n");
     if (again) return;
     expanded_.insert(*edge.to);
     std::string pad = prefix + (last ? "    " : "│   ");
     if (depth_ == kMaxTreeDepth) {  // bounds the recursion and the indentation (input-controlled)
-      out_ += pad + style_.paint(fmt::format("└── … deeper levels not shown (limit {}; see --format json)",
-                                             kMaxTreeDepth), "2") + "\n";
+      out.append(pad);
+      style_.append(out, "2", fmt::format("└── … deeper levels not shown (limit {}; see --format json)",
+                                          kMaxTreeDepth));
+      out.append("\n");
       return;
     }
     ++depth_;
@@ -140,7 +160,7 @@ class TreePrinter {
   std::vector<EdgeAt> by_from_;  // every edge, by (root, from), in graph order within each
   std::set<size_t> expanded_;
   std::set<std::string> missing_listed_;
-  std::string out_;
+  std::string* out_ = nullptr;  // the text being written by print_root
   size_t depth_ = 0;
 };
 
@@ -169,7 +189,7 @@ std::string render_findings(const ScanReport& report, const Style& style, bool v
 std::string render_text(const ScanReport& report, const TextOptions& options) {
   TreePrinter printer(report, options);
   std::string out;
-  for (size_t r = 0; r < report.result.graph.roots.size(); ++r) out += printer.print_root(r);
+  for (size_t r = 0; r < report.result.graph.roots.size(); ++r) printer.print_root(r, out);
   std::string findings = render_findings(report, Style{options.color}, options.verbose);
   if (!findings.empty()) out += (out.empty() ? "" : "\n") + findings;
   std::string summary = render_summary(report, options.color);
