@@ -49,7 +49,7 @@ Expected<Binary> read_from_file(const Bytes& b) {
   std::string path = dir.str() + "/hostile.so";
   std::ofstream(path, std::ios::binary | std::ios::trunc).write(reinterpret_cast<const char*>(b.data()), b.size());
   auto file = FileSource::open(path);
-  REQUIRE_MESSAGE(file, path << ": " << file.error());
+  REQUIRE_MESSAGE(file, path << ": " << (file ? "" : file.error()));
   return read_elf(**file, "hostile.so");
 }
 
