@@ -3,7 +3,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <mutex>
+
+#include "analyzer/input/file_source.h"
 #include "analyzer/input/fs.h"
 #include "analyzer/util/string_map.h"
 
@@ -52,6 +55,19 @@ class CachedFs final : public FileSystem {
     std::string key = std::to_string(max_bytes) + ':' + std::string(logical);
     return head_.get(key, [&] { return inner_->read_text(logical, max_bytes); });
   }
+  // The search checks a library's header, then the resolver reads the library it took: the file
+  // the header came from stays open for that next open() of the same path.
+  Expected<std::string> read_head(std::string_view logical, size_t bytes) const override {
+    std::string key = std::to_string(bytes) + ':' + std::string(logical);
+    return header_.get(key, [&] { return read_head_keeping_open(logical, bytes); });
+  }
+  Expected<std::unique_ptr<FileSource>> open(std::string_view logical) const override {
+    {
+      std::lock_guard lock(kept_mutex_);
+      if (kept_ && kept_path_ == logical) return std::move(kept_);
+    }
+    return inner_->open(logical);
+  }
 
  private:
   // realpath(3) reads every component's link again for each file of a directory (seven readlink
@@ -80,6 +96,18 @@ class CachedFs final : public FileSystem {
     return canonical_within(join_path(*dir, target), links + 1);
   }
 
+  Expected<std::string> read_head_keeping_open(std::string_view logical, size_t bytes) const {
+    auto file = inner_->open(logical);
+    if (!file) return Error{file.error()};
+    auto head = (*file)->read(0, std::min<uint64_t>((*file)->size(), bytes));
+    if (!head) return Error{"cannot read the start of the file"};
+    std::string text(reinterpret_cast<const char*>(head->data()), head->size());
+    std::lock_guard lock(kept_mutex_);
+    kept_ = std::move(*file);
+    kept_path_ = logical;
+    return text;
+  }
+
   static bool plain_name(const std::string& name) { return !name.empty() && name != "." && name != ".."; }
 
   static std::string read_link(const std::string& host) {
@@ -91,7 +119,10 @@ class CachedFs final : public FileSystem {
   static constexpr int kMaxLinksFollowed = 40;  // the kernel's own limit; past it the inner walk says ELOOP
 
   std::unique_ptr<FileSystem> inner_;
-  mutable Memo<Expected<std::string>> canonical_, host_path_, head_;
+  mutable Memo<Expected<std::string>> canonical_, host_path_, head_, header_;
+  mutable std::mutex kept_mutex_;
+  mutable std::unique_ptr<FileSource> kept_;  // the file of the last header read, still open
+  mutable std::string kept_path_;
   mutable Memo<Expected<FileInfo>> stat_;
   mutable Memo<std::vector<std::string>> list_;
 };

@@ -61,6 +61,11 @@ Binaries binaries_of_environment(const std::string& site_packages) {
   return posix ? Binaries::ElfOnly : Binaries::ElfAndPe;
 }
 
+void add_root(const std::string& logical, std::unique_ptr<FileSource> file, CollectedInputs& out) {
+  out.roots.push_back(logical);
+  if (file && out.open_roots.size() < kMaxOpenRoots) out.open_roots.emplace(logical, std::move(file));
+}
+
 struct WalkCounts {
   size_t audited = 0, windows_skipped = 0;
 };
@@ -90,14 +95,15 @@ void walk_binaries(const FileSystem& fs, const std::string& dir, Binaries binari
     }
     read_heads_ahead(fs, children);
     for (const std::string& child : children) {
-      auto sniffed = sniff(fs, child);
-      if (!sniffed) continue;
-      if (sniffed->format == FileFormat::Directory) pending.push_back(child);
-      else if (sniffed->format == FileFormat::Pe && binaries == Binaries::ElfOnly) {
+      auto opened = sniff_and_keep_open(fs, child);
+      if (!opened) continue;
+      const Sniffed& sniffed = opened->sniffed;
+      if (sniffed.format == FileFormat::Directory) pending.push_back(child);
+      else if (sniffed.format == FileFormat::Pe && binaries == Binaries::ElfOnly) {
         ++counts.windows_skipped;
         ++out.skipped_files;
-      } else if (loadable_elf(*sniffed) || sniffed->format == FileFormat::Pe) {
-        out.roots.push_back(child);
+      } else if (loadable_elf(sniffed) || sniffed.format == FileFormat::Pe) {
+        add_root(child, std::move(opened->file), out);
         ++audited;
       } else ++out.skipped_files;
     }
@@ -218,23 +224,24 @@ void unpack_image_input(std::unique_ptr<FileSystem>& fs, const std::string& inpu
 
 void collect_one(std::unique_ptr<FileSystem>& fs, const std::string& input, const std::string& logical,
                  bool single_input, std::vector<WheelInput>& wheels, CollectedInputs& out) {
-  auto sniffed = sniff(*fs, logical);
-  if (!sniffed) {
+  auto opened = sniff_and_keep_open(*fs, logical);
+  if (!opened) {
     out.unreadable_inputs.push_back(input);
-    out.findings.push_back(input_error(input, sniffed.error()));
+    out.findings.push_back(input_error(input, opened.error()));
     return;
   }
+  const Sniffed& sniffed = opened->sniffed;
   auto host = fs->host_path(logical);
-  switch (sniffed->format) {
+  switch (sniffed.format) {
     case FileFormat::Elf:
-      if (auto why = not_loadable(*sniffed)) {
+      if (auto why = not_loadable(sniffed)) {
         out.unreadable_inputs.push_back(input);
         out.findings.push_back(input_error(input, *why));
         return;
       }
-      out.roots.push_back(logical);
+      add_root(logical, std::move(opened->file), out);
       return;
-    case FileFormat::Pe: out.roots.push_back(logical); return;
+    case FileFormat::Pe: add_root(logical, std::move(opened->file), out); return;
     case FileFormat::Directory:
       if (looks_like_site_packages(*fs, logical)) {
         add_environment(*fs, logical, out);
@@ -256,9 +263,9 @@ void collect_one(std::unique_ptr<FileSystem>& fs, const std::string& input, cons
     return;
   }
   out.unreadable_inputs.push_back(input);
-  std::string why = sniffed->format == FileFormat::Tar
+  std::string why = sniffed.format == FileFormat::Tar
                         ? "a tar archive that is not a container image (or an image given with other inputs)"
-                        : fmt::format("not an ELF or PE file, wheel, directory or image ({})", to_string(sniffed->format));
+                        : fmt::format("not an ELF or PE file, wheel, directory or image ({})", to_string(sniffed.format));
   out.findings.push_back(input_error(input, why));
 }
 
@@ -312,8 +319,10 @@ CollectedInputs collect_inputs(std::unique_ptr<FileSystem>& fs, const CollectReq
       audit_directory(*fs, dir, dir, out, binaries_of_environment(dir));
     }
   }
+  const FileSystem* sniffed_with = fs.get();
   if (!wheels.empty()) install_wheels(fs, wheels, out);
   if (request.inputs.empty() && !request.python_env && request.rooted) audit_directory(*fs, "/", "/", out);
+  if (fs.get() != sniffed_with) out.open_roots.clear();  // the roots' paths name files of the new one
   return out;
 }
 

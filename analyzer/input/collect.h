@@ -9,10 +9,12 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
 #include "analyzer/input/distribution.h"
+#include "analyzer/input/file_source.h"
 #include "analyzer/input/fs.h"
 #include "analyzer/input/safe_tree.h"
 #include "analyzer/model.h"
@@ -34,7 +36,12 @@ struct CollectedInputs {
   size_t skipped_files = 0;                     // non-binaries met while walking directories
   bool install = false;                         // wheels / an environment: the rest is "system"
   std::vector<std::unique_ptr<TempDirectory>> temp_dirs;
+  // Roots' files as telling them apart opened them, by logical path, for the reader to go on
+  // with (the first kMaxOpenRoots roots; none when the file system was replaced).
+  std::unordered_map<std::string, std::unique_ptr<FileSource>> open_roots;
 };
+
+inline constexpr size_t kMaxOpenRoots = 256;  // well under the usual limit of 1,024 descriptors
 
 // May replace `fs`: by a RootedFs on an unpacked image, or by a mount of the installed wheels.
 CollectedInputs collect_inputs(std::unique_ptr<FileSystem>& fs, const CollectRequest& request);

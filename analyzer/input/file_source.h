@@ -29,6 +29,7 @@ class FileSource final : public ByteSource {
   // itself. Not thread-safe: one reader at a time.
   std::optional<ByteView> read(uint64_t offset, uint64_t length) const override;
   const FileInfo& info() const { return info_; }
+  int descriptor() const { return fd_; }
 
  private:
   static constexpr uint64_t kBlock = 4096;

@@ -1,4 +1,5 @@
 #include "analyzer/input/fs.h"
+#include "analyzer/input/file_source.h"
 #include "analyzer/util/strings.h"
 
 #include <dirent.h>
@@ -159,6 +160,16 @@ class RootedFs final : public FileSystem {
 };
 
 }  // namespace
+
+Expected<std::unique_ptr<FileSource>> FileSystem::open(std::string_view logical) const {
+  auto host = host_path(logical);
+  if (!host) return Error{host.error()};
+  return FileSource::open(*host);
+}
+
+Expected<std::string> FileSystem::read_head(std::string_view logical, size_t bytes) const {
+  return read_text(logical, bytes);
+}
 
 Expected<std::string> FileSystem::read_text(std::string_view logical, size_t max_bytes) const {
   auto host = host_path(logical);

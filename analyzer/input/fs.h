@@ -14,6 +14,8 @@
 
 namespace depscan {
 
+class FileSource;
+
 enum class FileKind { Regular, Directory, Fifo, CharDevice, BlockDevice, Socket, Other };
 
 struct FileInfo {
@@ -39,6 +41,11 @@ class FileSystem {
   virtual const std::string& root() const = 0;
   // Reads at most max_bytes of a regular file.
   virtual Expected<std::string> read_text(std::string_view logical, size_t max_bytes = 1 << 20) const;
+  // Opens a regular file for reading (FileSource::open of its host path).
+  virtual Expected<std::unique_ptr<FileSource>> open(std::string_view logical) const;
+  // The first `bytes` bytes of a regular file, fewer if it is shorter: a header to check before
+  // the file is opened again to be read (a cached file system keeps it open for that open()).
+  virtual Expected<std::string> read_head(std::string_view logical, size_t bytes) const;
   bool is_regular(std::string_view logical) const;
   bool is_directory(std::string_view logical) const;
 };

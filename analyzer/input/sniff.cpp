@@ -1,8 +1,14 @@
 #include "analyzer/input/sniff.h"
 
+#include <algorithm>
 #include <cstring>
 
 namespace depscan {
+namespace {
+
+constexpr uint64_t kHeadBytes = 512;  // enough for every magic and the ELF header's e_type
+
+}  // namespace
 
 FileFormat sniff_bytes(ByteView head) {
   auto starts = [&](const char* magic, size_t n) {
@@ -27,11 +33,17 @@ std::optional<unsigned> elf_type_of(ByteView head) {
 }
 
 Expected<Sniffed> sniff(const FileSystem& fs, std::string_view logical) {
+  auto sniffed = sniff_and_keep_open(fs, logical);
+  if (!sniffed) return Error{sniffed.error()};
+  return sniffed->sniffed;
+}
+
+Expected<SniffedFile> sniff_and_keep_open(const FileSystem& fs, std::string_view logical) {
   auto info = fs.stat(logical);
   if (!info) return Error{info.error()};
-  Sniffed out{FileFormat::Unknown, *info, std::nullopt};
+  SniffedFile out{{FileFormat::Unknown, *info, std::nullopt}, nullptr};
   switch (info->kind) {
-    case FileKind::Directory: out.format = FileFormat::Directory; return out;
+    case FileKind::Directory: out.sniffed.format = FileFormat::Directory; return out;
     case FileKind::Regular: break;
     case FileKind::Fifo: return Error{"is a FIFO, not a regular file (not opened)"};
     case FileKind::CharDevice:
@@ -39,11 +51,15 @@ Expected<Sniffed> sniff(const FileSystem& fs, std::string_view logical) {
     case FileKind::Socket: return Error{"is a socket, not a regular file (not opened)"};
     case FileKind::Other: return Error{"is not a regular file (not opened)"};
   }
-  auto head = fs.read_text(logical, 512);
-  if (!head) return Error{head.error()};
-  ByteView bytes(reinterpret_cast<const uint8_t*>(head->data()), head->size());
-  out.format = sniff_bytes(bytes);
-  if (out.format == FileFormat::Elf) out.elf_type = elf_type_of(bytes);
+  auto host = fs.host_path(logical);
+  if (!host) return Error{host.error()};
+  auto file = FileSource::open(*host);
+  if (!file) return Error{file.error()};
+  auto head = (*file)->read(0, std::min<uint64_t>((*file)->size(), kHeadBytes));
+  if (!head) return Error{"cannot read the start of the file"};
+  out.sniffed.format = sniff_bytes(*head);
+  if (out.sniffed.format == FileFormat::Elf) out.sniffed.elf_type = elf_type_of(*head);
+  out.file = std::move(*file);
   return out;
 }
 

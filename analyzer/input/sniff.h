@@ -2,9 +2,11 @@
 // A FIFO, device or socket is refused from stat alone, without opening it for reading.
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string_view>
 
+#include "analyzer/input/file_source.h"
 #include "analyzer/input/fs.h"
 #include "analyzer/util/bytes.h"
 #include "analyzer/util/expected.h"
@@ -27,6 +29,14 @@ std::optional<unsigned> elf_type_of(ByteView head);
 
 // stat, refuse non-regular files, then read the head and classify.
 Expected<Sniffed> sniff(const FileSystem& fs, std::string_view logical);
+
+// sniff() that hands back the regular file it opened (null for a directory), so that a file
+// found to be a root can be read through the same descriptor instead of being opened again.
+struct SniffedFile {
+  Sniffed sniffed;
+  std::unique_ptr<FileSource> file;
+};
+Expected<SniffedFile> sniff_and_keep_open(const FileSystem& fs, std::string_view logical);
 
 const char* to_string(FileFormat format);
 

@@ -18,14 +18,23 @@ struct OpenedBinary {
   FileFormat format = FileFormat::Unknown;
 };
 
-Expected<OpenedBinary> open_binary(const FileSystem& fs, std::string_view logical) {
-  auto host = fs.host_path(logical);
-  if (!host) return Error{host.error()};
-  auto file = FileSource::open(*host);
-  if (!file) return Error{file.error()};
-  auto head = (*file)->read(0, std::min<uint64_t>((*file)->size(), 512));
+// `host` may be empty for an ELF file (only LIEF, for PE, opens the file by name).
+Expected<OpenedBinary> with_format(std::string host, std::unique_ptr<FileSource> file) {
+  auto head = file->read(0, std::min<uint64_t>(file->size(), 512));
   if (!head) return Error{"cannot read the start of the file"};
-  return OpenedBinary{std::move(*host), std::move(*file), sniff_bytes(*head)};
+  FileFormat format = sniff_bytes(*head);
+  return OpenedBinary{std::move(host), std::move(file), format};
+}
+
+Expected<OpenedBinary> open_binary(const FileSystem& fs, std::string_view logical) {
+  auto file = fs.open(logical);
+  if (!file) return Error{file.error()};
+  auto opened = with_format(std::string(), std::move(*file));
+  if (!opened || opened->format != FileFormat::Pe) return opened;
+  auto host = fs.host_path(logical);  // LIEF opens a PE file by name
+  if (!host) return Error{host.error()};
+  opened->host = std::move(*host);
+  return opened;
 }
 
 Expected<BinaryPtr> parse_binary(const OpenedBinary& opened, std::string_view logical, ReadOptions options) {
@@ -72,10 +81,10 @@ Expected<BinaryPtr> BinaryCache::get(std::string_view logical) {
   return keep(*key, read_binary(fs_, logical, options_));
 }
 
-void BinaryCache::prefetch_elf(std::string_view logical) {
-  auto key = key_of(logical);
+void BinaryCache::prefetch_elf(std::string_view logical, std::unique_ptr<FileSource> file) {
+  auto key = file ? Expected<Key>(Key{file->info().device, file->info().inode}) : key_of(logical);
   if (!key || cached(*key)) return;
-  auto opened = open_binary(fs_, logical);
+  auto opened = file ? with_format(std::string(), std::move(file)) : open_binary(fs_, logical);
   if (opened && opened->format != FileFormat::Elf) return;
   keep(*key, opened ? parse_binary(*opened, logical, options_) : Expected<BinaryPtr>(Error{opened.error()}));
 }

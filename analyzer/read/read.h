@@ -10,6 +10,7 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "analyzer/input/file_source.h"
 #include "analyzer/input/fs.h"
 #include "analyzer/model.h"
 #include "analyzer/read/read_options.h"
@@ -30,8 +31,9 @@ class BinaryCache {
   // logical path it was read by.
   Expected<BinaryPtr> get(std::string_view logical);
   // Thread-safe. Reads and keeps `logical` if it is an ELF file; anything else is left to get(),
-  // because PE files go through LIEF one at a time.
-  void prefetch_elf(std::string_view logical);
+  // because PE files go through LIEF one at a time. `opened`: the file, already open (it is
+  // closed when read).
+  void prefetch_elf(std::string_view logical, std::unique_ptr<FileSource> opened = nullptr);
   const FileSystem& fs() const { return fs_; }
   size_t parsed_count() const;
 

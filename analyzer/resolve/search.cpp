@@ -109,7 +109,7 @@ LibrarySearch::Probe LibrarySearch::probe(const std::string& path, bool record_m
     out.attempts.push_back({path, out.fatal + " (the loader stops here)"});
     return Probe::Fatal;
   }
-  auto head = fs_.read_text(path, 64);
+  auto head = fs_.read_head(path, 64);
   if (!head) {
     out.attempts.push_back({path, head.error() == kNoAccess ? "permission denied, skipped"
                                                             : head.error() + ", skipped"});

@@ -9,7 +9,9 @@
 // whose thread safety is not documented, so the resolver reads them later, sequentially.
 #pragma once
 
+#include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "analyzer/read/read.h"
@@ -19,10 +21,16 @@ namespace depscan {
 // How many threads read `paths` when the caller does not say: one when their last pages are in the
 // page cache (their first pages were just read to tell what the files are), the disk threads when
 // they are not, or when the cache cannot say for many files.
-unsigned default_read_threads(const BinaryCache& cache, const std::vector<std::string>& paths);
+// opened[i]: paths[i] already open, asked through its descriptor.
+unsigned default_read_threads(const BinaryCache& cache, const std::vector<std::string>& paths,
+                              const std::vector<std::unique_ptr<FileSource>>& opened = {});
+
+// Files already open, by logical path: read through their descriptors instead of opened again.
+using OpenFiles = std::unordered_map<std::string, std::unique_ptr<FileSource>>;
 
 // Shows "reading N/M" on standard error when it is a terminal and there are many files.
 // threads: how many read at once; 0 asks default_read_threads().
-void prefetch_binaries(BinaryCache& cache, const std::vector<std::string>& paths, unsigned threads = 0);
+void prefetch_binaries(BinaryCache& cache, const std::vector<std::string>& paths, unsigned threads = 0,
+                       OpenFiles open_files = {});
 
 }  // namespace depscan

@@ -106,7 +106,7 @@ ScanReport run_scan(const ScanOptions& options) {
   timer.mark("inputs");
   fs = make_cached_fs(std::move(fs));                                       // from here on the files hold still
   BinaryCache cache(*fs, ReadOptions{.symbols = options.symbols, .all_sections = false});  // read, once per inode
-  prefetch_binaries(cache, roots, options.read_threads);                    // roots read (in parallel if from disk)
+  prefetch_binaries(cache, roots, options.read_threads, std::move(inputs.open_roots));  // roots read (in parallel if from disk)
   timer.mark("read roots");
   Resolver resolver(cache, resolve_options_for(options));                   // ld.so rules
   add_roots_within_budget(resolver, roots, report.result.findings);

@@ -8,6 +8,7 @@
 
 #include <doctest/doctest.h>
 
+#include "analyzer/input/file_source.h"
 #include "analyzer/input/fs.h"
 #include "analyzer/input/sniff.h"
 #include "analyzer/util/bytes.h"
@@ -70,6 +71,50 @@ TEST_CASE("sniff refuses a FIFO without opening it and classifies magic bytes") 
   const uint8_t zip[] = {'P', 'K', 3, 4};
   CHECK(sniff_bytes(ByteView(zip, sizeof zip)) == FileFormat::Zip);
   CHECK(sniff_bytes(ByteView(elf, 2)) == FileFormat::Unknown);
+}
+
+TEST_CASE("sniff_and_keep_open hands back the regular file it read, the same one stat saw") {
+  test::TempDir tmp("sniffopen");
+  auto real = make_real_fs();
+  std::string self = fs::read_symlink("/proc/self/exe").string();  // an ELF file
+  auto elf = sniff_and_keep_open(*real, self);
+  REQUIRE(elf.ok());
+  CHECK(elf->sniffed.format == FileFormat::Elf);
+  REQUIRE(elf->file != nullptr);
+  CHECK(elf->file->info().inode == elf->sniffed.info.inode);
+  CHECK(elf->file->info().device == elf->sniffed.info.device);
+  auto head = elf->file->read(0, 4);
+  REQUIRE(head.has_value());
+  CHECK(sniff_bytes(*head) == FileFormat::Elf);
+  auto dir = sniff_and_keep_open(*real, tmp.str());
+  REQUIRE(dir.ok());
+  CHECK(dir->sniffed.format == FileFormat::Directory);
+  CHECK(dir->file == nullptr);
+  std::string fifo = tmp.str() + "/pipe";
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  auto pipe = sniff_and_keep_open(*real, fifo);
+  REQUIRE_FALSE(pipe.ok());
+  CHECK(pipe.error().find("FIFO") != std::string::npos);
+}
+
+TEST_CASE("the cached file system hands the file of a header read to the next open of that path") {
+  test::TempDir tmp("kept");
+  std::string path = tmp.str() + "/libkept.so", other = tmp.str() + "/libother.so";
+  std::ofstream(path) << "\x7f" "ELF and the rest of the file";
+  std::ofstream(other) << "another file";
+  auto cached = make_cached_fs(make_real_fs());
+  auto head = cached->read_head(path, 4);
+  REQUIRE(head.ok());
+  CHECK(*head == "\x7f" "ELF");
+  REQUIRE(fs::remove(path));  // from here on only the kept descriptor can open it
+  CHECK(cached->open(other).ok());  // another path does not take it
+  auto kept = cached->open(path);
+  REQUIRE(kept.ok());
+  auto bytes = (*kept)->read(4, 4);
+  REQUIRE(bytes.has_value());
+  CHECK(std::string(reinterpret_cast<const char*>(bytes->data()), bytes->size()) == " and");
+  CHECK_FALSE(cached->open(path).ok());  // handed over once
+  CHECK(cached->read_head(path, 4).value() == "\x7f" "ELF");  // the header is remembered
 }
 
 TEST_CASE("ByteView never reads past the end") {

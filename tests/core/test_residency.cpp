@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <filesystem>
 #include <fstream>
 #include <string>
 #include <thread>
@@ -145,4 +146,42 @@ TEST_CASE("roots whose heads were just read but whose last pages are on disk are
   CHECK(default_read_threads(cache, roots) > 1);
   for (const std::string& root : roots) REQUIRE(fs->read_text(root, 8 << 20));  // now all in the page cache
   CHECK(default_read_threads(cache, roots) == 1);
+}
+
+TEST_CASE("roots already open are asked about through their descriptors, not opened again") {
+  test::TempDir dir("opened");
+  if (!answers_without_waiting(dir.str())) {
+    MESSAGE("skipped: " << dir.str() << " is not on ext4, xfs or btrfs");
+    return;
+  }
+  std::vector<std::string> roots;
+  std::vector<std::unique_ptr<FileSource>> opened;
+  for (int i = 0; i < 10; ++i) {
+    roots.push_back(dir.str() + "/lib" + std::to_string(i) + ".so");
+    std::ofstream(roots.back()) << std::string(4 << 20, 'x');
+    drop_from_page_cache(roots.back());
+    auto file = FileSource::open(roots.back());
+    REQUIRE(file.ok());
+    opened.push_back(std::move(*file));
+  }
+  RefusingFs fs(roots[0]);  // the first sample
+  BinaryCache cache(fs);
+  CHECK(default_read_threads(cache, roots, opened) > 1);
+  for (const std::string& root : roots) REQUIRE(make_real_fs()->read_text(root, 8 << 20));
+  CHECK(default_read_threads(cache, roots, opened) == 1);
+}
+
+TEST_CASE("a root already open is read through its descriptor, even after its path is gone") {
+  test::TempDir dir("prefetch");
+  std::string copy = dir.str() + "/program";
+  std::filesystem::copy_file(std::filesystem::read_symlink("/proc/self/exe"), copy);
+  auto file = FileSource::open(copy);
+  REQUIRE(file.ok());
+  REQUIRE(std::filesystem::remove(copy));  // nothing left to open by name
+  RefusingFs fs(copy);
+  BinaryCache cache(fs);
+  OpenFiles open_files;
+  open_files.emplace(copy, std::move(*file));
+  prefetch_binaries(cache, {copy}, 1, std::move(open_files));
+  CHECK(cache.parsed_count() == 1);
 }
