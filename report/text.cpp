@@ -34,17 +34,24 @@ bool is_libc_family(std::string_view name) {
   return names.count(name) > 0;
 }
 
+// The detail if there is one, else `fallback`. (A `?:` of a literal and a std::string would make
+// a temporary string, and the view would outlive it.)
+std::string_view detail_or(const Edge& e, std::string_view fallback) {
+  if (e.how_detail.empty()) return fallback;
+  return e.how_detail;
+}
+
 std::string_view how_label(const Edge& e) {
   switch (e.how) {
-    case How::Rpath: return e.how_detail.empty() ? "rpath" : e.how_detail;
+    case How::Rpath: return detail_or(e, "rpath");
     case How::LdLibraryPath: return "LD_LIBRARY_PATH";
     case How::Runpath: return "runpath";
     case How::LdSoCache: return "ld.so.cache";
     case How::DefaultPath: return "default path";
     case How::DirectPath: return "direct path";
     case How::AlreadyLoaded: return "already loaded";
-    case How::Preload: return e.how_detail.empty() ? "preload" : e.how_detail;
-    case How::SearchOrder: return e.how_detail.empty() ? "search order" : e.how_detail;
+    case How::Preload: return detail_or(e, "preload");
+    case How::SearchOrder: return detail_or(e, "search order");
     case How::NotFound: return "not found";
   }
   return "?";

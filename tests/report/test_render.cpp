@@ -76,6 +76,26 @@ TEST_CASE("text tree says how each edge was found and folds libc unless verbose"
   CHECK(plain.find("error[library-not-found]") != std::string::npos);
 }
 
+TEST_CASE("an edge found through another object's rpath, a preload or a DLL search shows its detail") {
+  ScanReport r = sample_report();
+  Graph& g = r.result.graph;
+  // Details longer than a short string's inline buffer: a label that outlived a copy of one would
+  // read freed heap memory (AddressSanitizer stops the test there).
+  g.edges[0].how = How::Rpath;
+  g.edges[0].how_detail = "rpath of libapplication-plugin-host.so.1";
+  g.edges[2].how = How::Preload;
+  g.edges[2].how_detail = "LD_PRELOAD (found through ld.so.cache)";
+  std::string text = render_text(r, TextOptions{false, true});
+  CHECK(text.find("libfoo.so.1 [rpath of libapplication-plugin-host.so.1]") != std::string::npos);
+  CHECK(text.find("libc.so.6 [LD_PRELOAD (found through ld.so.cache)]") != std::string::npos);
+  g.edges[0].how_detail.clear();
+  g.edges[2].how = How::SearchOrder;
+  g.edges[2].how_detail = "the application directory, then System32 (SafeDllSearchMode)";
+  text = render_text(r, TextOptions{false, true});
+  CHECK(text.find("libfoo.so.1 [rpath]") != std::string::npos);
+  CHECK(text.find("libc.so.6 [the application directory, then System32 (SafeDllSearchMode)]") != std::string::npos);
+}
+
 TEST_CASE("SARIF, JUnit and GitHub renderings carry every finding") {
   ScanReport r = sample_report();
   json sarif = json::parse(render_sarif(r));
