@@ -51,9 +51,7 @@ Expected<SniffedFile> sniff_and_keep_open(const FileSystem& fs, std::string_view
     case FileKind::Socket: return Error{"is a socket, not a regular file (not opened)"};
     case FileKind::Other: return Error{"is not a regular file (not opened)"};
   }
-  auto host = fs.host_path(logical);
-  if (!host) return Error{host.error()};
-  auto file = FileSource::open(*host);
+  auto file = fs.open(logical);
   if (!file) return Error{file.error()};
   auto head = (*file)->read(0, std::min<uint64_t>((*file)->size(), kHeadBytes));
   if (!head) return Error{"cannot read the start of the file"};

@@ -53,6 +53,17 @@ bool first_page_in_cache(const std::string& path) {
   return resident & 1;
 }
 
+// `count` files of `bytes` each, named prefix0, prefix1, ..., none of them in the page cache.
+std::vector<std::string> files_on_disk(const std::string& prefix, int count, size_t bytes) {
+  std::vector<std::string> files;
+  for (int i = 0; i < count; ++i) {
+    files.push_back(prefix + std::to_string(i));
+    std::ofstream(files.back()) << std::string(bytes, 'x');
+    drop_from_page_cache(files.back());
+  }
+  return files;
+}
+
 // The kernel reads in the background: give it a few seconds to bring the page in.
 bool becomes_cached(const std::string& path) {
   for (int i = 0; i < 300; ++i) {
@@ -111,13 +122,9 @@ TEST_CASE("read_heads_ahead starts reading the first page of files that are on d
     MESSAGE("skipped: " << dir.str() << " is not on ext4, xfs or btrfs");
     return;
   }
-  std::vector<std::string> files;
-  for (int i = 0; i < 40; ++i) {  // more than are sampled: most files are read only because asked to
-    files.push_back(dir.str() + "/file" + std::to_string(i));
-    std::ofstream(files.back()) << std::string(256 * 1024, 'x');
-    drop_from_page_cache(files.back());
-    REQUIRE_FALSE(first_page_in_cache(files.back()));
-  }
+  // More than are sampled: most files are read only because asked to.
+  std::vector<std::string> files = files_on_disk(dir.str() + "/file", 40, 256 * 1024);
+  for (const std::string& file : files) REQUIRE_FALSE(first_page_in_cache(file));
   std::string fifo = dir.str() + "/fifo";
   REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
   std::vector<std::string> inputs = files;
@@ -134,12 +141,7 @@ TEST_CASE("roots whose heads were just read but whose last pages are on disk are
     MESSAGE("skipped: " << dir.str() << " is not on ext4, xfs or btrfs");
     return;
   }
-  std::vector<std::string> roots;
-  for (int i = 0; i < 10; ++i) {
-    roots.push_back(dir.str() + "/lib" + std::to_string(i) + ".so");
-    std::ofstream(roots.back()) << std::string(4 << 20, 'x');
-    drop_from_page_cache(roots.back());
-  }
+  std::vector<std::string> roots = files_on_disk(dir.str() + "/lib", 10, 4 << 20);
   auto fs = make_real_fs();
   BinaryCache cache(*fs);
   for (const std::string& root : roots) REQUIRE(fs->read_text(root, 512));  // what telling the inputs apart reads
@@ -154,13 +156,10 @@ TEST_CASE("roots already open are asked about through their descriptors, not ope
     MESSAGE("skipped: " << dir.str() << " is not on ext4, xfs or btrfs");
     return;
   }
-  std::vector<std::string> roots;
+  std::vector<std::string> roots = files_on_disk(dir.str() + "/lib", 10, 4 << 20);
   std::vector<std::unique_ptr<FileSource>> opened;
-  for (int i = 0; i < 10; ++i) {
-    roots.push_back(dir.str() + "/lib" + std::to_string(i) + ".so");
-    std::ofstream(roots.back()) << std::string(4 << 20, 'x');
-    drop_from_page_cache(roots.back());
-    auto file = FileSource::open(roots.back());
+  for (const std::string& root : roots) {
+    auto file = FileSource::open(root);
     REQUIRE(file.ok());
     opened.push_back(std::move(*file));
   }
