@@ -8,6 +8,7 @@
 
 #include "analyzer/check/gpu_targets.h"
 #include "analyzer/check/baselines.h"
+#include "analyzer/util/keep_until_exit.h"
 #include "analyzer/util/phase_timer.h"
 #include "cli/commands.h"
 #include "cli/unreadable_inputs.h"
@@ -43,7 +44,7 @@ int run(const ScanArgs& args) {
     return run_verify_mode(args.scan, args.format, TextOptions{use_color(args), args.verbose}, threshold_of(args.fail_on), args.verify);
   ScanOptions scan = with_cuda_audit(args.scan);  // no file: audit the CUDA stack
   scan.gpu_code = scan.gpu_code || args.verbose;  // -v shows the GPU code in the tree
-  ScanReport report = run_scan(scan);
+  ScanReport& report = keep_until_exit(run_scan(scan));  // the process exits next
   PhaseTimer timer;
   std::string out = with_cuda_summary(args.format, report, render(args.format, report, TextOptions{use_color(args), args.verbose}));
   timer.mark("render");

@@ -95,20 +95,39 @@ ResolveOptions resolve_options_for(const ScanOptions& options) {
   return resolve;
 }
 
+namespace {
+
+// What the scan works from: the file system, the knowledge, the inputs, every binary read and the
+// resolver's tables: thousands of heap blocks. The report keeps them, so that freeing them is the
+// caller's choice (the CLI leaves them to the process's exit).
+struct ScanWork {
+  std::unique_ptr<FileSystem> fs;
+  Matrix matrix;
+  CollectedInputs inputs;
+  std::optional<BinaryCache> cache;
+  std::optional<Resolver> resolver;
+};
+
+}  // namespace
+
 ScanReport run_scan(const ScanOptions& options) {
   ScanReport report;
+  auto work = std::make_shared<ScanWork>();
+  report.scan_work = work;
   PhaseTimer timer;
-  auto fs = file_system_for(options);
-  Matrix matrix = matrix_for(options, report.result.findings);              // knowledge
+  std::unique_ptr<FileSystem>& fs = work->fs;
+  fs = file_system_for(options);
+  Matrix& matrix = work->matrix = matrix_for(options, report.result.findings);   // knowledge
   timer.mark("matrix");
-  CollectedInputs inputs = collect_inputs(fs, collect_request(options));    // inputs: wheels installed, images unpacked
+  CollectedInputs& inputs = work->inputs = collect_inputs(fs, collect_request(options));  // inputs: wheels installed, images unpacked
+  auto unpacked = std::move(inputs.temp_dirs);                              // removed when run_scan returns
   const std::vector<std::string>& roots = adopt_inputs(inputs, report);     // inputs -> roots
   timer.mark("inputs");
   fs = make_cached_fs(std::move(fs));                                       // from here on the files hold still
-  BinaryCache cache(*fs, ReadOptions{.symbols = options.symbols, .all_sections = false});  // read, once per inode
+  BinaryCache& cache = work->cache.emplace(*fs, ReadOptions{.symbols = options.symbols, .all_sections = false});  // read, once per inode
   prefetch_binaries(cache, roots, options.read_threads, std::move(inputs.open_roots));  // roots read (in parallel if from disk)
   timer.mark("read roots");
-  Resolver resolver(cache, resolve_options_for(options));                   // ld.so rules
+  Resolver& resolver = work->resolver.emplace(cache, resolve_options_for(options));  // ld.so rules
   add_roots_within_budget(resolver, roots, report.result.findings);
   timer.mark("resolve");
   for (const Finding& f : resolver.diagnostics()) report.result.findings.push_back(f);

@@ -2,6 +2,7 @@
 // all call this same function.
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -33,6 +34,7 @@ struct ScanReport {
   ScanResult result;
   std::vector<std::string> unreadable_inputs;  // inputs that could not be read at all (exit 2)
   std::optional<CudaStack> cuda_stack;          // cuda_audit: the stack found, for the summary
+  std::shared_ptr<const void> scan_work;        // what the scan read and built, freed with the report
 };
 
 ScanReport run_scan(const ScanOptions& options);
