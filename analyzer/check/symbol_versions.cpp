@@ -1,5 +1,6 @@
 // dl-version.c at load time: every DT_VERNEED (file, version) of every loaded object must be
 // defined in the DT_VERDEF of the loaded object known by that file name.
+#include <algorithm>
 #include <set>
 #include <tuple>
 
@@ -67,19 +68,30 @@ Finding no_version_info(const Object& requester, size_t requester_index, const O
 std::vector<Finding> check_symbol_versions(const CheckContext& ctx, const SymbolIndex& symbols) {
   std::vector<Finding> out;
   std::set<std::tuple<size_t, size_t, std::string>> seen;  // requester, provider, version
+  // The needs of one file checked against one provider give the same answer in every root: a
+  // run of an object's needs (one file) is checked once per provider it met.
+  std::vector<std::vector<std::pair<size_t, size_t>>> checked(ctx.graph.objects.size());  // per requester: (run, provider)
   for (size_t root = 0; root < ctx.graph.load_order.size(); ++root) {
     for (size_t o : symbols.members(root)) {
       const Object& requester = ctx.graph.objects[o];
-      for (const VersionNeed& need : requester.binary->version_needs) {
-        auto provider_index = symbols.loaded(root, need.file);
+      const std::vector<VersionNeed>& needs = requester.binary->version_needs;
+      for (size_t run = 0, end = 0; run < needs.size(); run = end) {
+        for (end = run + 1; end < needs.size() && needs[end].file == needs[run].file;) ++end;
+        auto provider_index = symbols.loaded(root, needs[run].file);
         if (!provider_index) continue;  // not loaded: library-not-found says so
+        auto& done = checked[o];
+        if (std::find(done.begin(), done.end(), std::pair(run, *provider_index)) != done.end()) continue;
+        done.emplace_back(run, *provider_index);
         const Object& provider = ctx.graph.objects[*provider_index];
         const Binary& defs = *provider.binary;
         bool no_verdef = defs.version_defs.empty();
-        if (!no_verdef && defines_version(defs, need.version)) continue;
-        if (!seen.emplace(o, *provider_index, no_verdef ? std::string() : need.version).second) continue;
-        out.push_back(no_verdef ? no_version_info(requester, o, provider, need)
-                                : missing_version(requester, o, provider, need));
+        for (size_t i = run; i < end; ++i) {
+          const VersionNeed& need = needs[i];
+          if (!no_verdef && defines_version(defs, need.version)) continue;
+          if (!seen.emplace(o, *provider_index, no_verdef ? std::string() : need.version).second) continue;
+          out.push_back(no_verdef ? no_version_info(requester, o, provider, need)
+                                  : missing_version(requester, o, provider, need));
+        }
       }
     }
   }

@@ -1,6 +1,8 @@
 // The symbol checks on hand-built graphs: ld.so's binding and version rules, one at a time.
 #include <doctest/doctest.h>
 
+#include <tuple>
+
 #include "analyzer/check/baselines.h"
 #include "graph_builder.h"
 
@@ -123,6 +125,42 @@ TEST_CASE("symbol-version-not-found: the loader's wording, the provider's versio
   CHECK(found[0].message.find("newfunc") != std::string::npos);
   // and the undefined-symbol check leaves it to the version check (the loader stops there)
   CHECK(run.run(g.graph, undefined).empty());
+}
+
+// check_symbol_versions checks the needs of one file against one provider once for the scan:
+// each provider met in any root is checked, whatever the order of the roots and of the needs.
+TEST_CASE("symbol-version-not-found: a library two programs load is checked against each provider it meets") {
+  for (bool bad_first : {true, false}) {
+    CAPTURE(bad_first);
+    GraphBuilder g;
+    Binary mid = elf("libmid.so");
+    mid.needed = {"libfoo.so.1", "libbar.so"};
+    // libfoo.so.1's needs are split by libbar.so's: the second run is checked too
+    mid.version_needs = {verneed("libfoo.so.1", "FOO_1", 2), verneed("libbar.so", "BAR_1", 3),
+                         verneed("libfoo.so.1", "FOO_3", 4)};
+    Binary bar = elf("libbar.so");
+    bar.version_defs = {verdef("libbar.so", 1, true), verdef("BAR_1", 2)};
+    Binary new_foo = versioned_libfoo();
+    new_foo.version_defs.push_back(verdef("FOO_3", 4));
+    size_t app1 = g.add("/opt/app1", elf(std::nullopt, true));
+    size_t app2 = g.add("/opt/app2", elf(std::nullopt, true));
+    size_t m = g.add("/opt/lib/libmid.so", mid);
+    size_t b = g.add("/opt/lib/libbar.so", bar);
+    size_t old_foo = g.add("/lib/libfoo.so.1", versioned_libfoo());
+    size_t good_foo = g.add("/opt/new/libfoo.so.1", new_foo);
+    size_t first_foo = bad_first ? old_foo : good_foo, second_foo = bad_first ? good_foo : old_foo;
+    for (auto [root, app, foo] : {std::tuple{size_t{0}, app1, first_foo}, std::tuple{size_t{1}, app2, second_foo}}) {
+      g.edge(app, "libmid.so", m, How::Runpath, EdgeKind::Needed, root);
+      g.edge(m, "libfoo.so.1", foo, How::Runpath, EdgeKind::Needed, root);
+      g.edge(m, "libbar.so", b, How::Runpath, EdgeKind::Needed, root);
+      g.root({app, m, foo, b});
+    }
+    CheckRun run;
+    auto found = run.run(g.graph, versions);
+    REQUIRE(found.size() == 1);
+    CHECK(found[0].object == m);
+    CHECK(found[0].message.find("/lib/libfoo.so.1: version 'FOO_3' not found (required by /opt/lib/libmid.so)") == 0);
+  }
 }
 
 TEST_CASE("symbol-version-not-found: weak needs warn, unloaded providers are skipped") {
