@@ -48,7 +48,7 @@ inline constexpr size_t kResidencySamples = 8;  // files asked whether they are 
 
 template <typename ResidencyOf>
 Residency sampled_residency(size_t count, const ResidencyOf& residency_of) {
-  size_t step = count / kResidencySamples > 1 ? count / kResidencySamples : 1;
+  size_t step = (count + kResidencySamples - 1) / kResidencySamples;  // at most kResidencySamples asked
   bool unknown = false;
   for (size_t i = 0; i < count; i += step) {
     std::optional<Residency> residency = residency_of(i);

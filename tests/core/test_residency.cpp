@@ -6,6 +6,7 @@
 #include <sys/statfs.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -109,6 +110,22 @@ TEST_CASE("page_residency tells a file in the page cache from one on disk") {
   // could bring the whole small file in.
   CHECK(page_residency(file, Page::Last) == Residency::NotCached);
   CHECK(page_residency(file, Page::First) == Residency::NotCached);
+}
+
+TEST_CASE("sampled_residency asks at most kResidencySamples files, spread from the first, and every file of short lists") {
+  for (size_t count : {size_t{0}, size_t{1}, size_t{5}, kResidencySamples, kResidencySamples + 1, size_t{31}, size_t{1000}}) {
+    CAPTURE(count);
+    std::vector<size_t> asked;
+    auto cached = [&](size_t i) {
+      asked.push_back(i);
+      return std::optional<Residency>(Residency::Cached);
+    };
+    CHECK(sampled_residency(count, cached) == Residency::Cached);
+    CHECK(asked.size() <= kResidencySamples);
+    if (count <= kResidencySamples) CHECK(asked.size() == count);
+    if (count) CHECK(asked.front() == 0);
+    if (count) CHECK(asked.back() * kResidencySamples >= (count - 1) * (kResidencySamples - 1));  // the last eighth
+  }
 }
 
 TEST_CASE("page_residency cannot tell for missing files and files without a page cache") {
