@@ -78,9 +78,18 @@ SymbolIndex::SymbolIndex(const Graph& graph) : graph_(graph), root_edges_(edges_
     members = scope;
     members.insert(members.end(), dlopened.begin(), dlopened.end());
   }
-  for (const Edge& e : graph.edges)
-    if (e.to && e.root < names_.size() && in_scope[*e.to]) names_[e.root].emplace_back(e.name, *e.to);
-  for (auto& names : names_) {  // by name; of one name, the first added (sonames first, then edges in order)
+  std::vector<size_t> soname_listed_in(graph.objects.size(), SIZE_MAX);  // the last root listing the object's soname
+  for (size_t root = 0; root < names_.size(); ++root) {
+    auto& names = names_[root];
+    for (const auto& [soname, o] : names) soname_listed_in[o] = root;
+    for (size_t i : root_edges_[root]) {
+      const Edge& e = graph.edges[i];
+      if (!e.to || !in_scope[*e.to]) continue;
+      // Most edges name their target by its soname, a pair listed already: sorting fewer is faster.
+      if (soname_listed_in[*e.to] == root && *graph.objects[*e.to].binary->soname == e.name) continue;
+      names.emplace_back(e.name, *e.to);
+    }
+    // By name; of one name, the first added (sonames first, then edges in order).
     std::stable_sort(names.begin(), names.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
     names.erase(std::unique(names.begin(), names.end(), [](const auto& a, const auto& b) { return a.first == b.first; }),
                 names.end());

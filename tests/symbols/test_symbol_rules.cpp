@@ -129,6 +129,29 @@ TEST_CASE("symbol-version-not-found: the loader's wording, the provider's versio
 
 // check_symbol_versions checks the needs of one file against one provider once for the scan:
 // each provider met in any root is checked, whatever the order of the roots and of the needs.
+// SymbolIndex::loaded: the names a root knows an object by, as dl-version.c's find_needed matches
+// them: sonames of the root's objects, and the names its edges asked for.
+TEST_CASE("SymbolIndex::loaded finds an object by its soname and by every name an edge of the root asked for") {
+  GraphBuilder g;
+  size_t app = g.add("/opt/app", elf(std::nullopt, true));
+  size_t other = g.add("/opt/other", elf(std::nullopt, true));
+  size_t foo = g.add("/lib/libfoo.so.1", elf("libfoo.so.1"));
+  size_t bar = g.add("/lib/libbar.so.2", elf("libbar.so.2"));
+  g.edge(app, "libfoo.so", foo, How::Runpath, EdgeKind::Needed, 0);  // a name other than the soname
+  g.edge(app, "libfoo.so.1", foo, How::AlreadyLoaded, EdgeKind::Needed, 0);
+  g.edge(app, "libbar.so.2", bar, How::Runpath, EdgeKind::Needed, 0);  // bar is not in root 0's load order
+  g.root({app, foo});
+  g.edge(other, "libbar.so.2", bar, How::Runpath, EdgeKind::Needed, 1);
+  g.root({other, bar});
+  SymbolIndex index(g.graph);
+  CHECK(index.loaded(0, "libfoo.so.1") == foo);
+  CHECK(index.loaded(0, "libfoo.so") == foo);
+  CHECK(index.loaded(0, "libbar.so.2") == bar);  // from the edge alone: no soname of root 0 names it
+  CHECK(index.loaded(1, "libbar.so.2") == bar);
+  CHECK_FALSE(index.loaded(1, "libfoo.so.1"));
+  CHECK_FALSE(index.loaded(1, "libfoo.so"));
+}
+
 TEST_CASE("symbol-version-not-found: a library two programs load is checked against each provider it meets") {
   for (bool bad_first : {true, false}) {
     CAPTURE(bad_first);
