@@ -76,7 +76,8 @@ std::vector<Finding> check_symbol_versions(const CheckContext& ctx, const Symbol
       const Object& requester = ctx.graph.objects[o];
       const std::vector<VersionNeed>& needs = requester.binary->version_needs;
       for (size_t run = 0, end = 0; run < needs.size(); run = end) {
-        for (end = run + 1; end < needs.size() && needs[end].file == needs[run].file;) ++end;
+        end = run + 1;
+        while (end < needs.size() && needs[end].file == needs[run].file) ++end;
         auto provider_index = symbols.loaded(root, needs[run].file);
         if (!provider_index) continue;  // not loaded: library-not-found says so
         auto& done = checked[o];

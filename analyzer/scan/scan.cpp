@@ -21,6 +21,16 @@
 namespace depscan {
 namespace {
 
+// What the scan works from: the file system, the knowledge, the inputs, every binary read and the
+// resolver's tables: thousands of heap blocks. The report keeps them, so that freeing them is the
+// caller's choice (the CLI leaves them to the process's exit).
+struct ScanWork {
+  std::unique_ptr<FileSystem> fs;
+  Matrix matrix;
+  CollectedInputs inputs;
+  std::optional<BinaryCache> cache;
+  std::optional<Resolver> resolver;
+};
 
 std::unique_ptr<FileSystem> file_system_for(const ScanOptions& options) {
   return options.root ? make_rooted_fs(absolute_path(*options.root)) : make_real_fs();
@@ -95,28 +105,12 @@ ResolveOptions resolve_options_for(const ScanOptions& options) {
   return resolve;
 }
 
-namespace {
-
-// What the scan works from: the file system, the knowledge, the inputs, every binary read and the
-// resolver's tables: thousands of heap blocks. The report keeps them, so that freeing them is the
-// caller's choice (the CLI leaves them to the process's exit).
-struct ScanWork {
-  std::unique_ptr<FileSystem> fs;
-  Matrix matrix;
-  CollectedInputs inputs;
-  std::optional<BinaryCache> cache;
-  std::optional<Resolver> resolver;
-};
-
-}  // namespace
-
 ScanReport run_scan(const ScanOptions& options) {
   ScanReport report;
   auto work = std::make_shared<ScanWork>();
   report.scan_work = work;
   PhaseTimer timer;
-  std::unique_ptr<FileSystem>& fs = work->fs;
-  fs = file_system_for(options);
+  std::unique_ptr<FileSystem>& fs = work->fs = file_system_for(options);
   Matrix& matrix = work->matrix = matrix_for(options, report.result.findings);   // knowledge
   timer.mark("matrix");
   CollectedInputs& inputs = work->inputs = collect_inputs(fs, collect_request(options));  // inputs: wheels installed, images unpacked

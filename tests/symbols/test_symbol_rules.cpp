@@ -127,8 +127,6 @@ TEST_CASE("symbol-version-not-found: the loader's wording, the provider's versio
   CHECK(run.run(g.graph, undefined).empty());
 }
 
-// check_symbol_versions checks the needs of one file against one provider once for the scan:
-// each provider met in any root is checked, whatever the order of the roots and of the needs.
 // SymbolIndex::loaded: the names a root knows an object by, as dl-version.c's find_needed matches
 // them: sonames of the root's objects, and the names its edges asked for.
 TEST_CASE("SymbolIndex::loaded finds an object by its soname and by every name an edge of the root asked for") {
@@ -152,6 +150,8 @@ TEST_CASE("SymbolIndex::loaded finds an object by its soname and by every name a
   CHECK_FALSE(index.loaded(1, "libfoo.so"));
 }
 
+// check_symbol_versions checks the needs of one file against one provider once for the scan:
+// each provider met in any root is checked, whatever the order of the roots and of the needs.
 TEST_CASE("symbol-version-not-found: a library two programs load is checked against each provider it meets") {
   for (bool bad_first : {true, false}) {
     CAPTURE(bad_first);
