@@ -2,6 +2,8 @@
 #include "analyzer/resolve/dst.h"
 
 #include <cstdlib>
+#include <future>
+#include <system_error>
 
 #include <fmt/format.h>
 
@@ -42,6 +44,17 @@ Matrix matrix_for(const ScanOptions& options, std::vector<Finding>& findings) {
   if (loaded) return std::move(*loaded);
   findings.push_back({"matrix-error", Severity::Error, std::nullopt, loaded.error(), "", ""});
   return Matrix();
+}
+
+// The matrix decodes on a thread of its own while the inputs are collected (a tenth of a one-file
+// scan); where no thread can be started, it decodes when asked for.
+std::future<Matrix> decode_alongside(const ScanOptions& options, std::vector<Finding>& findings) {
+  auto decode = [&options, &findings] { return matrix_for(options, findings); };
+  try {
+    return std::async(std::launch::async, decode);
+  } catch (const std::system_error&) {
+    return std::async(std::launch::deferred, decode);
+  }
 }
 
 CollectRequest collect_request(const ScanOptions& options) {
@@ -111,9 +124,11 @@ ScanReport run_scan(const ScanOptions& options) {
   report.scan_work = work;
   PhaseTimer timer;
   std::unique_ptr<FileSystem>& fs = work->fs = file_system_for(options);
-  Matrix& matrix = work->matrix = matrix_for(options, report.result.findings);   // knowledge
-  timer.mark("matrix");
+  std::vector<Finding> matrix_findings;
+  std::future<Matrix> decoded = decode_alongside(options, matrix_findings); // knowledge
   CollectedInputs& inputs = work->inputs = collect_inputs(fs, collect_request(options));  // inputs: wheels installed, images unpacked
+  Matrix& matrix = work->matrix = decoded.get();
+  for (Finding& f : matrix_findings) report.result.findings.push_back(std::move(f));
   auto unpacked = std::move(inputs.temp_dirs);                              // removed when run_scan returns
   const std::vector<std::string>& roots = adopt_inputs(inputs, report);     // inputs -> roots
   timer.mark("inputs");

@@ -4,6 +4,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 
 #include "analyzer/scan/scan.h"
 #include "support.h"
@@ -28,4 +29,22 @@ TEST_CASE("a wheel's unpacked directory is removed when run_scan returns, while 
   std::weak_ptr<const void> work = report.scan_work;
   report = ScanReport();
   CHECK(work.expired());  // freed with the report when the caller frees it
+}
+
+TEST_CASE("the matrix is decoded while the inputs are collected, and its error still comes first") {
+  TempDir tmp("scan-matrix-order");
+  std::string bad_matrix = tmp.str() + "/matrix.json";
+  std::ofstream(bad_matrix) << "{ not json";
+  ScanOptions options;
+  options.matrix_path = bad_matrix;
+  options.inputs = {tmp.str() + "/missing-program", "/bin/true"};
+  ScanReport report = run_scan(options);
+  const auto& findings = report.result.findings;
+  REQUIRE(findings.size() >= 2);
+  CHECK(findings[0].code == "matrix-error");
+  CHECK(findings[0].message.find("matrix.json") != std::string::npos);
+  CHECK(findings[1].path == tmp.str() + "/missing-program");
+  CHECK(report.unreadable_inputs == std::vector<std::string>{tmp.str() + "/missing-program"});
+  REQUIRE(report.result.graph.roots.size() == 1);  // the scan went on past both
+  CHECK(report.result.graph.objects[report.result.graph.roots[0]].path == "/bin/true");
 }
