@@ -39,14 +39,28 @@ std::vector<std::string> include_dirs_for(const std::string& library_dir) {
           "/usr/include", "/usr/include/x86_64-linux-gnu", "/usr/local/cuda/include"};
 }
 
-// CUDART_VERSION (13000 -> 13.0) from cuda_runtime_api.h beside the library. The header is
-// 600 KB; the define follows the licence comment (byte 6,142 in CUDA 13.0).
+// A define in the first 64 KiB of a header, read 16 KiB first: cuda_runtime_api.h is 600 KB and
+// CUDART_VERSION follows its licence comment (byte 6,142 in CUDA 13.0). nullopt: no such file.
+std::optional<std::optional<int>> define_near_start(const FileSystem& fs, const std::string& path, std::string_view name) {
+  constexpr size_t kFirst = 16 << 10, kLast = 64 << 10;
+  auto text = fs.read_text(path, kFirst);
+  if (!text) return std::nullopt;
+  if (text->size() < kFirst) return header_define(*text, name);
+  std::string_view whole_lines(*text);
+  whole_lines = whole_lines.substr(0, whole_lines.rfind('\n') + 1);  // a define cut off at 16 KiB is read again
+  if (auto value = header_define(whole_lines, name)) return value;
+  text = fs.read_text(path, kLast);
+  if (!text) return std::nullopt;
+  return header_define(*text, name);
+}
+
+// CUDART_VERSION (13000 -> 13.0) from cuda_runtime_api.h beside the library.
 std::optional<SourcedVersion> cudart_header_version(const FileSystem& fs, const std::string& library_dir, int major) {
   for (const std::string& dir : include_dirs_for(library_dir)) {
     std::string path = join_path(dir, "cuda_runtime_api.h");
-    auto text = fs.read_text(path, 64 << 10);
-    if (!text) continue;
-    auto value = header_define(*text, "CUDART_VERSION");
+    auto found = define_near_start(fs, path, "CUDART_VERSION");
+    if (!found) continue;
+    const std::optional<int>& value = *found;
     if (!value || *value / 1000 != major) continue;
     return SourcedVersion{Version{{*value / 1000, *value % 1000 / 10}}, "CUDART_VERSION in " + path};
   }

@@ -115,6 +115,37 @@ TEST_CASE("driver versions from /proc, file names and the stub's traits") {
   CHECK(driver->source == "/proc/driver/nvidia/version");
 }
 
+// cuda_runtime_api.h in a small root whose define sits `at` bytes in (comment lines before it).
+std::optional<SourcedVersion> cudart_version_with_define_at(size_t at, const std::string& value, int major) {
+  TempDir root("cudart-header");
+  std::filesystem::create_directories(root.path() / "opt/cuda/include");
+  std::string text;
+  while (text.size() + 80 < at) text += "/* " + std::string(76, '-') + "*/\n";
+  text += std::string(at - text.size(), ' ') + "#define CUDART_VERSION " + value + "\n";
+  while (text.size() < 100'000) text += "extern int cudaSomething(void);\n";
+  std::ofstream(root.path() / "opt/cuda/include/cuda_runtime_api.h") << text;
+  auto fs = make_rooted_fs(root.str());
+  HeaderVersions headers(*fs);
+  return headers.cudart("/opt/cuda/lib64", major);
+}
+
+TEST_CASE("CUDART_VERSION is found anywhere in the first 64 KiB of cuda_runtime_api.h, even across 16 KiB") {
+  auto near = cudart_version_with_define_at(6'142, "12040", 12);
+  REQUIRE(near);
+  CHECK(near->version.str() == "12.4");
+  CHECK(near->source == "CUDART_VERSION in /opt/cuda/include/cuda_runtime_api.h");
+  auto later = cudart_version_with_define_at(40'000, "12060", 12);
+  REQUIRE(later);
+  CHECK(later->version.str() == "12.6");
+  // "#define CUDART_VERSION 120" ends the first 16 KiB: the whole line is read before it counts
+  size_t cut = (16 << 10) - std::string("#define CUDART_VERSION 120").size();
+  auto across = cudart_version_with_define_at(cut, "12080", 12);
+  REQUIRE(across);
+  CHECK(across->version.str() == "12.8");
+  CHECK_FALSE(cudart_version_with_define_at(70'000, "12040", 12));  // past 64 KiB: not read
+  CHECK_FALSE(cudart_version_with_define_at(100, "13000", 12));     // another major
+}
+
 TEST_CASE("the CUDA major a cuDNN distribution or RUNPATH names") {
   CHECK(cu_major_in("nvidia-cudnn-cu12", "", "")->first == 12);
   CHECK(cu_major_in("nvidia-cudnn-cu12", "", "")->second == "cu12");
