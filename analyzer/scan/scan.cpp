@@ -2,8 +2,6 @@
 #include "analyzer/resolve/dst.h"
 
 #include <cstdlib>
-#include <future>
-#include <system_error>
 
 #include <fmt/format.h>
 
@@ -17,6 +15,7 @@
 #include "analyzer/scan/prefetch.h"
 #include "analyzer/scan/cuda_audit.h"
 #include "analyzer/scan/dlopen_edges.h"
+#include "analyzer/util/parallel.h"
 #include "analyzer/util/phase_timer.h"
 #include "matrix/matrix.h"
 
@@ -44,17 +43,6 @@ Matrix matrix_for(const ScanOptions& options, std::vector<Finding>& findings) {
   if (loaded) return std::move(*loaded);
   findings.push_back({"matrix-error", Severity::Error, std::nullopt, loaded.error(), "", ""});
   return Matrix();
-}
-
-// The matrix decodes on a thread of its own while the inputs are collected (a tenth of a one-file
-// scan); where no thread can be started, it decodes when asked for.
-std::future<Matrix> decode_alongside(const ScanOptions& options, std::vector<Finding>& findings) {
-  auto decode = [&options, &findings] { return matrix_for(options, findings); };
-  try {
-    return std::async(std::launch::async, decode);
-  } catch (const std::system_error&) {
-    return std::async(std::launch::deferred, decode);
-  }
 }
 
 CollectRequest collect_request(const ScanOptions& options) {
@@ -124,8 +112,8 @@ ScanReport run_scan(const ScanOptions& options) {
   report.scan_work = work;
   PhaseTimer timer;
   std::unique_ptr<FileSystem>& fs = work->fs = file_system_for(options);
-  std::vector<Finding> matrix_findings;
-  std::future<Matrix> decoded = decode_alongside(options, matrix_findings); // knowledge
+  std::vector<Finding> matrix_findings;                                     // knowledge, decoded while
+  auto decoded = start_alongside([&] { return matrix_for(options, matrix_findings); });  // the inputs are collected
   CollectedInputs& inputs = work->inputs = collect_inputs(fs, collect_request(options));  // inputs: wheels installed, images unpacked
   Matrix& matrix = work->matrix = decoded.get();
   for (Finding& f : matrix_findings) report.result.findings.push_back(std::move(f));
