@@ -28,33 +28,6 @@ bool is_hwcap_extension(uint64_t hwcap) {
   return ((hwcap >> 32) & ~kIsaLevelMask) == (kCacheHwcapExtension >> 32);
 }
 
-Expected<std::vector<LdCacheEntry>> read_entries(ByteView file, uint64_t table_offset,
-                                                 uint32_t count, uint64_t entry_size,
-                                                 ByteView strings, bool is_new) {
-  std::vector<LdCacheEntry> out;
-  out.reserve(count);
-  for (uint32_t i = 0; i < count; ++i) {
-    auto offset = checked_add(table_offset, static_cast<uint64_t>(i) * entry_size);
-    if (!offset) return Error{"entry table overflows"};
-    auto flags = file.read<int32_t>(*offset);
-    auto key = file.read<uint32_t>(*offset + 4);
-    auto value = file.read<uint32_t>(*offset + 8);
-    if (!flags || !key || !value) return Error{"entry table extends past the end of the file"};
-    LdCacheEntry e;
-    e.flags = *flags;
-    e.key = strings.cstring(*key);
-    e.value = strings.cstring(*value);
-    e.is_new = is_new;
-    if (is_new) {
-      auto hwcap = file.read<uint64_t>(*offset + 16);
-      if (!hwcap) return Error{"entry table extends past the end of the file"};
-      e.hwcap = *hwcap;
-    }
-    out.push_back(std::move(e));
-  }
-  return out;
-}
-
 // cache_extension_load: the glibc-hwcaps section (uint32 string offsets from the file start).
 std::vector<std::string_view> read_hwcaps_extension(ByteView file, uint32_t extension_offset) {
   std::vector<std::string_view> names;
@@ -152,7 +125,8 @@ Expected<LdSoCache> LdSoCache::parse(ByteView bytes) {
 Expected<LdSoCache> LdSoCache::parse(std::string bytes) {
   LdSoCache cache;
   cache.bytes_ = std::make_shared<const std::string>(std::move(bytes));
-  ByteView file(reinterpret_cast<const uint8_t*>(cache.bytes_->data()), cache.bytes_->size());
+  ByteView file = cache.file();
+  Table& table = cache.table_;
   if (starts_with(file, kNewMagic)) {
     auto nlibs = file.read<uint32_t>(20);
     auto flags = file.read<uint8_t>(28);
@@ -160,9 +134,7 @@ Expected<LdSoCache> LdSoCache::parse(std::string bytes) {
     if (!nlibs || !extension || file.size() <= kNewHeaderSize) return fail("file too short for the new-format header");
     if ((file.size() - kNewHeaderSize) / kNewEntrySize < *nlibs) return fail("entry count exceeds the file size");
     if (!endian_ok(*flags)) return fail("cache written for the other byte order");
-    auto entries = read_entries(file, kNewHeaderSize, *nlibs, kNewEntrySize, file, true);
-    if (!entries) return Error{entries.error()};
-    cache.entries_ = std::move(*entries);
+    table = Table{kNewHeaderSize, *nlibs, kNewEntrySize, 0, true};
     cache.hwcaps_names_ = read_hwcaps_extension(file, *extension);
     cache.format_ = LdCacheFormat::New;
   } else if (starts_with(file, kOldMagic)) {
@@ -178,26 +150,45 @@ Expected<LdSoCache> LdSoCache::parse(std::string bytes) {
       if (!nlibs_new || !flags) return fail("truncated new-format header");
       if (!endian_ok(*flags)) return fail("cache written for the other byte order");
       if ((tail->size() - kNewHeaderSize) / kNewEntrySize < *nlibs_new) return fail("entry count exceeds the file size");
-      auto entries = read_entries(*tail, kNewHeaderSize, *nlibs_new, kNewEntrySize, *tail, true);
-      if (!entries) return Error{entries.error()};
-      cache.entries_ = std::move(*entries);
+      table = Table{new_at + kNewHeaderSize, *nlibs_new, kNewEntrySize, new_at, true};
       cache.format_ = LdCacheFormat::OldWithNew;
     } else {
-      ByteView strings = file.sub(table_end, file.size() - table_end).value_or(ByteView());
-      auto entries = read_entries(file, kOldHeaderSize, *nlibs, kOldEntrySize, strings, false);
-      if (!entries) return Error{entries.error()};
-      cache.entries_ = std::move(*entries);
+      table = Table{kOldHeaderSize, *nlibs, kOldEntrySize, table_end, false};
       cache.format_ = LdCacheFormat::Old;
     }
   } else {
     return fail("not an ld.so.cache file (bad magic)");
   }
-  for (LdCacheEntry& e : cache.entries_) {
-    if (!e.is_new || !is_hwcap_extension(e.hwcap)) continue;
-    uint32_t index = static_cast<uint32_t>(e.hwcap);
-    if (index < cache.hwcaps_names_.size()) e.hwcaps_subdir = cache.hwcaps_names_[index];
-  }
   return cache;
+}
+
+ByteView LdSoCache::file() const {
+  return ByteView(reinterpret_cast<const uint8_t*>(bytes_->data()), bytes_->size());
+}
+
+// The table lies inside the file (parse checked its size), so each read succeeds.
+LdCacheEntry LdSoCache::entry(size_t index) const {
+  ByteView file = this->file();
+  ByteView strings = file.sub(table_.strings_at, file.size() - table_.strings_at).value_or(ByteView());
+  uint64_t at = table_.entries_at + static_cast<uint64_t>(index) * table_.entry_size;
+  LdCacheEntry e;
+  e.flags = file.read<int32_t>(at).value_or(0);
+  e.key = strings.cstring(file.read<uint32_t>(at + 4).value_or(UINT32_MAX));
+  e.value = strings.cstring(file.read<uint32_t>(at + 8).value_or(UINT32_MAX));
+  e.is_new = table_.is_new;
+  if (e.is_new) {
+    e.hwcap = file.read<uint64_t>(at + 16).value_or(0);
+    uint32_t name_index = static_cast<uint32_t>(e.hwcap);
+    if (is_hwcap_extension(e.hwcap) && name_index < hwcaps_names_.size()) e.hwcaps_subdir = hwcaps_names_[name_index];
+  }
+  return e;
+}
+
+std::vector<LdCacheEntry> LdSoCache::entries() const {
+  std::vector<LdCacheEntry> out;
+  out.reserve(table_.count);
+  for (size_t i = 0; i < table_.count; ++i) out.push_back(entry(i));
+  return out;
 }
 
 bool LdSoCache::acceptable(const LdCacheEntry& e, const CacheQuery& q) const {
@@ -210,21 +201,24 @@ bool LdSoCache::acceptable(const LdCacheEntry& e, const CacheQuery& q) const {
 std::optional<std::string> LdSoCache::lookup(std::string_view name, const CacheQuery& q) const {
   uint64_t hwcap_exclude = ~(q.hwcap | kX86PlatformMask | kHwcapTlsMask);
   uint64_t platform_bit = q.platform_index < 0 ? ~uint64_t{0} : 1ull << (48 + q.platform_index);
-  int64_t left = 0, right = static_cast<int64_t>(entries_.size()) - 1;
+  auto has_name = [&](int64_t i) {
+    std::optional<std::string_view> key = entry(static_cast<size_t>(i)).key;
+    return key && cache_libcmp(name, *key) == 0;
+  };
+  int64_t left = 0, right = static_cast<int64_t>(size()) - 1;
   while (left <= right) {
     int64_t middle = (left + right) / 2;
-    const auto& key = entries_[middle].key;
+    std::optional<std::string_view> key = entry(static_cast<size_t>(middle)).key;
     if (!key) return std::nullopt;
     int cmp = cache_libcmp(name, *key);
     if (cmp == 0) {
       left = middle;
-      while (middle > 0 && entries_[middle - 1].key && cache_libcmp(name, *entries_[middle - 1].key) == 0)
-        --middle;
+      while (middle > 0 && has_name(middle - 1)) --middle;
       std::optional<std::string_view> best;
       uint32_t best_priority = 0;
       for (; middle <= right; ++middle) {
-        const LdCacheEntry& e = entries_[middle];
-        if (middle > left && (!e.key || cache_libcmp(name, *e.key) != 0)) break;
+        if (middle > left && !has_name(middle)) break;
+        const LdCacheEntry e = entry(static_cast<size_t>(middle));
         if (!acceptable(e, q)) continue;
         bool named = false;
         if (e.is_new) {

@@ -56,15 +56,27 @@ class LdSoCache {
   // _dl_load_cache_lookup: the path the loader would try for `name`, or nullopt.
   std::optional<std::string> lookup(std::string_view name, const CacheQuery& query) const;
 
-  const std::vector<LdCacheEntry>& entries() const { return entries_; }
+  // The entries in file order (sorted as ldconfig wrote them), decoded when asked for: a lookup
+  // decodes only the dozen its binary search visits.
+  size_t size() const { return table_.count; }
+  LdCacheEntry entry(size_t index) const;  // index < size()
+  std::vector<LdCacheEntry> entries() const;
   LdCacheFormat format() const { return format_; }
   // Names in the glibc-hwcaps extension section, by index (empty if none).
   const std::vector<std::string_view>& hwcaps_names() const { return hwcaps_names_; }
 
  private:
+  struct Table {
+    uint64_t entries_at = 0;   // the first entry's offset in the file
+    uint32_t count = 0;
+    uint64_t entry_size = 0;
+    uint64_t strings_at = 0;   // what the entries' string offsets count from
+    bool is_new = false;       // new-format entries (with hwcap)
+  };
+  ByteView file() const;
   bool acceptable(const LdCacheEntry& entry, const CacheQuery& query) const;
   std::shared_ptr<const std::string> bytes_;
-  std::vector<LdCacheEntry> entries_;  // file order: sorted as ldconfig wrote them
+  Table table_;
   std::vector<std::string_view> hwcaps_names_;
   LdCacheFormat format_ = LdCacheFormat::New;
 };

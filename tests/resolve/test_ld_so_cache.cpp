@@ -70,9 +70,11 @@ TEST_CASE("the machine's /etc/ld.so.cache parses to what ldconfig -p prints") {
   auto cache = LdSoCache::parse(view(bytes));
   REQUIRE_MESSAGE(cache.ok(), (cache ? "" : cache.error()));
   std::vector<ListedEntry> listed = ldconfig_print("/etc/ld.so.cache");
-  REQUIRE(listed.size() == cache->entries().size());
+  const std::vector<LdCacheEntry> entries = cache->entries();
+  REQUIRE(listed.size() == entries.size());
+  REQUIRE(cache->size() == entries.size());
   for (size_t i = 0; i < listed.size(); ++i) {
-    const LdCacheEntry& e = cache->entries()[i];
+    const LdCacheEntry& e = entries[i];
     INFO("entry " << i << ": " << listed[i].key);
     CHECK(e.key == listed[i].key);
     CHECK(e.value == listed[i].value);
@@ -176,10 +178,11 @@ TEST_CASE("a cache parsed from a string it takes over equals one parsed from a c
   auto owned = LdSoCache::parse(std::string(real));
   REQUIRE(copied.ok());
   REQUIRE(owned.ok());
-  REQUIRE(owned->entries().size() == copied->entries().size());
-  for (size_t i = 0; i < owned->entries().size(); ++i) {
-    CHECK(owned->entries()[i].key == copied->entries()[i].key);
-    CHECK(owned->entries()[i].value == copied->entries()[i].value);
+  const std::vector<LdCacheEntry> owned_entries = owned->entries(), copied_entries = copied->entries();
+  REQUIRE(owned_entries.size() == copied_entries.size());
+  for (size_t i = 0; i < owned_entries.size(); ++i) {
+    CHECK(owned_entries[i].key == copied_entries[i].key);
+    CHECK(owned_entries[i].value == copied_entries[i].value);
   }
   CHECK(owned->lookup("libc.so.6", cache_query_for(64, 62)).has_value());
 }
