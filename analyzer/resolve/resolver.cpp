@@ -551,6 +551,10 @@ struct Resolver::Impl {
     walks.emplace_back();
     RootWalk& walk = walks.back();
     walk.root_object = object;
+    walk.names.reserve(48);  // a library's walk: about 10 objects, 3 names each; no rehash on the way
+    walk.by_object.reserve(16);
+    walk.loaded.reserve(16);
+    walk.queue.reserve(16);
     if (!bin) {
       graph.load_order[root_index].push_back(object);
       return root_index;
