@@ -76,12 +76,14 @@ const char* to_string(Format format) {
 }
 
 std::vector<std::vector<size_t>> edges_by_root(const Graph& graph) {
-  std::vector<std::vector<size_t>> out(std::max(graph.roots.size(), graph.load_order.size()));
-  for (size_t i = 0; i < graph.edges.size(); ++i) {
-    size_t root = graph.edges[i].root;
-    if (root >= out.size()) out.resize(root + 1);
-    out[root].push_back(i);
+  std::vector<size_t> counts(std::max(graph.roots.size(), graph.load_order.size()));
+  for (const Edge& e : graph.edges) {
+    if (e.root >= counts.size()) counts.resize(e.root + 1);
+    ++counts[e.root];
   }
+  std::vector<std::vector<size_t>> out(counts.size());
+  for (size_t root = 0; root < out.size(); ++root) out[root].reserve(counts[root]);
+  for (size_t i = 0; i < graph.edges.size(); ++i) out[graph.edges[i].root].push_back(i);
   return out;
 }
 
