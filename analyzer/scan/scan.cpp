@@ -2,6 +2,7 @@
 #include "analyzer/resolve/dst.h"
 
 #include <cstdlib>
+#include <iterator>
 
 #include <fmt/format.h>
 
@@ -112,11 +113,9 @@ ScanReport run_scan(const ScanOptions& options) {
   report.scan_work = work;
   PhaseTimer timer;
   std::unique_ptr<FileSystem>& fs = work->fs = file_system_for(options);
-  std::vector<Finding> matrix_findings;                                     // knowledge, decoded while
-  auto decoded = start_alongside([&] { return matrix_for(options, matrix_findings); });  // the inputs are collected
+  std::vector<Finding> matrix_findings;                                     // knowledge, decoded while the
+  auto decoded = start_alongside([&] { return matrix_for(options, matrix_findings); });  // files are read
   CollectedInputs& inputs = work->inputs = collect_inputs(fs, collect_request(options));  // inputs: wheels installed, images unpacked
-  Matrix& matrix = work->matrix = decoded.get();
-  for (Finding& f : matrix_findings) report.result.findings.push_back(std::move(f));
   auto unpacked = std::move(inputs.temp_dirs);                              // removed when run_scan returns
   const std::vector<std::string>& roots = adopt_inputs(inputs, report);     // inputs -> roots
   timer.mark("inputs");
@@ -127,6 +126,10 @@ ScanReport run_scan(const ScanOptions& options) {
   Resolver& resolver = work->resolver.emplace(cache, resolve_options_for(options));  // ld.so rules
   add_roots_within_budget(resolver, roots, report.result.findings);
   timer.mark("resolve");
+  Matrix& matrix = work->matrix = decoded.get();
+  report.result.findings.insert(report.result.findings.begin(), std::make_move_iterator(matrix_findings.begin()),
+                                std::make_move_iterator(matrix_findings.end()));  // the matrix's come first
+  timer.mark("matrix");
   for (const Finding& f : resolver.diagnostics()) report.result.findings.push_back(f);
   if (options.cuda_audit) add_cuda_audit_root(resolver, matrix, *fs);        // no file: the CUDA stack a program would load
   if (options.dlopen_edges) add_dlopen_edges(resolver, matrix, *fs);         // run-time edges: known (matrix) and inferred (.rodata) dlopen

@@ -31,7 +31,7 @@ TEST_CASE("a wheel's unpacked directory is removed when run_scan returns, while 
   CHECK(work.expired());  // freed with the report when the caller frees it
 }
 
-TEST_CASE("the matrix is decoded while the inputs are collected, and its error still comes first") {
+TEST_CASE("the matrix is decoded while the files are read and resolved, and its error still comes first") {
   TempDir tmp("scan-matrix-order");
   std::string bad_matrix = tmp.str() + "/matrix.json";
   std::ofstream(bad_matrix) << "{ not json";
