@@ -201,10 +201,7 @@ bool LdSoCache::acceptable(const LdCacheEntry& e, const CacheQuery& q) const {
 std::optional<std::string> LdSoCache::lookup(std::string_view name, const CacheQuery& q) const {
   uint64_t hwcap_exclude = ~(q.hwcap | kX86PlatformMask | kHwcapTlsMask);
   uint64_t platform_bit = q.platform_index < 0 ? ~uint64_t{0} : 1ull << (48 + q.platform_index);
-  auto has_name = [&](int64_t i) {
-    std::optional<std::string_view> key = entry(static_cast<size_t>(i)).key;
-    return key && cache_libcmp(name, *key) == 0;
-  };
+  auto has_name = [&](const LdCacheEntry& e) { return e.key && cache_libcmp(name, *e.key) == 0; };
   int64_t left = 0, right = static_cast<int64_t>(size()) - 1;
   while (left <= right) {
     int64_t middle = (left + right) / 2;
@@ -213,12 +210,12 @@ std::optional<std::string> LdSoCache::lookup(std::string_view name, const CacheQ
     int cmp = cache_libcmp(name, *key);
     if (cmp == 0) {
       left = middle;
-      while (middle > 0 && has_name(middle - 1)) --middle;
+      while (middle > 0 && has_name(entry(static_cast<size_t>(middle - 1)))) --middle;
       std::optional<std::string_view> best;
       uint32_t best_priority = 0;
       for (; middle <= right; ++middle) {
-        if (middle > left && !has_name(middle)) break;
         const LdCacheEntry e = entry(static_cast<size_t>(middle));
+        if (middle > left && !has_name(e)) break;
         if (!acceptable(e, q)) continue;
         bool named = false;
         if (e.is_new) {

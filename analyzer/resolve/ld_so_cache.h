@@ -57,7 +57,7 @@ class LdSoCache {
   std::optional<std::string> lookup(std::string_view name, const CacheQuery& query) const;
 
   // The entries in file order (sorted as ldconfig wrote them), decoded when asked for: a lookup
-  // decodes only the dozen its binary search visits.
+  // decodes only the ten or so its binary search visits.
   size_t size() const { return table_.count; }
   LdCacheEntry entry(size_t index) const;  // index < size()
   std::vector<LdCacheEntry> entries() const;

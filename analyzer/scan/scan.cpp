@@ -113,8 +113,9 @@ ScanReport run_scan(const ScanOptions& options) {
   report.scan_work = work;
   PhaseTimer timer;
   std::unique_ptr<FileSystem>& fs = work->fs = file_system_for(options);
-  std::vector<Finding> matrix_findings;                                     // knowledge, decoded while the
-  auto decoded = start_alongside([&] { return matrix_for(options, matrix_findings); });  // files are read
+  // Knowledge: decoded on a second thread while the files are read and resolved.
+  std::vector<Finding> matrix_findings;
+  auto decoded = start_alongside([&] { return matrix_for(options, matrix_findings); });
   CollectedInputs& inputs = work->inputs = collect_inputs(fs, collect_request(options));  // inputs: wheels installed, images unpacked
   auto unpacked = std::move(inputs.temp_dirs);                              // removed when run_scan returns
   const std::vector<std::string>& roots = adopt_inputs(inputs, report);     // inputs -> roots
