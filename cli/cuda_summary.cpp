@@ -20,15 +20,21 @@ struct Line {
   bool found = false;
 };
 
+// The program standing for the application (/usr/bin/true on most systems); cuda_audit_root is set.
+const std::string& program_path(const ScanReport& report) {
+  const Graph& g = report.result.graph;
+  return g.objects[g.roots[*report.cuda_audit_root]].path;
+}
+
 // What the audit program opened by name, in order, with where each one came from.
 std::vector<Line> opened(const ScanReport& report) {
   const Graph& g = report.result.graph;
   const CudaStack& stack = *report.cuda_stack;
   std::vector<Line> lines;
-  if (g.roots.empty()) return lines;
-  size_t audit_root = g.roots.back();
+  if (!report.cuda_audit_root) return lines;
+  size_t root = *report.cuda_audit_root, program = g.roots[root];
   for (const Edge& e : g.edges) {
-    if (e.from != audit_root || e.kind != EdgeKind::Dlopen) continue;
+    if (e.root != root || e.from != program || e.kind != EdgeKind::Dlopen) continue;
     Line line;
     line.name = e.name;
     line.found = e.to.has_value();
@@ -84,7 +90,7 @@ std::string agreement(const std::vector<Line>& lines) {
 std::string verdict(const ScanReport& report) {
   auto [errors, warnings] = cuda_problems(report);
   std::vector<Line> lines = opened(report);
-  if (lines.empty()) return "nothing to judge: no program to model the loader with";
+  if (!report.cuda_audit_root) return "nothing to judge: no program to model the loader with";
   if (errors || warnings) return fmt::format("{} error(s), {} warning(s) in the CUDA stack: see the findings", errors, warnings);
   std::string consistent = "consistent: " + agreement(lines);
   if (found(lines, "driver")) return consistent;
@@ -106,7 +112,8 @@ std::string text_summary(const ScanReport& report) {
   std::string out = "\nCUDA stack (what a program loading the CUDA libraries by name gets: LD_LIBRARY_PATH, "
                     "ld.so.cache, default paths)\n";
   std::vector<Line> lines = opened(report);
-  if (lines.empty()) out += "  no program in the analysed system to model the loader with\n";
+  if (!report.cuda_audit_root)
+    out += "  no program in the analysed system to model the loader with (such as /usr/bin/true or /bin/sh)\n";
   for (const Line& l : lines) {
     if (!l.found) {
       out += fmt::format("  {:<10} {:<22} not found{}\n", l.component.empty() ? "-" : l.component, l.name,
@@ -131,6 +138,7 @@ json json_summary(const ScanReport& report) {
     j["opened"].push_back({{"name", l.name}, {"component", l.component}, {"found", l.found},
                            {"path", l.found ? json(l.path) : json(nullptr)}, {"how", l.how}, {"version", l.version}});
   const CudaStack& stack = *report.cuda_stack;
+  j["program"] = report.cuda_audit_root ? json(program_path(report)) : json(nullptr);
   j["driver_version"] = stack.driver ? json(stack.driver->version.str()) : json(nullptr);
   j["driver_version_source"] = stack.driver ? json(stack.driver->source) : json(nullptr);
   j["cudnn_sublibraries"] = cudnn_sublibraries(stack);

@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 #include <tuple>
 
@@ -60,7 +61,7 @@ std::string_view how_label(const Edge& e) {
 class TreePrinter {
  public:
   TreePrinter(const ScanReport& report, const TextOptions& options)
-      : graph_(report.result.graph), options_(options), style_{options.color} {
+      : graph_(report.result.graph), audit_root_(report.cuda_audit_root), options_(options), style_{options.color} {
     by_from_.reserve(graph_.edges.size());
     for (size_t i = 0; i < graph_.edges.size(); ++i) by_from_.push_back({graph_.edges[i].root, graph_.edges[i].from, i});
     std::stable_sort(by_from_.begin(), by_from_.end(), [](const EdgeAt& a, const EdgeAt& b) {
@@ -75,6 +76,7 @@ class TreePrinter {
     missing_listed_.clear();
     size_t root = graph_.roots[root_index];
     style_.append(out, "1", graph_.objects[root].path);
+    if (root_index == audit_root_) style_.append(out, "2", " (stands for a program that loads the CUDA libraries by name)");
     out.append(cuda_suffix(graph_.objects[root])).append("\n");
     expanded_.insert(root);
     print_children(root_index, root, "");
@@ -159,6 +161,7 @@ class TreePrinter {
   static constexpr size_t kMaxTreeDepth = 100;
 
   const Graph& graph_;
+  std::optional<size_t> audit_root_;  // depscan with no file: the program standing for the application
   TextOptions options_;
   Style style_;
   struct EdgeAt {

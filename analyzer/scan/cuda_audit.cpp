@@ -41,7 +41,7 @@ bool found(const std::vector<Attempt>& steps) { return !steps.empty() && steps.b
 
 }  // namespace
 
-std::optional<std::string> add_cuda_audit_root(Resolver& resolver, const Matrix& matrix, const FileSystem& fs) {
+std::optional<size_t> add_cuda_audit_root(Resolver& resolver, const Matrix& matrix, const FileSystem& fs) {
   auto program = trivial_program(fs);
   if (!program) return std::nullopt;
   size_t root = resolver.add_root(*program);
@@ -55,7 +55,7 @@ std::optional<std::string> add_cuda_audit_root(Resolver& resolver, const Matrix&
       break;  // the newest one found stands for the component
     }
   }
-  return program;
+  return root;
 }
 
 }  // namespace depscan

@@ -14,8 +14,8 @@
 
 namespace depscan {
 
-// Adds the audit root; returns its logical path, or nullopt when the system has no program to
-// stand for the application.
-std::optional<std::string> add_cuda_audit_root(Resolver& resolver, const Matrix& matrix, const FileSystem& fs);
+// Adds the audit root; returns its index in the graph's roots, or nullopt when the system has no
+// program to stand for the application.
+std::optional<size_t> add_cuda_audit_root(Resolver& resolver, const Matrix& matrix, const FileSystem& fs);
 
 }  // namespace depscan

@@ -132,7 +132,7 @@ ScanReport run_scan(const ScanOptions& options) {
                                 std::make_move_iterator(matrix_findings.end()));  // the matrix's come first
   timer.mark("matrix");
   for (const Finding& f : resolver.diagnostics()) report.result.findings.push_back(f);
-  if (options.cuda_audit) add_cuda_audit_root(resolver, matrix, *fs);        // no file: the CUDA stack a program would load
+  if (options.cuda_audit) report.cuda_audit_root = add_cuda_audit_root(resolver, matrix, *fs);  // no file: the CUDA stack a program would load
   if (options.dlopen_edges) add_dlopen_edges(resolver, matrix, *fs);         // run-time edges: known (matrix) and inferred (.rodata) dlopen
   timer.mark("dlopen edges");
   report.result.graph = resolver.take_graph();

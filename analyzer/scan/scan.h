@@ -34,6 +34,8 @@ struct ScanReport {
   ScanResult result;
   std::vector<std::string> unreadable_inputs;  // inputs that could not be read at all (exit 2)
   std::optional<CudaStack> cuda_stack;          // cuda_audit: the stack found, for the summary
+  std::optional<size_t> cuda_audit_root;        // cuda_audit: graph.roots index of the program standing for the
+                                                //   application; none when the system has no such program
   std::shared_ptr<const void> scan_work;        // what the scan read and built, freed with the report
 };
 

@@ -363,6 +363,7 @@ TEST_CASE("depscan with no file audits the CUDA stack the system would load") {
   json r = scan("--root " + root + " --ld-library-path /opt/cuda13");
   REQUIRE(r.contains("cuda_stack"));
   const json& stack = r["cuda_stack"];
+  CHECK(stack["program"] == "/usr/bin/true");
   CHECK(stack["driver_version"] == "535.104.05");
   CHECK(stack["driver_version_source"] == "/proc/driver/nvidia/version");
   bool cudart = false, driver_missing = false;
@@ -380,11 +381,31 @@ TEST_CASE("depscan with no file audits the CUDA stack the system would load") {
 
   auto text = run_command(depscan_bin() + " --root " + root + " --ld-library-path /opt/cuda13 --driver 590.48.01");
   CHECK(text.output.find("CUDA stack") != std::string::npos);
+  CHECK(text.output.find("/usr/bin/true (stands for a program that loads the CUDA libraries by name)\n") !=
+        std::string::npos);
   CHECK(text.output.find("libcudart.so.13") != std::string::npos);
   CHECK(text.output.find("driver version: 590.48.01 (--driver)") != std::string::npos);
   CHECK(text.output.find("verdict: consistent: no conflict with the runtime found; driver 590.48.01 (--driver) is "
                          "new enough; libcuda.so.1 itself is not in the analysed system") != std::string::npos);
   CHECK(stack["driver_found"] == false);
+}
+
+TEST_CASE("a root with no program to stand for an application: the summary says so and judges no audited file") {
+  // proc-root without /usr/bin/true: the directory audit's roots (the CUDA libraries) are not the audit.
+  TempDir root("cuda-no-program");
+  std::filesystem::copy(fixtures_dir() + "/cuda/proc-root", root.path(),
+                        std::filesystem::copy_options::recursive | std::filesystem::copy_options::copy_symlinks);
+  std::filesystem::remove(root.path() / "usr/bin/true");
+  json r = scan("--root " + shell_quote(root.str()) + " --ld-library-path /opt/cuda13");
+  REQUIRE(r.contains("cuda_stack"));
+  CHECK(r["cuda_stack"]["program"].is_null());
+  CHECK(r["cuda_stack"]["opened"].empty());
+  CHECK(r["cuda_stack"]["verdict"] == "nothing to judge: no program to model the loader with");
+  auto text = run_command(depscan_bin() + " --root " + shell_quote(root.str()) + " --ld-library-path /opt/cuda13");
+  std::string summary = text.output.substr(std::min(text.output.find("\nCUDA stack"), text.output.size()));
+  CHECK_MESSAGE(summary.find("no program in the analysed system to model the loader with") != std::string::npos, summary);
+  CHECK_MESSAGE(summary.find("libcuda.so.1") == std::string::npos, summary);
+  CHECK(text.output.find("stands for a program") == std::string::npos);
 }
 
 TEST_CASE("a driver the analysed system has installed, with libcuda.so.1 off the search path, is not consistent") {
