@@ -9,7 +9,8 @@ namespace depscan {
 namespace {
 
 std::optional<std::string> trivial_program(const FileSystem& fs) {
-  for (const char* path : {"/usr/bin/true", "/bin/true", "/bin/sh", "/usr/bin/env"})
+  // The dynamic loader last: a distroless image has it and libc, but no shell or coreutils.
+  for (const char* path : {"/usr/bin/true", "/bin/true", "/bin/sh", "/usr/bin/env", "/lib64/ld-linux-x86-64.so.2"})
     if (fs.is_regular(path)) return std::string(path);
   return std::nullopt;
 }

@@ -390,12 +390,32 @@ TEST_CASE("depscan with no file audits the CUDA stack the system would load") {
   CHECK(stack["driver_found"] == false);
 }
 
-TEST_CASE("a root with no program to stand for an application: the summary says so and judges no audited file") {
-  // proc-root without /usr/bin/true: the directory audit's roots (the CUDA libraries) are not the audit.
-  TempDir root("cuda-no-program");
+namespace {
+
+// proc-root without the programs named: the directory audit's roots (the CUDA libraries) remain.
+void copy_proc_root_without(const TempDir& root, const std::vector<std::string>& programs) {
   std::filesystem::copy(fixtures_dir() + "/cuda/proc-root", root.path(),
                         std::filesystem::copy_options::recursive | std::filesystem::copy_options::copy_symlinks);
-  std::filesystem::remove(root.path() / "usr/bin/true");
+  for (const std::string& program : programs) REQUIRE(std::filesystem::remove(root.path() / program));
+}
+
+}  // namespace
+
+TEST_CASE("a distroless root (no shell, no coreutils) is audited through its dynamic loader") {
+  TempDir root("cuda-distroless");
+  copy_proc_root_without(root, {"usr/bin/true"});
+  json r = scan("--root " + shell_quote(root.str()) + " --ld-library-path /opt/cuda13");
+  REQUIRE(r.contains("cuda_stack"));
+  CHECK(r["cuda_stack"]["program"] == "/lib64/ld-linux-x86-64.so.2");
+  bool cudart = false;
+  for (const json& o : r["cuda_stack"]["opened"])
+    if (o["name"] == "libcudart.so.13") cudart = o["path"] == "/opt/cuda13/libcudart.so.13.1.80";
+  CHECK(cudart);
+}
+
+TEST_CASE("a root with no program to stand for an application: the summary says so and judges no audited file") {
+  TempDir root("cuda-no-program");
+  copy_proc_root_without(root, {"usr/bin/true", "lib64/ld-linux-x86-64.so.2"});
   json r = scan("--root " + shell_quote(root.str()) + " --ld-library-path /opt/cuda13");
   REQUIRE(r.contains("cuda_stack"));
   CHECK(r["cuda_stack"]["program"].is_null());
