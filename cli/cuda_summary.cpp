@@ -1,6 +1,7 @@
 #include "report/json_text.h"
 #include "cli/cuda_summary.h"
 
+#include <algorithm>
 #include <set>
 
 #include <fmt/format.h>
@@ -62,9 +63,19 @@ std::pair<size_t, size_t> cuda_problems(const ScanReport& report) {
   return {errors, warnings};
 }
 
-size_t cudnn_sublibraries(const CudaStack& stack) {
+// The cuDNN libraries the audit program loads: a --root audit's other roots load their own.
+std::vector<const CudaLibrary*> cudnn_reached(const ScanReport& report) {
+  std::vector<const CudaLibrary*> out;
+  if (!report.cuda_audit_root) return out;
+  const std::vector<size_t>& loaded = report.result.graph.load_order[*report.cuda_audit_root];
+  for (const CudaLibrary* lib : report.cuda_stack->of("cudnn"))
+    if (std::find(loaded.begin(), loaded.end(), lib->object) != loaded.end()) out.push_back(lib);
+  return out;
+}
+
+size_t cudnn_sublibraries(const ScanReport& report) {
   size_t n = 0;
-  for (const CudaLibrary* lib : stack.of("cudnn")) n += lib->cudnn_shim ? 0 : 1;
+  for (const CudaLibrary* lib : cudnn_reached(report)) n += lib->cudnn_shim ? 0 : 1;
   return n;
 }
 
@@ -123,8 +134,8 @@ std::string text_summary(const ScanReport& report) {
     out += fmt::format("  {:<10} {:<22} {}  [{}]{}\n", l.component, l.name, l.path, l.how,
                        l.version.empty() ? "" : "\n  " + std::string(34, ' ') + "version " + l.version);
   }
-  bool any_cudnn = !stack.of("cudnn").empty();
-  if (any_cudnn) out += fmt::format("  cuDNN sub-libraries reached: {}\n", cudnn_sublibraries(stack));
+  if (!cudnn_reached(report).empty())
+    out += fmt::format("  cuDNN sub-libraries reached: {}\n", cudnn_sublibraries(report));
   out += stack.driver ? fmt::format("  driver version: {} ({})\n", stack.driver->version.str(), stack.driver->source)
                       : "  driver version: unknown (no /proc/driver/nvidia/version, no versioned libcuda; --driver sets it)\n";
   out += "  verdict: " + verdict(report) + "\n";
@@ -141,7 +152,7 @@ json json_summary(const ScanReport& report) {
   j["program"] = report.cuda_audit_root ? json(program_path(report)) : json(nullptr);
   j["driver_version"] = stack.driver ? json(stack.driver->version.str()) : json(nullptr);
   j["driver_version_source"] = stack.driver ? json(stack.driver->source) : json(nullptr);
-  j["cudnn_sublibraries"] = cudnn_sublibraries(stack);
+  j["cudnn_sublibraries"] = cudnn_sublibraries(report);
   auto [errors, warnings] = cuda_problems(report);
   j["errors"] = errors;
   j["warnings"] = warnings;

@@ -413,6 +413,18 @@ TEST_CASE("a distroless root (no shell, no coreutils) is audited through its dyn
   CHECK(cudart);
 }
 
+TEST_CASE("a --root audit counts the cuDNN sub-libraries the audit program reaches, not those of other roots") {
+  json r = scan("--root " + shell_quote(sysroot()));  // cuDNN lives off the default search path there
+  REQUIRE(r.contains("cuda_stack"));
+  size_t cudnn_objects = 0;
+  for (const json& o : r["objects"])
+    if (o["path"].get<std::string>().find("libcudnn_") != std::string::npos) ++cudnn_objects;
+  CHECK(cudnn_objects > 0);
+  CHECK(r["cuda_stack"]["cudnn_sublibraries"] == 0);
+  auto text = run_command(depscan_bin() + " --root " + shell_quote(sysroot()));
+  CHECK(text.output.find("cuDNN sub-libraries reached") == std::string::npos);
+}
+
 TEST_CASE("a root with no program to stand for an application: the summary says so and judges no audited file") {
   TempDir root("cuda-no-program");
   copy_proc_root_without(root, {"usr/bin/true", "lib64/ld-linux-x86-64.so.2"});
