@@ -1,5 +1,6 @@
 // SARIF 2.1.0, the format GitHub code scanning and most CI dashboards import.
 #include <map>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
 
@@ -20,6 +21,20 @@ const char* sarif_level(Severity severity) {
   return "none";
 }
 
+// A path as a URI reference: every byte but the unreserved characters and '/' percent-encoded, so
+// that a space, '%' or a non-ASCII name reaches the SARIF reader unchanged.
+std::string uri_reference(std::string_view path) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  std::string out;
+  for (unsigned char c : path) {
+    bool plain = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' ||
+                 c == '.' || c == '_' || c == '~' || c == '/';
+    if (plain) out += static_cast<char>(c);
+    else out += {'%', kHex[c >> 4], kHex[c & 15]};
+  }
+  return out;
+}
+
 std::string location_of(const ScanReport& report, const Finding& f) {
   if (f.object && *f.object < report.result.graph.objects.size())
     return report.result.graph.objects[*f.object].path;
@@ -38,14 +53,13 @@ std::string render_sarif(const ScanReport& report) {
                    {"message", {{"text", f.fix.empty() ? f.message : f.message + " Fix: " + f.fix}}}};
     std::string where = location_of(report, f);
     if (!where.empty())
-      result["locations"] = json::array({{{"physicalLocation", {{"artifactLocation", {{"uri", where}}}}}}});
+      result["locations"] =
+          json::array({{{"physicalLocation", {{"artifactLocation", {{"uri", uri_reference(where)}}}}}}});
     results.push_back(std::move(result));
   }
   json doc = {{"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
               {"version", "2.1.0"},
-              {"runs", json::array({{{"tool", {{"driver", {{"name", "depscan"},
-                                                            {"informationUri", "https://example.invalid/depscan"},
-                                                            {"rules", rules}}}}},
+              {"runs", json::array({{{"tool", {{"driver", {{"name", "depscan"}, {"rules", rules}}}}},
                                      {"results", results}}})}};
   return json_text(doc);
 }

@@ -105,6 +105,10 @@ TEST_CASE("SARIF, JUnit and GitHub renderings carry every finding") {
   CHECK(results[0]["ruleId"] == "library-not-found");
   CHECK(results[0]["level"] == "error");
   CHECK(results[0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "/opt/app/bin/app");
+  ScanReport odd_path = sample_report();
+  odd_path.result.graph.objects[0].path = "/opt/my app/100%/caf\xc3\xa9:1";  // a URI reference, percent-encoded
+  json odd = json::parse(render_sarif(odd_path))["runs"][0]["results"][0];
+  CHECK(odd["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "/opt/my%20app/100%25/caf%C3%A9%3A1");
 
   std::string junit = render_junit(r);
   CHECK(junit.find("tests=\"1\" failures=\"1\"") != std::string::npos);
