@@ -25,7 +25,7 @@ std::string xml_escape(std::string_view raw) {
   return out;
 }
 
-// Findings that belong to a root: on the root itself or on an object only it loads first.
+// Findings that belong to a root: on the root itself or on an object in its load order.
 bool belongs_to(const Graph& g, size_t root_index, const Finding& f) {
   if (!f.object) return false;
   for (size_t o : g.load_order[root_index])
@@ -33,16 +33,27 @@ bool belongs_to(const Graph& g, size_t root_index, const Finding& f) {
   return false;
 }
 
+// One <failure> per test case: Jenkins and Azure DevOps show only the first, and some parsers
+// (junitparser) reject a second. Its type and message are the first error's, with a count of the
+// others; the body lists every error with its fix.
+std::string failure(const std::vector<const Finding*>& errors) {
+  if (errors.empty()) return "";
+  std::string message = errors.front()->message;
+  if (errors.size() > 1) message += fmt::format(" (and {} more error{})", errors.size() - 1, errors.size() > 2 ? "s" : "");
+  std::string body;
+  for (const Finding* f : errors)
+    body += fmt::format("{}: {}\n", f->code, f->message) + (f->fix.empty() ? "" : "  fix: " + f->fix + "\n");
+  return fmt::format("    <failure type=\"{}\" message=\"{}\">{}</failure>\n", xml_escape(errors.front()->code),
+                     xml_escape(message), xml_escape(body));
+}
+
 std::string testcase(const ScanReport& report, size_t root_index) {
   const Graph& g = report.result.graph;
-  std::string failures;
-  for (const Finding& f : report.result.findings) {
-    if (f.severity != Severity::Error || !belongs_to(g, root_index, f)) continue;
-    failures += fmt::format("    <failure type=\"{}\" message=\"{}\">{}</failure>\n", xml_escape(f.code),
-                            xml_escape(f.message), xml_escape(f.fix));
-  }
+  std::vector<const Finding*> errors;
+  for (const Finding& f : report.result.findings)
+    if (f.severity == Severity::Error && belongs_to(g, root_index, f)) errors.push_back(&f);
   return fmt::format("  <testcase classname=\"depscan\" name=\"{}\">\n{}  </testcase>\n",
-                     xml_escape(g.objects[g.roots[root_index]].path), failures);
+                     xml_escape(g.objects[g.roots[root_index]].path), failure(errors));
 }
 
 }  // namespace

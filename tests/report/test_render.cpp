@@ -113,6 +113,14 @@ TEST_CASE("SARIF, JUnit and GitHub renderings carry every finding") {
   std::string junit = render_junit(r);
   CHECK(junit.find("tests=\"1\" failures=\"1\"") != std::string::npos);
   CHECK(junit.find("<failure type=\"library-not-found\"") != std::string::npos);
+  ScanReport two = sample_report();  // two errors on one file: one <failure>, naming both
+  two.result.findings.push_back({"symbol-version-not-found", Severity::Error, 0, "GLIBC_2.99 not found", "rebuild", ""});
+  junit = render_junit(two);
+  size_t first = junit.find("<failure");
+  CHECK(first != std::string::npos);
+  CHECK(junit.find("<failure", first + 1) == std::string::npos);
+  CHECK(junit.find("message=\"libmissing.so: cannot open shared object file (and 1 more error)\"") != std::string::npos);
+  CHECK(junit.find("symbol-version-not-found: GLIBC_2.99 not found\n  fix: rebuild") != std::string::npos);
 
   r.result.findings[0].message = "line1\nline2 100%";
   std::string gh = render_github(r);
