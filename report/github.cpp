@@ -1,15 +1,17 @@
 // GitHub Actions workflow commands: each finding becomes an annotation on the run.
 #include <fmt/format.h>
 
+#include "analyzer/util/strings.h"
 #include "report/report.h"
 
 namespace depscan {
 namespace {
 
-// Workflow-command data must not contain raw newlines, '%' or (in properties) ',' and ':'.
-std::string escape_data(std::string_view text) {
+// Workflow-command data must not contain raw newlines, '%' or (in properties) ',' and ':'; the log
+// is UTF-8, so a file name's invalid bytes become U+FFFD as in the JSON report.
+std::string escape_data(std::string_view raw) {
   std::string out;
-  for (char c : text) {
+  for (char c : valid_utf8(raw)) {
     if (c == '%') out += "%25";
     else if (c == '\r') out += "%0D";
     else if (c == '\n') out += "%0A";

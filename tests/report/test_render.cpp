@@ -126,6 +126,8 @@ TEST_CASE("SARIF, JUnit and GitHub renderings carry every finding") {
   std::string gh = render_github(r);
   CHECK(gh.rfind("::error file=/opt/app/bin/app,title=depscan library-not-found::", 0) == 0);
   CHECK(gh.find("line1%0Aline2 100%25") != std::string::npos);
+  r.result.graph.objects[0].path = "/opt/a\xff" "b";  // not UTF-8: the log gets U+FFFD, as JSON does
+  CHECK(render_github(r).rfind("::error file=/opt/a\xef\xbf\xbd" "b,", 0) == 0);
 }
 
 TEST_CASE("a missing name lists its tried paths once per tree, every time with -v") {
