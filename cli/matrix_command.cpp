@@ -4,6 +4,7 @@
 #include <memory>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include "report/json_text.h"
@@ -103,8 +104,10 @@ Answer answer_toolkit(const Matrix& m, const Version& cuda) {
 std::string build_text(const CudnnBuild& b) {
   std::string cuda = b.cuda_min == b.cuda_max ? b.cuda_min.str() : b.cuda_min.str() + "-" + b.cuda_max.str();
   std::string out = "CUDA " + cuda;
-  if (b.linux_driver || b.windows_driver)
-    out += fmt::format(" (driver >= {} Linux, >= {} Windows)", opt(b.linux_driver), opt(b.windows_driver));
+  std::vector<std::string> drivers;  // only the platforms the source gives a floor for
+  if (b.linux_driver) drivers.push_back(fmt::format(">= {} Linux", b.linux_driver->str()));
+  if (b.windows_driver) drivers.push_back(fmt::format(">= {} Windows", b.windows_driver->str()));
+  if (!drivers.empty()) out += fmt::format(" (driver {})", fmt::join(drivers, ", "));
   if (b.sm_min || b.sm_max) out += fmt::format(" SM {}-{}", opt(b.sm_min, "?"), opt(b.sm_max, "?"));
   if (!b.note.empty()) out += "; " + b.note;
   return out;

@@ -156,7 +156,10 @@ TEST_CASE("depscan matrix answers with the source") {
   CHECK(j["rows"][0]["source"].get<std::string>().find("tensorflow") != std::string::npos);
 
   auto cudnn = run_command(depscan_bin() + " matrix cudnn 9.1");
-  CHECK(cudnn.output.find("CUDA 12.0-12.4") != std::string::npos);
+  CHECK(cudnn.output.find("CUDA 12.0-12.4 (driver >= 525.60.13 Linux, >= 527.41 Windows)") != std::string::npos);
+  auto linux_only = run_command(depscan_bin() + " matrix cudnn 9.19");  // no Windows floor in the data
+  CHECK(linux_only.output.find("CUDA 13.0-13.1 (driver >= 580.65.06 Linux)") != std::string::npos);
+  CHECK(linux_only.output.find("n/a Windows") == std::string::npos);
   CHECK(cudnn.output.find("source:") != std::string::npos);
 
   auto gpu = run_command(depscan_bin() + " matrix gpu H100 --format json");
