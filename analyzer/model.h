@@ -166,7 +166,7 @@ struct Binary {
 
 // ELF constants the rest of the code names (kept here so no stage includes <elf.h> for them).
 inline constexpr uint64_t kDfOrigin = 0x1, kDfBindNow = 0x8;
-inline constexpr uint64_t kDf1Now = 0x1, kDf1Origin = 0x80, kDf1Nodeflib = 0x800;
+inline constexpr uint64_t kDf1Now = 0x1, kDf1Origin = 0x80, kDf1Nodeflib = 0x800, kDf1Pie = 0x08000000;
 
 // ---------------------------------------------------------------- the graph
 

@@ -59,6 +59,7 @@ std::string flag_names(const Binary& b) {
   if (b.dt_flags_1 & kDf1Now) names.push_back("NOW");
   if (b.dt_flags_1 & kDf1Origin) names.push_back("ORIGIN_1");
   if (b.dt_flags_1 & kDf1Nodeflib) names.push_back("NODEFLIB");
+  if (b.dt_flags_1 & kDf1Pie) names.push_back("PIE");
   if (b.has_dt_bind_now) names.push_back("DT_BIND_NOW");
   return fmt::format("DT_FLAGS={:#x} DT_FLAGS_1={:#x} [{}]", b.dt_flags, b.dt_flags_1, fmt::join(names, " "));
 }

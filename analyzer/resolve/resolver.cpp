@@ -24,7 +24,6 @@ namespace depscan {
 namespace {
 
 constexpr uint16_t kEtExec = 2, kEm386 = 3, kEmX8664 = 62;
-constexpr uint64_t kDf1Pie = 0x08000000;
 constexpr size_t kNone = static_cast<size_t>(-1);
 constexpr const char* kCachePath = "/etc/ld.so.cache";
 constexpr const char* kPreloadPath = "/etc/ld.so.preload";

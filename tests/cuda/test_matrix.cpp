@@ -155,6 +155,12 @@ TEST_CASE("depscan matrix answers with the source") {
   CHECK(j["rows"][0]["cuda"] == "12.2");
   CHECK(j["rows"][0]["source"].get<std::string>().find("tensorflow") != std::string::npos);
 
+  auto torch = run_command(depscan_bin() + " matrix framework torch 2.5 --format json");  // the PyPI name
+  CHECK(torch.exit_code == 0);
+  CHECK(nlohmann::json::parse(torch.output)["framework"] == "pytorch");
+  CHECK_FALSE(nlohmann::json::parse(torch.output)["rows"].empty());
+  CHECK(run_command(depscan_bin() + " matrix framework cupy-cuda12x 13").output.starts_with("cupy 13"));
+
   auto cudnn = run_command(depscan_bin() + " matrix cudnn 9.1");
   CHECK(cudnn.output.find("CUDA 12.0-12.4 (driver >= 525.60.13 Linux, >= 527.41 Windows)") != std::string::npos);
   auto linux_only = run_command(depscan_bin() + " matrix cudnn 9.19");  // no Windows floor in the data

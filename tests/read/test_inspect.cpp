@@ -44,6 +44,9 @@ TEST_CASE("inspect text: version definitions with parents, and a PE DLL") {
   CHECK(r.output.find("ELF 64-bit LSB, x86-64") != std::string::npos);
   CHECK(r.output.find("soname: libbase.so.1") != std::string::npos);
   CHECK(r.output.find("3 BASE_2.0 parents: BASE_1.0") != std::string::npos);
+  auto pie = inspect(fixture("read/app"));  // the compiler's default: a position-independent executable
+  REQUIRE_MESSAGE(pie.exit_code == 0, pie.output);
+  CHECK(pie.output.find("DT_FLAGS_1=0x8000000 [PIE]") != std::string::npos);
   auto pe = inspect(fixture("pe/pe64/app_delay_dd.exe"));
   REQUIRE_MESSAGE(pe.exit_code == 0, pe.output);
   CHECK(pe.output.find("PE32+ AMD64") != std::string::npos);
