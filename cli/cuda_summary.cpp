@@ -73,9 +73,9 @@ std::vector<const CudaLibrary*> cudnn_reached(const ScanReport& report) {
   return out;
 }
 
-size_t cudnn_sublibraries(const ScanReport& report) {
+size_t sublibraries(const std::vector<const CudaLibrary*>& cudnn) {
   size_t n = 0;
-  for (const CudaLibrary* lib : cudnn_reached(report)) n += lib->cudnn_shim ? 0 : 1;
+  for (const CudaLibrary* lib : cudnn) n += lib->cudnn_shim ? 0 : 1;
   return n;
 }
 
@@ -134,8 +134,8 @@ std::string text_summary(const ScanReport& report) {
     out += fmt::format("  {:<10} {:<22} {}  [{}]{}\n", l.component, l.name, l.path, l.how,
                        l.version.empty() ? "" : "\n  " + std::string(34, ' ') + "version " + l.version);
   }
-  if (!cudnn_reached(report).empty())
-    out += fmt::format("  cuDNN sub-libraries reached: {}\n", cudnn_sublibraries(report));
+  if (auto cudnn = cudnn_reached(report); !cudnn.empty())
+    out += fmt::format("  cuDNN sub-libraries reached: {}\n", sublibraries(cudnn));
   out += stack.driver ? fmt::format("  driver version: {} ({})\n", stack.driver->version.str(), stack.driver->source)
                       : "  driver version: unknown (no /proc/driver/nvidia/version, no versioned libcuda; --driver sets it)\n";
   out += "  verdict: " + verdict(report) + "\n";
@@ -152,7 +152,7 @@ json json_summary(const ScanReport& report) {
   j["program"] = report.cuda_audit_root ? json(program_path(report)) : json(nullptr);
   j["driver_version"] = stack.driver ? json(stack.driver->version.str()) : json(nullptr);
   j["driver_version_source"] = stack.driver ? json(stack.driver->source) : json(nullptr);
-  j["cudnn_sublibraries"] = cudnn_sublibraries(report);
+  j["cudnn_sublibraries"] = sublibraries(cudnn_reached(report));
   auto [errors, warnings] = cuda_problems(report);
   j["errors"] = errors;
   j["warnings"] = warnings;

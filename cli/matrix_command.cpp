@@ -1,8 +1,6 @@
 // depscan matrix ...: answers questions from the CUDA/cuDNN/framework data, each answer with the
 // data's source. driver 12.4 | toolkit 13.0 | cudnn 9.1 | framework tensorflow 2.15 | gpu H100.
-#include <cctype>
 #include <cstdio>
-#include <map>
 #include <memory>
 
 #include <fmt/format.h>
@@ -146,20 +144,9 @@ Answer answer_cudnn(const Matrix& m, const Version& version) {
   return a;
 }
 
-// The matrix's name for a framework given by its PyPI or import name: torch -> pytorch.
-std::string framework_name(std::string name) {
-  for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  static const std::map<std::string, std::string, std::less<>> aliases = {
-      {"torch", "pytorch"}, {"tf", "tensorflow"}, {"tensorflow-gpu", "tensorflow"},
-      {"tensorflow-cpu", "tensorflow"}, {"jaxlib", "jax"}, {"onnxruntime-gpu", "onnxruntime"}};
-  if (auto it = aliases.find(name); it != aliases.end()) return it->second;
-  if (name.starts_with("cupy-cuda")) return "cupy";  // cupy-cuda12x, cupy-cuda11x
-  return name;
-}
-
 Answer answer_framework(const Matrix& m, const std::string& given, const std::string& version) {
   Answer a;
-  std::string name = framework_name(given);
+  std::string name = Matrix::framework_name(given);
   a.data["question"] = "framework";
   a.data["framework"] = name;
   a.data["version"] = version;

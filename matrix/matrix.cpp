@@ -4,6 +4,7 @@
 #include <cctype>
 #include <charconv>
 #include <initializer_list>
+#include <map>
 #include <set>
 
 #include <fmt/format.h>
@@ -476,12 +477,23 @@ std::vector<const CudnnRelease*> Matrix::cudnn_releases_matching(const Version& 
   return out;
 }
 
+std::string Matrix::framework_name(std::string_view given) {
+  static const std::map<std::string, std::string, std::less<>> aliases = {
+      {"torch", "pytorch"}, {"tf", "tensorflow"}, {"tensorflow-gpu", "tensorflow"},
+      {"tensorflow-cpu", "tensorflow"}, {"jaxlib", "jax"}, {"onnxruntime-gpu", "onnxruntime"}};
+  std::string name = lower(given);
+  if (auto it = aliases.find(name); it != aliases.end()) return it->second;
+  if (name.starts_with("cupy-cuda")) return "cupy";  // cupy-cuda12x, cupy-cuda11x
+  return name;
+}
+
 std::vector<const FrameworkRow*> Matrix::frameworks_matching(std::string_view framework,
                                                              std::string_view version) const {
   std::vector<const FrameworkRow*> out;
   auto wanted = Version::parse(version);
+  std::string name = framework_name(framework);
   for (const FrameworkRow& row : frameworks_) {
-    if (lower(row.framework) != lower(framework)) continue;
+    if (lower(row.framework) != name) continue;
     auto have = Version::parse(row.version);
     bool matches = version.empty() || row.version == version ||
                    (wanted && have && (have->starts_with(*wanted) || wanted->starts_with(*have)));

@@ -216,7 +216,9 @@ class Matrix {
   const ArchitectureRow* architectures_for(const Version& toolkit) const;
   // Releases with a version starting with `prefix` ("9.1" -> 9.1.0 and 9.1.1).
   std::vector<const CudnnRelease*> cudnn_releases_matching(const Version& prefix) const;
-  // Rows of a framework (case-insensitive) whose version starts with `version` (all if empty).
+  // The data's name for a framework given by its own, PyPI or import name: torch -> pytorch.
+  static std::string framework_name(std::string_view given);
+  // Rows of a framework (any name framework_name takes) whose version starts with `version` (all if empty).
   std::vector<const FrameworkRow*> frameworks_matching(std::string_view framework,
                                                        std::string_view version) const;
   // A GPU by name ("H100", "NVIDIA GeForce RTX 4090"), sm number ("sm_90", "90") or

@@ -82,6 +82,7 @@ TEST_CASE("cuDNN, frameworks and library names") {
   CHECK(tf215[0]->cudnn == "8.9");
   CHECK(tf215[0]->cuda == "12.2");
   CHECK(m.frameworks_matching("PyTorch", "2.4").size() == 3);
+  CHECK(m.frameworks_matching("torch", "2.4").size() == 3);  // the PyPI name
   CHECK(m.component_of("libcublasLt.so.13")->component == "cublasLt");
   CHECK(m.component_of("libcublas.so.13")->component == "cublas");
   CHECK(m.cuda_majors_of("libcufft.so.11") == std::vector<int>{12});
