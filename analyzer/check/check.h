@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "analyzer/input/distribution.h"
 #include "analyzer/input/fs.h"
 #include "analyzer/model.h"
 
@@ -29,6 +30,7 @@ struct CheckContext {
   const Matrix& matrix;
   const Target& target;
   const FileSystem& fs;
+  const std::vector<Distribution>* distributions = nullptr;  // an install's: wheels, site-packages, --python-env
 };
 
 // Every NEEDED that did not resolve (library-not-found) and every unreadable object (parse-error).

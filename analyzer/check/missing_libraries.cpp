@@ -127,10 +127,15 @@ class OptionalReach {
   std::unordered_map<size_t, std::optional<size_t>> via_;  // of root_
 };
 
-Finding missing_library(const Graph& g, const Matrix& matrix, const Edge& edge, const std::vector<int>& process_majors) {
-  const Object& from = g.objects[edge.from];
+std::string tried_paths(const Edge& edge) {
   std::string tried;
   for (const Attempt& a : edge.tried) tried += (tried.empty() ? "" : ", ") + a.path;
+  return tried;
+}
+
+Finding missing_library(const Graph& g, const Matrix& matrix, const Edge& edge, const std::vector<int>& process_majors) {
+  const Object& from = g.objects[edge.from];
+  std::string tried = tried_paths(edge);
   std::string reason = edge.how_detail.empty() ? "cannot open shared object file: No such file or directory"
                                                : edge.how_detail;
   Finding f;
@@ -175,6 +180,45 @@ class OtherRoots {
   std::map<std::string, const Edge*> plugins_;                       // file -> the optional dlopen opening it
 };
 
+// The libraries the installed distributions ship, by file name: CuPy's extension modules need
+// libnvrtc.so.12, which nvidia-cuda-nvrtc-cu12 installs in site-packages/nvidia/cuda_nvrtc/lib,
+// where the loader does not look. CuPy (through cuda-pathfinder) and PyTorch load such a file by
+// its path before the import that needs it; the loader then finds it by its soname.
+class ShippedLibraries {
+ public:
+  struct Shipped {
+    const Distribution* distribution;
+    std::string path;
+  };
+
+  explicit ShippedLibraries(const std::vector<Distribution>* distributions) {
+    if (!distributions) return;
+    for (const Distribution& d : *distributions)
+      for (const std::string& file : d.files)
+        if (file.find(".so") != std::string::npos) by_name_.try_emplace(basename_of(file), Shipped{&d, file});
+  }
+
+  const Shipped* find(const std::string& name) const {
+    auto it = by_name_.find(name);
+    return it == by_name_.end() ? nullptr : &it->second;
+  }
+
+ private:
+  std::map<std::string, Shipped, std::less<>> by_name_;  // first distribution wins
+};
+
+void explain_shipped(Finding& f, const Object& importer, const ShippedLibraries::Shipped& shipped,
+                     const std::string& tried) {
+  f.severity = Severity::Warning;
+  f.message += fmt::format("; {} {} installs it at {}, where the loader does not look: the import works only "
+                           "when Python code loads that file first (CuPy does through cuda-pathfinder, PyTorch in "
+                           "torch/__init__.py)",
+                           shipped.distribution->name, shipped.distribution->version, shipped.path);
+  f.fix = fmt::format("load {} before importing {} (ctypes.CDLL), or add {} to {}'s RUNPATH or to LD_LIBRARY_PATH; "
+                      "tried: {}",
+                      shipped.path, importer.path, dirname_of(shipped.path), basename_of(importer.path), tried);
+}
+
 // One finding per requesting file and name, the most severe of its roots'.
 void add_once(std::vector<Finding>& out, std::map<std::pair<std::string, std::string>, size_t>& seen,
               const Graph& g, const Edge& edge, Finding f) {
@@ -190,6 +234,7 @@ std::vector<Finding> check_missing_libraries(const CheckContext& ctx) {
   const Graph& g = ctx.graph;
   std::vector<std::vector<int>> majors;  // per root, computed on the first missing library
   OptionalReach optional(g, ctx.matrix);
+  ShippedLibraries shipped(ctx.distributions);
   std::optional<OtherRoots> others;  // built on the first missing library
   std::map<std::pair<std::string, std::string>, size_t> seen;
   for (const Edge& edge : g.edges) {
@@ -208,6 +253,8 @@ std::vector<Finding> check_missing_libraries(const CheckContext& ctx) {
       f.severity = Severity::Warning;
       f.message += *why;
     }
+    if (const auto* found = shipped.find(edge.name); found && !edge.tried.empty())
+      explain_shipped(f, g.objects[edge.from], *found, tried_paths(edge));
     add_once(out, seen, g, edge, std::move(f));
   }
   for (Finding& f : unchecked_windows_dlls(g)) out.push_back(std::move(f));

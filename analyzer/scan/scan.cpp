@@ -139,7 +139,7 @@ ScanReport run_scan(const ScanOptions& options) {
   if (options.gpu_code || !options.target.gpus.empty())                      // GPU code: fatbin listings,
     attach_cuda_code(report.result.graph, *fs);                             //   read only when asked for
   for (auto& f : attribute_owners(report.result.graph, inputs)) report.result.findings.push_back(std::move(f));  // distributions
-  CheckContext ctx{report.result.graph, matrix, options.target, *fs};       // checks
+  CheckContext ctx{report.result.graph, matrix, options.target, *fs, &inputs.distributions};  // checks
   for (auto& f : check_missing_libraries(ctx)) report.result.findings.push_back(std::move(f));
   for (auto& f : check_gpu_code(ctx)) report.result.findings.push_back(std::move(f));           // --gpu vs fatbin
   for (auto& f : check_cuda_stack(ctx)) report.result.findings.push_back(std::move(f));         // CUDA/cuDNN/driver compatibility

@@ -146,6 +146,55 @@ TEST_CASE("without the cuDNN wheel and no system cuDNN (an empty --root), libcud
   CHECK(any_message_has(findings(s.report, "library-not-found"), "libcudnn.so.9"));
 }
 
+TEST_CASE("a library another installed wheel ships off the search path: a warning that names it, not an install hint") {
+  const char* kCupyLike = "cupylike-14.0-cp311-cp311-manylinux2014_x86_64.whl";
+  const std::string ext = "site-packages/cupylike/runtime.cpython-311-x86_64-linux-gnu.so";
+  const std::string shipped = "site-packages/nvidia/cuda_runtime/lib/libcudart.so.12";
+  TempDir root("wheels-preload-root");  // no system libcudart.so.12 on any machine
+  Scan s = scan("--root " + shell_quote(root.str()) + wheels({kCupyLike, kCudart}), "shipped");
+  REQUIRE(s.report.is_object());
+  json cudart;
+  for (const json& f : findings(s.report, "library-not-found"))
+    if (f["message"].get<std::string>().starts_with("libcudart.so.12:")) cudart = f;
+  REQUIRE(cudart.is_object());
+  CHECK(cudart["severity"] == "warning");
+  std::string message = cudart["message"];
+  CHECK(message.find("(needed by " + ext + ")") != std::string::npos);
+  CHECK(message.find("nvidia-cuda-runtime-cu12 12.1.105 installs it at " + shipped + ", where the loader does not look") !=
+        std::string::npos);
+  std::string fix = cudart["fix"];
+  CHECK(fix.starts_with("load " + shipped + " before importing " + ext));
+  CHECK(fix.find("pip install") == std::string::npos);  // it is installed already
+  CHECK(fix.find("tried: <install prefix>/") == std::string::npos);
+
+  SUBCASE("without the wheel that ships it, the missing library stays an error with an install hint") {
+    Scan alone = scan("--root " + shell_quote(root.str()) + wheels({kCupyLike}), "not-shipped");
+    bool error_with_hint = false;
+    for (const json& f : findings(alone.report, "library-not-found"))
+      if (f["message"].get<std::string>().starts_with("libcudart.so.12:"))
+        error_with_hint = f["severity"] == "error" && f["fix"].get<std::string>().find("pip install nvidia-cuda-runtime-cu12") != std::string::npos;
+    CHECK(error_with_hint);
+  }
+}
+
+TEST_CASE("the real loader: the extension fails alone and loads once the shipped copy was loaded by its path") {
+  TempDir site("wheels-preload-site");
+  std::string unzip = "python3 -c 'import sys, zipfile\nfor w in sys.argv[2:]: zipfile.ZipFile(w).extractall(sys.argv[1])' " +
+                      shell_quote(site.str()) + wheels({"cupylike-14.0-cp311-cp311-manylinux2014_x86_64.whl", kCudart});
+  REQUIRE(run_command(unzip).exit_code == 0);
+  std::string ext = site.str() + "/cupylike/runtime.cpython-311-x86_64-linux-gnu.so";
+  std::string shipped = site.str() + "/nvidia/cuda_runtime/lib/libcudart.so.12";
+  auto load = [](const std::vector<std::string>& paths) {
+    std::string args;
+    for (const std::string& p : paths) args += " " + shell_quote(p);
+    return run_command("python3 -c 'import ctypes, sys\nfor p in sys.argv[1:]: ctypes.CDLL(p)'" + args + " 2>&1");
+  };
+  auto alone = load({ext});
+  CHECK(alone.exit_code != 0);
+  CHECK(alone.output.find("libcudart.so.12: cannot open shared object file") != std::string::npos);
+  CHECK(load({shipped, ext}).exit_code == 0);
+}
+
 TEST_CASE("a manylinux_2_17 wheel needing GLIBC_2.34 and a system library names both") {
   Scan s = scan(wheels({"newglibc-1.0-cp311-cp311-manylinux_2_17_x86_64.whl"}), "policy");
   REQUIRE(s.report.is_object());
