@@ -7,6 +7,7 @@
 
 #include "analyzer/check/check.h"
 #include "analyzer/check/cuda_install_hint.h"
+#include "analyzer/check/shipped_libraries.h"
 #include "analyzer/check/windows_dlls.h"
 #include "analyzer/resolve/pe_search.h"
 
@@ -180,33 +181,10 @@ class OtherRoots {
   std::map<std::string, const Edge*> plugins_;                       // file -> the optional dlopen opening it
 };
 
-// The libraries the installed distributions ship, by file name: CuPy's extension modules need
-// libnvrtc.so.12, which nvidia-cuda-nvrtc-cu12 installs in site-packages/nvidia/cuda_nvrtc/lib,
-// where the loader does not look. CuPy (through cuda-pathfinder) and PyTorch load such a file by
-// its path before the import that needs it; the loader then finds it by its soname.
-class ShippedLibraries {
- public:
-  struct Shipped {
-    const Distribution* distribution;
-    std::string path;
-  };
-
-  explicit ShippedLibraries(const std::vector<Distribution>* distributions) {
-    if (!distributions) return;
-    for (const Distribution& d : *distributions)
-      for (const std::string& file : d.files)
-        if (file.find(".so") != std::string::npos) by_name_.try_emplace(basename_of(file), Shipped{&d, file});
-  }
-
-  const Shipped* find(const std::string& name) const {
-    auto it = by_name_.find(name);
-    return it == by_name_.end() ? nullptr : &it->second;
-  }
-
- private:
-  std::map<std::string, Shipped, std::less<>> by_name_;  // first distribution wins
-};
-
+// CuPy's extension modules need libnvrtc.so.12, which nvidia-cuda-nvrtc-cu12 installs in
+// site-packages/nvidia/cuda_nvrtc/lib, where the loader does not look. CuPy (through
+// cuda-pathfinder) and PyTorch load such a file by its path before the import that needs it; the
+// loader then finds it by its soname.
 void explain_shipped(Finding& f, const Object& importer, const ShippedLibraries::Shipped& shipped,
                      const std::string& tried) {
   f.severity = Severity::Warning;

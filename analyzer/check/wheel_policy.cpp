@@ -1,10 +1,13 @@
 #include "analyzer/check/wheel_policy.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
 
 #include <fmt/format.h>
 
+#include "analyzer/check/cuda_install_hint.h"
+#include "analyzer/check/shipped_libraries.h"
 #include "analyzer/input/fs.h"
 #include "analyzer/input/wheel.h"
 #include "matrix/matrix.h"
@@ -50,6 +53,8 @@ Claim claimed_policy(const PolicySet& policies, const Distribution& dist) {
 struct Violation {
   size_t object;
   std::string what;   // "needs pthread_create@GLIBC_2.34 (libc.so.6)"
+  std::string cuda_library;  // a CUDA or cuDNN library the wheel leaves out, else empty
+  size_t root = 0;           // of the edge that needs cuda_library
 };
 
 std::string family_of(const std::string& version, std::string& number) {
@@ -78,19 +83,30 @@ void symbol_violations(const WheelPolicy& policy, const std::string& arch, size_
     auto allowed = arch_it->second.find(family);
     if (allowed == arch_it->second.end() || allowed->second.count(number)) continue;
     out.push_back({index, fmt::format("needs {} from {}, newer than {} allows", fmt::join(symbols_needing(binary, need), ", "),
-                                      need.file, policy.name)});
+                                      need.file, policy.name), ""});
   }
   for (const Symbol& s : binary.symbols) {
     if (s.defined) continue;
     for (const auto& [lib, names] : policy.blacklist)
       if (names.count(std::string(s.name)) && (s.version_file.empty() || s.version_file == lib))
-        out.push_back({index, fmt::format("uses {} from {}, which {} forbids", s.name, lib, policy.name)});
+        out.push_back({index, fmt::format("uses {} from {}, which {} forbids", s.name, lib, policy.name), ""});
   }
 }
 
-// The NVIDIA driver's libraries (libcuda.so.1) come from the target system and no wheel can bundle
-// them, so needing one breaks no policy: otherwise the verdict would depend on whether the machine
-// doing the scan has a driver.
+// What a wheel may take from outside itself besides the policy's libraries. The NVIDIA driver's
+// (libcuda.so.1) come from the target system and no wheel can bundle them, so needing one breaks
+// no policy. Another installed wheel's libraries are part of the install, found or not.
+struct Outside {
+  const Matrix& matrix;
+  std::set<std::string> driver;
+  ShippedLibraries shipped;
+
+  bool is_cuda_library(const std::string& name) const {
+    const ComponentRow* row = matrix.component_of(name);
+    return (row && row->component != "driver") || matrix.cudnn_series_of(name);
+  }
+};
+
 std::set<std::string> driver_libraries(const Matrix& matrix) {
   std::set<std::string> names;
   for (const ComponentRow& row : matrix.components())
@@ -99,39 +115,68 @@ std::set<std::string> driver_libraries(const Matrix& matrix) {
   return names;
 }
 
-void library_violations(const WheelPolicy& policy, const Graph& graph, size_t index,
-                        const std::set<std::string>& driver, std::vector<Violation>& out) {
+// Every NEEDED library from outside the install that the policy does not list, whether or not the
+// scanning machine has it: otherwise the verdict would depend on the machine doing the scan.
+void library_violations(const WheelPolicy& policy, const Graph& graph, size_t index, const Outside& outside,
+                        std::vector<Violation>& out) {
   std::set<std::string> reported;
   for (const Edge& e : graph.edges) {
-    if (e.from != index || e.kind != EdgeKind::Needed || !e.to) continue;
-    const Object& target = graph.objects[*e.to];
+    if (e.from != index || e.kind != EdgeKind::Needed) continue;
     std::string name = basename_of(e.name);
+    if (e.to ? graph.objects[*e.to].owner != "system" : outside.shipped.find(name) != nullptr) continue;
     bool interpreter = name.rfind("ld-", 0) == 0 || name.rfind("ld64.so", 0) == 0;  // part of the libc
-    if (target.owner != "system" || interpreter || policy.lib_whitelist.count(name) || driver.count(name) ||
-        !reported.insert(e.name).second)
+    if (interpreter || policy.lib_whitelist.count(name) || outside.driver.count(name) || !reported.insert(e.name).second)
       continue;
-    out.push_back({index, fmt::format("takes {} from the system ({}), which {} does not allow", e.name, target.path,
-                                      policy.name)});
+    std::string where = e.to ? fmt::format("takes {} from the system ({})", e.name, graph.objects[*e.to].path)
+                             : fmt::format("needs {} from outside the install (no installed wheel ships it)", e.name);
+    out.push_back({index, fmt::format("{}, which {} does not allow", where, policy.name),
+                   outside.is_cuda_library(name) ? name : "", e.root});
   }
 }
 
 std::vector<Violation> violations(const WheelPolicy& policy, const std::string& arch, const Graph& graph,
-                                  const std::vector<size_t>& objects, const std::set<std::string>& driver) {
+                                  const std::vector<size_t>& objects, const Outside& outside) {
   std::vector<Violation> out;
   for (size_t index : objects) {
     const Object& o = graph.objects[index];
     if (!o.binary) continue;
     symbol_violations(policy, arch, index, *o.binary, out);
-    library_violations(policy, graph, index, driver, out);
+    library_violations(policy, graph, index, outside, out);
   }
   return out;
 }
 
+bool only_cuda_libraries(const std::vector<Violation>& list) {
+  return std::all_of(list.begin(), list.end(), [](const Violation& v) { return !v.cuda_library.empty(); });
+}
+
+// The CUDA libraries a wheel leaves out do not count: every CUDA wheel leaves them out.
 std::string best_met(const PolicySet& policies, const Claim& claim, const Graph& graph, const std::vector<size_t>& objects,
-                     const std::set<std::string>& driver) {
+                     const Outside& outside) {
   for (const WheelPolicy& p : policies.policies())
-    if (p.libc == claim.policy->libc && violations(p, claim.arch, graph, objects, driver).empty()) return p.name;
+    if (p.libc == claim.policy->libc && only_cuda_libraries(violations(p, claim.arch, graph, objects, outside))) return p.name;
   return fmt::format("no {} policy", claim.policy->libc == "musl" ? "musllinux" : "manylinux");
+}
+
+// `majors`: cuda_majors_by_root, filled on the first CUDA library.
+Finding violation_finding(const Graph& graph, const Matrix& matrix, const Violation& v, const std::string& who,
+                          const Claim& claim, const std::string& best, std::vector<std::vector<int>>& majors) {
+  const Object& object = graph.objects[v.object];
+  if (v.cuda_library.empty()) {
+    std::string claimed = fmt::format("claimed by {} as {}; it meets {} at best", who, claim.tag, best);
+    return {"wheel-policy-violation", Severity::Error, v.object, fmt::format("{}: {} ({})", object.path, v.what, claimed),
+            fmt::format("build in a {} image and bundle the libraries it names (auditwheel repair), or tag the wheel "
+                        "for the policy it meets ({})", claim.policy->name, best), ""};
+  }
+  // CUDA wheels leave CUDA's libraries out on purpose (auditwheel repair --exclude) and take them
+  // from the NVIDIA wheels or a toolkit; whether the target has them is library-not-found's question.
+  auto hint = cuda_install_hint(matrix, v.cuda_library, basename_of(object.path),
+                                cuda_majors_of_root(majors, graph, matrix, v.root));
+  return {"wheel-policy-violation", Severity::Warning, v.object,
+          fmt::format("{}: {} (claimed by {} as {}; CUDA wheels leave CUDA's libraries out on purpose, and apart from "
+                      "them it meets {} at best)", object.path, v.what, who, claim.tag, best),
+          fmt::format("make sure the target has it: name the NVIDIA wheel that ships it in Requires-Dist, or document "
+                      "the CUDA toolkit the wheel needs{}", hint ? "; " + *hint : ""), ""};
 }
 
 }  // namespace
@@ -141,7 +186,8 @@ std::vector<Finding> check_wheel_policy(const CheckContext& ctx, const std::vect
   if (dists.empty()) return findings;
   auto policies = load_embedded_policies();
   if (!policies) return {{"matrix-error", Severity::Error, std::nullopt, policies.error(), "", ""}};
-  std::set<std::string> driver = driver_libraries(ctx.matrix);
+  Outside outside{ctx.matrix, driver_libraries(ctx.matrix), ShippedLibraries(&dists)};
+  std::vector<std::vector<int>> majors;
   for (const Distribution& dist : dists) {
     Claim claim = claimed_policy(*policies, dist);
     if (!claim.policy) continue;
@@ -151,15 +197,9 @@ std::vector<Finding> check_wheel_policy(const CheckContext& ctx, const std::vect
       if (ctx.graph.objects[i].owner == dist.name && seen.insert(ctx.graph.objects[i].realpath).second) objects.push_back(i);
     if (objects.empty()) continue;
     std::string who = dist.wheel_file.empty() ? dist.name + " " + dist.version : dist.wheel_file;
-    std::string best = best_met(*policies, claim, ctx.graph, objects, driver);
-    auto broken = violations(*claim.policy, claim.arch, ctx.graph, objects, driver);
-    for (const Violation& v : broken)
-      findings.push_back({"wheel-policy-violation", Severity::Error, v.object,
-                          fmt::format("{}: {} (claimed by {} as {}; it meets {} at best)", ctx.graph.objects[v.object].path,
-                                      v.what, who, claim.tag, best),
-                          fmt::format("build in a {} image and bundle the libraries it names (auditwheel repair), or "
-                                      "tag the wheel for the policy it meets ({})", claim.policy->name, best),
-                          ""});
+    std::string best = best_met(*policies, claim, ctx.graph, objects, outside);
+    auto broken = violations(*claim.policy, claim.arch, ctx.graph, objects, outside);
+    for (const Violation& v : broken) findings.push_back(violation_finding(ctx.graph, ctx.matrix, v, who, claim, best, majors));
     if (broken.empty())
       findings.push_back({"wheel-policy", Severity::Info, std::nullopt,
                           fmt::format("{}: claims {} and meets it (best policy met: {})", who, claim.tag, best), "", ""});

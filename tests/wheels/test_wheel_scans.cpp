@@ -166,6 +166,8 @@ TEST_CASE("a library another installed wheel ships off the search path: a warnin
   CHECK(fix.starts_with("load " + shipped + " before importing " + ext));
   CHECK(fix.find("pip install") == std::string::npos);  // it is installed already
   CHECK(fix.find("tried: <install prefix>/") == std::string::npos);
+  for (const json& f : findings(s.report, "wheel-policy-violation"))  // an installed wheel ships it: no policy question
+    CHECK(f["message"].get<std::string>().find("libcudart.so.12") == std::string::npos);
 
   SUBCASE("without the wheel that ships it, the missing library stays an error with an install hint") {
     Scan alone = scan("--root " + shell_quote(root.str()) + wheels({kCupyLike}), "not-shipped");
@@ -206,6 +208,50 @@ TEST_CASE("a manylinux_2_17 wheel needing GLIBC_2.34 and a system library names 
   CHECK(any_message_has(violations, "site-packages/newglibc/libnew_glibc.so"));
   CHECK(any_message_has(violations, "libarchive.so.13"));
   CHECK(any_message_has(violations, "manylinux_2_17"));
+}
+
+TEST_CASE("a library from outside the install breaks the policy whether or not the scanning machine has it") {
+  TempDir root("wheels-policy-root");  // no libarchive.so.13 here
+  Scan s = scan("--root " + shell_quote(root.str()) + wheels({"newglibc-1.0-cp311-cp311-manylinux_2_17_x86_64.whl"}),
+                "policy-absent");
+  REQUIRE(s.report.is_object());
+  bool named = false;
+  for (const json& f : findings(s.report, "wheel-policy-violation"))
+    if (f["message"].get<std::string>().find("needs libarchive.so.13 from outside the install (no installed wheel ships it), "
+                                             "which manylinux_2_17 does not allow") != std::string::npos)
+      named = f["severity"] == "error";
+  CHECK(named);
+}
+
+TEST_CASE("a CUDA library a wheel leaves out is a policy warning, found on the machine or not; another wheel's is none") {
+  auto cudnn_violation = [](const Scan& s) {
+    json found;
+    for (const json& f : findings(s.report, "wheel-policy-violation"))
+      if (f["message"].get<std::string>().find("libcudnn.so.9") != std::string::npos) found = f;
+    return found;
+  };
+  for (bool cudnn_here : {false, true}) {
+    CAPTURE(cudnn_here);
+    TempDir root("wheels-cuda-policy-root");
+    fs::create_directories(root.path() / "usr/lib");
+    if (cudnn_here) fs::copy_file(fixture("libcudnn.so.9"), root.path() / "usr/lib/libcudnn.so.9");
+    Scan s = scan("--root " + shell_quote(root.str()) + wheels({kTorch, kCudart}), "cuda-policy");
+    REQUIRE(s.report.is_object());
+    json v = cudnn_violation(s);
+    REQUIRE(v.is_object());
+    CHECK(v["severity"] == "warning");
+    std::string message = v["message"];
+    CHECK(message.find(cudnn_here ? "takes libcudnn.so.9 from the system (/usr/lib/libcudnn.so.9)"
+                                  : "needs libcudnn.so.9 from outside the install") != std::string::npos);
+    CHECK(message.find("CUDA wheels leave CUDA's libraries out on purpose, and apart from them it meets manylinux_") !=
+          std::string::npos);
+    // The process needs libcudart.so.12: the hint names the CUDA 12 build of cuDNN only.
+    CHECK(v["fix"].get<std::string>().find("pip install nvidia-cudnn-cu12==9.* (CUDA 12), or") != std::string::npos);
+    for (const json& f : findings(s.report, "wheel-policy-violation"))  // libcudart.so.12 comes from its wheel
+      CHECK(f["message"].get<std::string>().find("libcudart.so.12") == std::string::npos);
+  }
+  Scan all = scan(wheels({kTorch, kCudnn, kCudart}), "cuda-policy-all");
+  CHECK_FALSE(cudnn_violation(all).is_object());
 }
 
 TEST_CASE("needing the NVIDIA driver (libcuda.so.1) breaks no policy, whether or not the scanning machine has one") {
