@@ -6,6 +6,7 @@
 
 #include "analyzer/check/cuda_checks.h"
 #include "analyzer/check/cuda_install_hint.h"
+#include "analyzer/check/shipped_libraries.h"
 
 namespace depscan {
 namespace {
@@ -73,6 +74,7 @@ std::vector<Finding> check_dlopen_libraries(const CheckContext& ctx, const CudaS
   const Graph& g = ctx.graph;
   bool has_driver = driver_present(g, stack);
   std::vector<std::vector<int>> majors;  // per root, computed on the first missing library
+  ShippedLibraries shipped(ctx.distributions);
   std::optional<std::set<std::tuple<size_t, size_t, std::string>>> reached;  // on the first inferred name missing
   for (const Edge& e : g.edges) {
     if (e.kind != EdgeKind::Dlopen || e.to) continue;
@@ -84,15 +86,20 @@ std::vector<Finding> check_dlopen_libraries(const CheckContext& ctx, const CudaS
     if (!required && !reached) reached = components_reached(g, ctx.matrix);
     if (!required && has_other_major(*reached, ctx.matrix, e)) continue;
     std::string tried = tried_text(e);
-    append_unique(out, Finding{
-        "dlopen-library-not-found", required ? Severity::Error : Severity::Warning, e.from,
-        fmt::format("{} opens {} with dlopen at run time{}, and it cannot be found{}: the loader reports "
-                    "'{}: cannot open shared object file' only when that code runs (ldd does not show it)",
-                    from.path, e.name,
-                    e.inferred ? " (name found in its read-only data)" : "",
-                    tried.empty() ? "" : " (tried " + tried + ")", e.name),
-        dlopen_fix(ctx.matrix, e.name, basename_of(from.path), cuda_majors_of_root(majors, g, ctx.matrix, e.root)),
-        ""});
+    Finding f{"dlopen-library-not-found", required ? Severity::Error : Severity::Warning, e.from,
+              fmt::format("{} opens {} with dlopen at run time{}, and it cannot be found{}: the loader reports "
+                          "'{}: cannot open shared object file' only when that code runs (ldd does not show it)",
+                          from.path, e.name,
+                          e.inferred ? " (name found in its read-only data)" : "",
+                          tried.empty() ? "" : " (tried " + tried + ")", e.name),
+              dlopen_fix(ctx.matrix, e.name, basename_of(from.path), cuda_majors_of_root(majors, g, ctx.matrix, e.root)),
+              ""};
+    if (const auto* found = shipped.find(e.name)) {  // cuDNN's dlopen of libnvrtc.so.12 in a PyTorch install
+      f.severity = Severity::Warning;
+      f.message += shipped_note(*found, "the dlopen");
+      f.fix = shipped_fix(*found, fmt::format("{} opens it", basename_of(from.path)), from);
+    }
+    append_unique(out, std::move(f));
   }
   return out;
 }

@@ -181,22 +181,6 @@ class OtherRoots {
   std::map<std::string, const Edge*> plugins_;                       // file -> the optional dlopen opening it
 };
 
-// CuPy's extension modules need libnvrtc.so.12, which nvidia-cuda-nvrtc-cu12 installs in
-// site-packages/nvidia/cuda_nvrtc/lib, where the loader does not look. CuPy (through
-// cuda-pathfinder) and PyTorch load such a file by its path before the import that needs it; the
-// loader then finds it by its soname.
-void explain_shipped(Finding& f, const Object& importer, const ShippedLibraries::Shipped& shipped,
-                     const std::string& tried) {
-  f.severity = Severity::Warning;
-  f.message += fmt::format("; {} {} installs it at {}, where the loader does not look: the import works only "
-                           "when Python code loads that file first (CuPy does through cuda-pathfinder, PyTorch in "
-                           "torch/__init__.py)",
-                           shipped.distribution->name, shipped.distribution->version, shipped.path);
-  f.fix = fmt::format("load {} before importing {} (ctypes.CDLL), or add {} to {}'s RUNPATH or to LD_LIBRARY_PATH; "
-                      "tried: {}",
-                      shipped.path, importer.path, dirname_of(shipped.path), basename_of(importer.path), tried);
-}
-
 // One finding per requesting file and name, the most severe of its roots'.
 void add_once(std::vector<Finding>& out, std::map<std::pair<std::string, std::string>, size_t>& seen,
               const Graph& g, const Edge& edge, Finding f) {
@@ -231,8 +215,13 @@ std::vector<Finding> check_missing_libraries(const CheckContext& ctx) {
       f.severity = Severity::Warning;
       f.message += *why;
     }
-    if (const auto* found = shipped.find(edge.name); found && !edge.tried.empty())
-      explain_shipped(f, g.objects[edge.from], *found, tried_paths(edge));
+    if (const auto* found = shipped.find(edge.name); found && !edge.tried.empty()) {
+      // CuPy's modules need libcublas.so.12 from site-packages/nvidia/cublas/lib and load it first.
+      const Object& importer = g.objects[edge.from];
+      f.severity = Severity::Warning;
+      f.message += shipped_note(*found, "the import");
+      f.fix = fmt::format("{}; tried: {}", shipped_fix(*found, "importing " + importer.path, importer), tried_paths(edge));
+    }
     add_once(out, seen, g, edge, std::move(f));
   }
   for (Finding& f : unchecked_windows_dlls(g)) out.push_back(std::move(f));

@@ -1,5 +1,7 @@
 #include "analyzer/check/shipped_libraries.h"
 
+#include <fmt/format.h>
+
 #include "analyzer/input/fs.h"
 
 namespace depscan {
@@ -14,6 +16,20 @@ ShippedLibraries::ShippedLibraries(const std::vector<Distribution>* distribution
 const ShippedLibraries::Shipped* ShippedLibraries::find(const std::string& name) const {
   auto it = by_name_.find(name);
   return it == by_name_.end() ? nullptr : &it->second;
+}
+
+// PyTorch (torch/__init__.py, for cuDNN's dlopen of libnvrtc: pytorch/pytorch#145580) and CuPy
+// (through cuda-pathfinder) load such a file by its path first; the loader then finds it by its soname.
+std::string shipped_note(const ShippedLibraries::Shipped& shipped, std::string_view what) {
+  return fmt::format("; {} {} installs it at {}, where the loader does not look: {} works only when Python code has "
+                     "loaded that file first, as PyTorch (torch/__init__.py) and CuPy (cuda-pathfinder) do for the "
+                     "NVIDIA wheels' libraries",
+                     shipped.distribution->name, shipped.distribution->version, shipped.path, what);
+}
+
+std::string shipped_fix(const ShippedLibraries::Shipped& shipped, std::string_view before, const Object& requester) {
+  return fmt::format("load {} before {} (ctypes.CDLL), or add {} to {}'s RUNPATH or to LD_LIBRARY_PATH", shipped.path,
+                     before, dirname_of(shipped.path), basename_of(requester.path));
 }
 
 }  // namespace depscan

@@ -5,9 +5,11 @@
 #include <functional>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "analyzer/input/distribution.h"
+#include "analyzer/model.h"
 
 namespace depscan {
 
@@ -26,5 +28,12 @@ class ShippedLibraries {
  private:
   std::map<std::string, Shipped, std::less<>> by_name_;
 };
+
+// Appended to a library-not-found message: "; nvidia-cuda-nvrtc-cu12 12.8.93 installs it at P,
+// where the loader does not look: <what> works only when ...". `what`: "the import", "the dlopen".
+std::string shipped_note(const ShippedLibraries::Shipped& shipped, std::string_view what);
+
+// "load P before <before> (ctypes.CDLL), or add its directory to <requester>'s RUNPATH or LD_LIBRARY_PATH".
+std::string shipped_fix(const ShippedLibraries::Shipped& shipped, std::string_view before, const Object& requester);
 
 }  // namespace depscan

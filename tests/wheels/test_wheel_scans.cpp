@@ -197,6 +197,39 @@ TEST_CASE("the real loader: the extension fails alone and loads once the shipped
   CHECK(load({shipped, ext}).exit_code == 0);
 }
 
+TEST_CASE("a library opened with dlopen that another installed wheel ships off the search path: named, with the preload") {
+  TempDir root("wheels-dlopen-root");
+  Scan s = scan("--root " + shell_quote(root.str()) + wheels({"dlopener-1.0-cp311-cp311-manylinux2014_x86_64.whl", kCudart}),
+                "dlopen-shipped");
+  REQUIRE(s.report.is_object());
+  json cudart;
+  for (const json& f : findings(s.report, "dlopen-library-not-found"))
+    if (f["message"].get<std::string>().find("opens libcudart.so.12 with dlopen") != std::string::npos) cudart = f;
+  REQUIRE(cudart.is_object());
+  CHECK(cudart["severity"] == "warning");
+  CHECK(cudart["message"].get<std::string>().find(
+            "; nvidia-cuda-runtime-cu12 12.1.105 installs it at site-packages/nvidia/cuda_runtime/lib/libcudart.so.12, "
+            "where the loader does not look: the dlopen works only when Python code has loaded that file first") !=
+        std::string::npos);
+  CHECK(cudart["fix"].get<std::string>().starts_with(
+      "load site-packages/nvidia/cuda_runtime/lib/libcudart.so.12 before libdlopener.so opens it"));
+
+  SUBCASE("the real loader: dlopen by name finds the copy loaded by its path, and nothing without it") {
+    TempDir site("wheels-dlopen-site");
+    std::string unzip = "python3 -c 'import sys, zipfile\nfor w in sys.argv[2:]: zipfile.ZipFile(w).extractall(sys.argv[1])' " +
+                        shell_quote(site.str()) + wheels({"dlopener-1.0-cp311-cp311-manylinux2014_x86_64.whl", kCudart});
+    REQUIRE(run_command(unzip).exit_code == 0);
+    auto opened = [&](bool preload) {
+      std::string code = "import ctypes, sys\n"
+                         "if sys.argv[2] == \"1\": ctypes.CDLL(sys.argv[1] + \"/nvidia/cuda_runtime/lib/libcudart.so.12\")\n"
+                         "print(ctypes.CDLL(sys.argv[1] + \"/dlopener/libdlopener.so\").open_cudart())";
+      return run_command("python3 -c '" + code + "' " + shell_quote(site.str()) + (preload ? " 1" : " 0")).output;
+    };
+    CHECK(opened(false) == "0\n");
+    CHECK(opened(true) == "1\n");
+  }
+}
+
 TEST_CASE("a manylinux_2_17 wheel needing GLIBC_2.34 and a system library names both") {
   Scan s = scan(wheels({"newglibc-1.0-cp311-cp311-manylinux_2_17_x86_64.whl"}), "policy");
   REQUIRE(s.report.is_object());
