@@ -100,6 +100,7 @@ struct Outside {
   const Matrix& matrix;
   std::set<std::string> driver;
   ShippedLibraries shipped;
+  std::set<std::string> plugins;  // files only an optional dlopen opens
 
   bool is_cuda_library(const std::string& name) const {
     const ComponentRow* row = matrix.component_of(name);
@@ -113,6 +114,15 @@ std::set<std::string> driver_libraries(const Matrix& matrix) {
     if (row.component == "driver")
       for (const ComponentSoname& soname : row.sonames) names.insert(soname.name);
   return names;
+}
+
+// NVSHMEM's transports, cuFile's RDMA support: what they break matters only where their feature is used.
+std::set<std::string> optional_plugins(const Graph& graph, const Matrix& matrix) {
+  std::set<std::string> files;
+  for (const Edge& e : graph.edges)
+    if (e.kind == EdgeKind::Dlopen && e.to && matrix.dlopen_is_optional(soname_or_file_name(graph.objects[e.from]), e.name))
+      files.insert(file_path(graph.objects[*e.to]));
+  return files;
 }
 
 // Every NEEDED library from outside the install that the policy does not list, whether or not the
@@ -159,12 +169,16 @@ std::string best_met(const PolicySet& policies, const Claim& claim, const Graph&
 }
 
 // `majors`: cuda_majors_by_root, filled on the first CUDA library.
-Finding violation_finding(const Graph& graph, const Matrix& matrix, const Violation& v, const std::string& who,
+Finding violation_finding(const Graph& graph, const Outside& outside, const Violation& v, const std::string& who,
                           const Claim& claim, const std::string& best, std::vector<std::vector<int>>& majors) {
+  const Matrix& matrix = outside.matrix;
   const Object& object = graph.objects[v.object];
   if (v.cuda_library.empty()) {
-    std::string claimed = fmt::format("claimed by {} as {}; it meets {} at best", who, claim.tag, best);
-    return {"wheel-policy-violation", Severity::Error, v.object, fmt::format("{}: {} ({})", object.path, v.what, claimed),
+    bool plugin = outside.plugins.count(file_path(object)) != 0;
+    std::string claimed = fmt::format("claimed by {} as {}; it meets {} at best{}", who, claim.tag, best,
+                                      plugin ? "; it is a plugin opened with dlopen only when its feature is used" : "");
+    return {"wheel-policy-violation", plugin ? Severity::Warning : Severity::Error, v.object,
+            fmt::format("{}: {} ({})", object.path, v.what, claimed),
             fmt::format("build in a {} image and bundle the libraries it names (auditwheel repair), or tag the wheel "
                         "for the policy it meets ({})", claim.policy->name, best), ""};
   }
@@ -186,7 +200,7 @@ std::vector<Finding> check_wheel_policy(const CheckContext& ctx, const std::vect
   if (dists.empty()) return findings;
   auto policies = load_embedded_policies();
   if (!policies) return {{"matrix-error", Severity::Error, std::nullopt, policies.error(), "", ""}};
-  Outside outside{ctx.matrix, driver_libraries(ctx.matrix), ShippedLibraries(&dists)};
+  Outside outside{ctx.matrix, driver_libraries(ctx.matrix), ShippedLibraries(&dists), optional_plugins(ctx.graph, ctx.matrix)};
   std::vector<std::vector<int>> majors;
   for (const Distribution& dist : dists) {
     Claim claim = claimed_policy(*policies, dist);
@@ -199,7 +213,7 @@ std::vector<Finding> check_wheel_policy(const CheckContext& ctx, const std::vect
     std::string who = dist.wheel_file.empty() ? dist.name + " " + dist.version : dist.wheel_file;
     std::string best = best_met(*policies, claim, ctx.graph, objects, outside);
     auto broken = violations(*claim.policy, claim.arch, ctx.graph, objects, outside);
-    for (const Violation& v : broken) findings.push_back(violation_finding(ctx.graph, ctx.matrix, v, who, claim, best, majors));
+    for (const Violation& v : broken) findings.push_back(violation_finding(ctx.graph, outside, v, who, claim, best, majors));
     if (broken.empty())
       findings.push_back({"wheel-policy", Severity::Info, std::nullopt,
                           fmt::format("{}: claims {} and meets it (best policy met: {})", who, claim.tag, best), "", ""});

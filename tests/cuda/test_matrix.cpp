@@ -95,6 +95,15 @@ TEST_CASE("cuDNN, frameworks and library names") {
   CHECK_FALSE(glob_match("libcudart.so.*", "libcudart.so"));
 }
 
+TEST_CASE("optional plugins: NVSHMEM's transports of both plugin ABIs and cuFile's RDMA support, not their openers' needs") {
+  Matrix m = embedded();
+  CHECK(m.dlopen_is_optional("libnvshmem_host.so.3", "nvshmem_transport_ucx.so.3"));  // nvshmem 3.3.20 (torch 2.9.1)
+  CHECK(m.dlopen_is_optional("libnvshmem_host.so.3", "nvshmem_transport_ucx.so.7"));  // nvshmem 3.8.0
+  CHECK(m.dlopen_is_optional("libcufile.so.0", "libcufile_rdma.so.1"));
+  CHECK_FALSE(m.dlopen_is_optional("libcufile.so.0", "libcuda.so.1"));
+  CHECK_FALSE(m.dlopen_is_optional("libcudnn_graph.so.9", "libnvrtc.so.12"));
+}
+
 TEST_CASE("a matrix file replaces a section, and bad files are refused with the reason") {
   TempDir dir("cuda-matrix");
   const std::string good = R"({"schema": "depscan-matrix/gpus/1", "gpus": [

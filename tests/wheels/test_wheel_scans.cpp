@@ -287,6 +287,27 @@ TEST_CASE("a CUDA library a wheel leaves out is a policy warning, found on the m
   CHECK_FALSE(cudnn_violation(all).is_object());
 }
 
+TEST_CASE("an optional plugin's policy violation and missing library are warnings: cuFile's RDMA support") {
+  TempDir root("wheels-plugin-root");
+  Scan s = scan("--root " + shell_quote(root.str()) + wheels({"nvidia_cufile_cu12-1.13.1.3-py3-none-manylinux2014_x86_64.whl"}),
+                "plugin-policy");
+  REQUIRE(s.report.is_object());
+  const std::string rdma = "site-packages/nvidia/cufile/lib/libcufile_rdma.so.1";
+  json violation, missing;
+  for (const json& f : findings(s.report, "wheel-policy-violation"))
+    if (f["message"].get<std::string>().starts_with(rdma + ": needs libmlx5.so.1 from outside the install")) violation = f;
+  for (const json& f : findings(s.report, "library-not-found"))
+    if (f["message"].get<std::string>().starts_with("libmlx5.so.1:")) missing = f;
+  REQUIRE(violation.is_object());
+  CHECK(violation["severity"] == "warning");
+  CHECK(violation["message"].get<std::string>().find("it is a plugin opened with dlopen only when its feature is used") !=
+        std::string::npos);
+  REQUIRE(missing.is_object());
+  CHECK(missing["severity"] == "warning");
+  CHECK(missing["message"].get<std::string>().find("is a plugin that site-packages/nvidia/cufile/lib/libcufile.so.0 opens") !=
+        std::string::npos);
+}
+
 TEST_CASE("needing the NVIDIA driver (libcuda.so.1) breaks no policy, whether or not the scanning machine has one") {
   const char* wheel = "drivercall-1.0-cp311-cp311-manylinux_2_17_x86_64.whl";
   for (bool driver_here : {false, true}) {
