@@ -42,15 +42,38 @@ const FileSource::Buffer* FileSource::fetch(uint64_t offset, uint64_t length) co
   Buffer b{offset, length, std::make_unique_for_overwrite<uint8_t[]>(length)};
   if (!read_fully(fd_, b.bytes.get(), length, offset)) return nullptr;
   buffers_.push_back(std::move(b));
+  index_blocks(buffers_.size() - 1);
   return &buffers_.back();
+}
+
+void FileSource::index_blocks(size_t buffer) const {
+  const Buffer& b = buffers_[buffer];
+  for (uint64_t block = b.offset / kBlock; block * kBlock < b.offset + b.size; ++block) {
+    Holders& h = by_block_[block];
+    if (h.count < h.buffers.size()) {
+      h.buffers[h.count++] = buffer;
+    } else {  // rare: the oldest gives way, at worst costing a read again
+      h.buffers[h.next] = buffer;
+      h.next = static_cast<uint8_t>((h.next + 1) % h.buffers.size());
+    }
+  }
+}
+
+const FileSource::Buffer* FileSource::find(uint64_t offset, uint64_t end) const {
+  auto it = by_block_.find(offset / kBlock);
+  if (it == by_block_.end()) return nullptr;
+  for (uint8_t i = 0; i < it->second.count; ++i) {
+    const Buffer& b = buffers_[it->second.buffers[i]];
+    if (offset >= b.offset && end <= b.offset + b.size) return &b;
+  }
+  return nullptr;
 }
 
 std::optional<ByteView> FileSource::read(uint64_t offset, uint64_t length) const {
   auto end = checked_add(offset, length);
   if (!end || *end > info_.size) return std::nullopt;
   if (length == 0) return ByteView();
-  for (const Buffer& b : buffers_)
-    if (offset >= b.offset && *end <= b.offset + b.size) return ByteView(b.bytes.get() + (offset - b.offset), length);
+  if (const Buffer* cached = find(offset, *end)) return ByteView(cached->bytes.get() + (offset - cached->offset), length);
   const Buffer* b = nullptr;
   if (length <= kBlock) {
     uint64_t start = offset - offset % kBlock;

@@ -53,6 +53,31 @@ TEST_CASE("FileSource reads any range inside the file, and nothing past its end"
   CHECK(holds_offsets(*first, 10));
 }
 
+TEST_CASE("FileSource serves a read across two blocks from the buffer that holds it, among overlapping ones") {
+  test::TempDir dir("file-source-overlap");
+  const uint64_t block = 4096, size = 8 * block;
+  auto file = FileSource::open(patterned_file(dir, size));
+  REQUIRE(file);
+  const FileSource& source = **file;
+  // Buffers over blocks 3-4 and 1-2 first, then one over 2-3 for a read across the 2|3 boundary.
+  REQUIRE(source.read(3 * block + 100, block));
+  REQUIRE(source.read(1 * block + 100, block));
+  auto across = source.read(3 * block - 50, 100);
+  REQUIRE(across);
+  // A second read across that boundary is served from the same buffer: no new one is read.
+  auto again = source.read(3 * block - 80, 200);
+  REQUIRE(again);
+  CHECK(holds_offsets(*again, 3 * block - 80));
+  CHECK(across->data() - again->data() == 30);
+  // Every window, in an order that jumps back and forth, holds its own bytes.
+  for (uint64_t step = 0; step < 64; ++step) {
+    uint64_t offset = (step * 2741) % (size - block);
+    auto view = source.read(offset, 1 + step * 61 % block);
+    REQUIRE(view);
+    CHECK(holds_offsets(*view, offset));
+  }
+}
+
 TEST_CASE("FileSource refuses what is not a regular file") {
   test::TempDir dir("file-source-kinds");
   CHECK_FALSE(FileSource::open(dir.str()));
