@@ -58,6 +58,7 @@ std::vector<bool> started_with(const Graph& graph, size_t root, std::span<const 
 }
 
 SymbolIndex::SymbolIndex(const Graph& graph) : graph_(graph), root_edges_(edges_by_root(graph)) {
+  find_canonical_objects();
   std::vector<bool>& in_scope = in_scope_;
   in_scope.assign(graph.objects.size(), false);
   if (root_edges_.size() < graph.load_order.size()) root_edges_.resize(graph.load_order.size());
@@ -94,17 +95,29 @@ SymbolIndex::SymbolIndex(const Graph& graph) : graph_(graph), root_edges_(edges_
     names.erase(std::unique(names.begin(), names.end(), [](const auto& a, const auto& b) { return a.first == b.first; }),
                 names.end());
   }
-  index_definitions(in_scope);
+  std::vector<bool> indexed(graph.objects.size(), false);  // the canonical objects of those in a scope
+  for (size_t o = 0; o < graph.objects.size(); ++o)
+    if (in_scope[o]) indexed[canonical_[o]] = true;
+  index_definitions(indexed);
   references_.resize(graph.objects.size());
   size_t symbols = 0;
   for (size_t o = 0; o < graph.objects.size(); ++o)
-    if (in_scope[o]) symbols += graph.objects[o].binary->symbols.size();
+    if (indexed[o]) symbols += graph.objects[o].binary->symbols.size();
   parallel_for_index(graph.objects.size(), [&](size_t o) {  // read-only lookups from here on
-    if (!in_scope[o]) return;
+    if (!indexed[o]) return;
     for (const Symbol& s : graph.objects[o].binary->symbols)
       if (!s.defined && !s.name.empty() && s.binding != SymbolBinding::Local)
         references_[o].push_back(Reference{&s, definers_of(s.name)});
   }, symbols < kSymbolsWorthAThread ? 1 : 0);
+}
+
+void SymbolIndex::find_canonical_objects() {
+  std::unordered_map<const Binary*, uint32_t> first_of;
+  canonical_.resize(graph_.objects.size());
+  for (size_t o = 0; o < graph_.objects.size(); ++o) {
+    const Binary* binary = graph_.objects[o].binary.get();
+    canonical_[o] = binary ? first_of.try_emplace(binary, static_cast<uint32_t>(o)).first->second : static_cast<uint32_t>(o);
+  }
 }
 
 // Two passes with one hash lookup per definition: count each name's definitions, then lay them
@@ -152,9 +165,11 @@ SymbolIndex::Definers SymbolIndex::definers_of(std::string_view name) const {
 }
 
 std::span<const Symbol* const> SymbolIndex::run_of(Definers definers, size_t object) const {
+  if (object >= canonical_.size()) return {};
+  uint32_t canonical = canonical_[object];
   auto begin = definition_objects_.begin() + definers.first, end = begin + definers.count;
-  auto first = std::find(begin, end, object);
-  auto last = std::find_if(first, end, [&](uint32_t o) { return o != object; });
+  auto first = std::find(begin, end, canonical);
+  auto last = std::find_if(first, end, [&](uint32_t o) { return o != canonical; });
   return std::span<const Symbol* const>(definition_symbols_.data() + (first - definition_objects_.begin()),
                                         static_cast<size_t>(last - first));
 }
@@ -165,8 +180,8 @@ std::span<const size_t> SymbolIndex::edges_of(size_t root) const {
 }
 
 std::span<const SymbolIndex::Reference> SymbolIndex::references(size_t object) const {
-  if (object >= references_.size()) return {};
-  return references_[object];
+  if (object >= references_.size() || !in_scope_[object]) return {};
+  return references_[canonical_[object]];
 }
 
 SymbolIndex::~SymbolIndex() = default;
@@ -250,8 +265,8 @@ const std::vector<uint32_t>& SymbolIndex::positions_in(const std::vector<size_t>
   if (position_.size() != graph_.objects.size()) position_.assign(graph_.objects.size(), kNotInScope);
   if (&scope == positioned_) return position_;
   if (positioned_)
-    for (size_t o : *positioned_) position_[o] = kNotInScope;
-  for (size_t place = scope.size(); place-- > 0;) position_[scope[place]] = static_cast<uint32_t>(place);  // first place wins
+    for (size_t o : *positioned_) position_[canonical_[o]] = kNotInScope;
+  for (size_t place = scope.size(); place-- > 0;) position_[canonical_[scope[place]]] = static_cast<uint32_t>(place);  // first place wins
   positioned_ = &scope;
   return position_;
 }

@@ -104,6 +104,40 @@ TEST_CASE("the first definition in load order wins") {
   CHECK(bound->object == lb);
 }
 
+TEST_CASE("one file opened by two paths: its definitions and references are shared, bindings name each root's object") {
+  GraphBuilder g;
+  Binary lib = elf("libshared.so");
+  lib.symbols = {def("shared_fn"), ref("from_app")};
+  Binary app = elf(std::nullopt, true), tool = elf(std::nullopt, true);
+  app.symbols = {ref("shared_fn"), def("from_app")};
+  tool.symbols = {ref("shared_fn")};
+  size_t first = g.add("/opt/lib/libshared.so", lib);
+  size_t p1 = g.add("/app", app), p2 = g.add("/tool", tool);
+  Object second = g.graph.objects[first];  // the same file (one Binary) by another path
+  second.path = "/opt/bin/../lib/libshared.so";
+  size_t other = g.graph.objects.size();
+  g.graph.objects.push_back(second);
+  g.edge(p1, "libshared.so", first, How::Runpath, EdgeKind::Needed, 0);
+  g.edge(p2, "libshared.so", other, How::Runpath, EdgeKind::Needed, 1);
+  size_t r1 = g.root({p1, first}), r2 = g.root({p2, other});
+  SymbolIndex index(g.graph);
+  for (auto [root, program, library] : {std::tuple{r1, p1, first}, std::tuple{r2, p2, other}}) {
+    CAPTURE(root);
+    REQUIRE(index.references(program).size() == 1);
+    auto bound = index.bind_in(root, program, index.references(program)[0]);
+    REQUIRE(bound);
+    CHECK(bound->object == library);  // the object of this root's scope, not the first one indexed
+    CHECK(index.bind(index.scope(root), ref("shared_fn"))->object == library);
+    CHECK(index.definitions(library, "shared_fn").size() == 1);
+    REQUIRE(index.references(library).size() == 1);  // from_app, shared with the other path
+    CHECK(index.references(library)[0].symbol->name == "from_app");
+  }
+  auto from_app = index.bind_in(r1, first, index.references(first)[0]);
+  REQUIRE(from_app);
+  CHECK(from_app->object == p1);
+  CHECK_FALSE(index.bind_in(r2, other, index.references(other)[0]));  // /tool defines no from_app
+}
+
 TEST_CASE("symbol-version-not-found: the loader's wording, the provider's versions, the users") {
   GraphBuilder g;
   Binary app = elf(std::nullopt, true);
