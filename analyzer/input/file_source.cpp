@@ -42,7 +42,9 @@ const FileSource::Buffer* FileSource::fetch(uint64_t offset, uint64_t length) co
   Buffer b{offset, length, std::make_unique_for_overwrite<uint8_t[]>(length)};
   if (!read_fully(fd_, b.bytes.get(), length, offset)) return nullptr;
   buffers_.push_back(std::move(b));
-  index_blocks(buffers_.size() - 1);
+  if (buffers_.size() == kWalked + 1)
+    for (size_t i = 0; i < kWalked; ++i) index_blocks(i);
+  if (buffers_.size() > kWalked) index_blocks(buffers_.size() - 1);
   return &buffers_.back();
 }
 
@@ -60,6 +62,11 @@ void FileSource::index_blocks(size_t buffer) const {
 }
 
 const FileSource::Buffer* FileSource::find(uint64_t offset, uint64_t end) const {
+  if (buffers_.size() <= kWalked) {
+    for (const Buffer& b : buffers_)
+      if (offset >= b.offset && end <= b.offset + b.size) return &b;
+    return nullptr;
+  }
   auto it = by_block_.find(offset / kBlock);
   if (it == by_block_.end()) return nullptr;
   for (uint8_t i = 0; i < it->second.count; ++i) {

@@ -26,8 +26,9 @@ class FileSource final : public ByteSource {
   static Expected<std::unique_ptr<FileSource>> open(const std::string& host_path);
 
   uint64_t size() const override { return info_.size; }
-  // Every range read stays in memory and answers later reads inside it, found by the blocks it
-  // covers (TensorFlow's libtensorflow_cc.so.2 has 451,000 symbol names in 20,000 blocks). A read
+  // Every range read stays in memory and answers later reads inside it: among the first few
+  // buffers by a walk, beyond them by the blocks they cover (TensorFlow's libtensorflow_cc.so.2 has
+  // 451,000 symbol names in 20,000 blocks). A read
   // of up to a block fetches the aligned blocks around it (the next string is usually there); a
   // larger one, just itself. Not thread-safe: one reader at a time.
   std::optional<ByteView> read(uint64_t offset, uint64_t length) const override;
@@ -36,6 +37,7 @@ class FileSource final : public ByteSource {
 
  private:
   static constexpr uint64_t kBlock = 4096;
+  static constexpr size_t kWalked = 16;  // buffers found by a walk; the block index starts after them
   struct Buffer {
     uint64_t offset = 0, size = 0;
     std::unique_ptr<uint8_t[]> bytes;

@@ -55,10 +55,11 @@ TEST_CASE("FileSource reads any range inside the file, and nothing past its end"
 
 TEST_CASE("FileSource serves a read across two blocks from the buffer that holds it, among overlapping ones") {
   test::TempDir dir("file-source-overlap");
-  const uint64_t block = 4096, size = 8 * block;
+  const uint64_t block = 4096, size = 64 * block;
   auto file = FileSource::open(patterned_file(dir, size));
   REQUIRE(file);
   const FileSource& source = **file;
+  for (uint64_t b = 20; b < 60; b += 2) REQUIRE(source.read(b * block + 7, 10));  // enough buffers for the block index
   // Buffers over blocks 3-4 and 1-2 first, then one over 2-3 for a read across the 2|3 boundary.
   REQUIRE(source.read(3 * block + 100, block));
   REQUIRE(source.read(1 * block + 100, block));
