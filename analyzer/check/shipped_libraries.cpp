@@ -18,12 +18,13 @@ const ShippedLibraries::Shipped* ShippedLibraries::find(const std::string& name)
   return it == by_name_.end() ? nullptr : &it->second;
 }
 
-// PyTorch (torch/__init__.py, for cuDNN's dlopen of libnvrtc: pytorch/pytorch#145580) and CuPy
-// (through cuda-pathfinder) load such a file by its path first; the loader then finds it by its soname.
+// PyTorch (torch/__init__.py, for cuDNN's dlopen of libnvrtc: pytorch/pytorch#145580), JAX
+// (jax_plugins/xla_cuda12/__init__.py) and CuPy (through cuda-pathfinder) load such a file by its
+// path first; the loader then finds it by its soname.
 std::string shipped_note(const ShippedLibraries::Shipped& shipped, std::string_view what) {
   return fmt::format("; {} {} installs it at {}, where the loader does not look: {} works only when Python code has "
-                     "loaded that file first, as PyTorch (torch/__init__.py) and CuPy (cuda-pathfinder) do for the "
-                     "NVIDIA wheels' libraries",
+                     "loaded that file first, as PyTorch (torch/__init__.py), JAX (jax_plugins) and CuPy "
+                     "(cuda-pathfinder) do for the NVIDIA wheels' libraries",
                      shipped.distribution->name, shipped.distribution->version, shipped.path, what);
 }
 
