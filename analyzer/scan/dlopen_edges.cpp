@@ -30,8 +30,8 @@ bool has_versioned_sibling(const std::vector<std::string>& names, const std::str
 
 class DlopenEdges {
  public:
-  DlopenEdges(Resolver& resolver, const Matrix& matrix, const FileSystem& fs)
-      : resolver_(resolver), matrix_(matrix), fs_(fs), headers_(fs) {}
+  DlopenEdges(Resolver& resolver, const Matrix& matrix, const FileSystem& fs, const std::vector<Distribution>* distributions)
+      : resolver_(resolver), matrix_(matrix), fs_(fs), distributions_(distributions), headers_(fs) {}
 
   void run() {
     scan_loaded_objects();
@@ -271,10 +271,15 @@ class DlopenEdges {
     for (const DlopenRow* row : rows_for(object)) {
       if (row->probe == "library_name_strings") {
         if (with_cuda_major) continue;
+        bool named = false;  // a CUDA library besides the driver
         for (const std::string& name : strings_of(object))
-          if (is_cuda_name(name) && name.find('%') == std::string::npos)
+          if (is_cuda_name(name) && name.find('%') == std::string::npos) {
             add(root, object, name, true,
                 fmt::format("string \"{}\" in .rodata; {} opens CUDA libraries by name ({})", name, opener, row->source));
+            const ComponentRow* c = matrix_.component_of(name);
+            named = named || !c || c->component != "driver";
+          }
+        if (!named) add_from_build(root, object, *row);
         continue;
       }
       for (const std::string& pattern : row->opens) {
@@ -288,6 +293,81 @@ class DlopenEdges {
                              row->source));
       }
     }
+  }
+
+  // TensorFlow 2.20 builds each name from a short literal ("cudart" and "12"): its read-only data
+  // names none. The framework table's build for the owning distribution's version gives them.
+  void add_from_build(size_t root, size_t object, const DlopenRow& row) {
+    auto [it, inserted] = by_build_.try_emplace(object);
+    if (inserted) it->second = names_from_build(object, row);
+    for (const auto& [name, source] : it->second) add(root, object, name, false, source);
+  }
+
+  std::vector<std::pair<std::string, std::string>> names_from_build(size_t object, const DlopenRow& row) {
+    const FrameworkRow* build = framework_build(object);
+    if (!build || loads_another_of(object, row)) return {};
+    int cuda = Version::parse(build->cuda)->major(), cudnn = Version::parse(build->cudnn)->major();
+    std::string opener = soname_or_file_name(resolver_.graph().objects[object]);
+    std::vector<std::pair<std::string, std::string>> out;
+    for (const std::string& pattern : row.opens)
+      if (auto name = soname_for_build(pattern, cuda, cudnn))
+        out.emplace_back(*name, fmt::format("matrix: {} {} was built with CUDA {} and cuDNN {} ({}); {} opens {} by a "
+                                            "name its read-only data does not hold ({})",
+                                            build->framework, build->version, build->cuda, build->cudnn, build->source,
+                                            opener, *name, row.source));
+    return out;
+  }
+
+  // The framework table's row for the distribution that installed the object (TensorFlow 2.20.0:
+  // CUDA 12.5, cuDNN 9.3), by its version or else its major.minor; none for a CPU-only build.
+  const FrameworkRow* framework_build(size_t object) const {
+    const Distribution* owner = owner_of(resolver_.graph().objects[object]);
+    if (!owner || normalize_dist_name(owner->name).find("cpu") != std::string::npos) return nullptr;
+    auto version = Version::parse(owner->version);
+    if (!version) return nullptr;
+    for (const std::string& wanted : {owner->version, fmt::format("{}.{}", version->major(), version->minor())})
+      for (const FrameworkRow* row : matrix_.frameworks_matching(owner->name, wanted))
+        if (Version::parse(row->cuda) && Version::parse(row->cudnn)) return row;
+    return nullptr;
+  }
+
+  const Distribution* owner_of(const Object& o) const {
+    if (!distributions_) return nullptr;
+    for (const Distribution& d : *distributions_)
+      for (const std::string& file : d.files)
+        if (file == o.realpath || file == o.path) return &d;
+    return nullptr;
+  }
+
+  // {soname:C}: component C's SONAME for the CUDA major; {soname:cudnn}: the cuDNN major's shim.
+  std::optional<std::string> soname_for_build(const std::string& pattern, int cuda_major, int cudnn_major) const {
+    const std::string_view prefix = "{soname:";
+    if (!pattern.starts_with(prefix)) return pattern;
+    std::string component = pattern.substr(prefix.size(), pattern.size() - prefix.size() - 1);
+    if (component == "cudnn") {
+      for (const CudnnSeries& series : matrix_.cudnn_series())
+        if (series.major == cudnn_major) return series.shim;
+      return std::nullopt;
+    }
+    for (const ComponentRow& row : matrix_.components())
+      if (row.component == component)
+        for (const ComponentSoname& soname : row.sonames)
+          if (std::find(soname.cuda_majors.begin(), soname.cuda_majors.end(), cuda_major) != soname.cuda_majors.end())
+            return soname.name;
+    return std::nullopt;
+  }
+
+  // Whether the object loads another library of the row (libtensorflow_cc.so.2 loads
+  // libtensorflow_framework.so.2): the edges go on the lowest one, which holds the loader.
+  bool loads_another_of(size_t object, const DlopenRow& row) const {
+    const Graph& g = resolver_.graph();
+    for (const Edge& e : g.edges) {
+      if (e.from != object || !e.to || e.kind != EdgeKind::Needed) continue;
+      std::string name = soname_or_file_name(g.objects[*e.to]);
+      if (std::any_of(row.from.begin(), row.from.end(), [&](const std::string& p) { return glob_match(p, name); }))
+        return true;
+    }
+    return false;
   }
 
   // Library names in .rodata the matrix knows as CUDA or cuDNN libraries.
@@ -315,7 +395,9 @@ class DlopenEdges {
   Resolver& resolver_;
   const Matrix& matrix_;
   const FileSystem& fs_;
+  const std::vector<Distribution>* distributions_;
   HeaderVersions headers_;
+  std::unordered_map<size_t, std::vector<std::pair<std::string, std::string>>> by_build_;  // (name, source) by object
   std::map<std::pair<const Binary*, std::string>, std::optional<std::string>> prefixed_;  // first .rodata string with a prefix
   std::unordered_map<const Binary*, std::vector<std::string>> strings_;  // library names in .rodata
   std::map<std::string, std::optional<int>> cuda_major_of_dir_;
@@ -327,8 +409,9 @@ class DlopenEdges {
 
 }  // namespace
 
-void add_dlopen_edges(Resolver& resolver, const Matrix& matrix, const FileSystem& fs) {
-  DlopenEdges(resolver, matrix, fs).run();
+void add_dlopen_edges(Resolver& resolver, const Matrix& matrix, const FileSystem& fs,
+                      const std::vector<Distribution>* distributions) {
+  DlopenEdges(resolver, matrix, fs, distributions).run();
 }
 
 }  // namespace depscan

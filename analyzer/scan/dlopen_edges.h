@@ -4,12 +4,18 @@
 // rules from the object that opens it, and its NEEDED closure is loaded too.
 #pragma once
 
+#include <vector>
+
+#include "analyzer/input/distribution.h"
 #include "analyzer/input/fs.h"
 #include "analyzer/resolve/resolve.h"
 #include "matrix/matrix.h"
 
 namespace depscan {
 
-void add_dlopen_edges(Resolver& resolver, const Matrix& matrix, const FileSystem& fs);
+// `distributions`: the install's, which give a framework library's version (TensorFlow 2.20's
+// loader names no library in its read-only data; the framework table's build does).
+void add_dlopen_edges(Resolver& resolver, const Matrix& matrix, const FileSystem& fs,
+                      const std::vector<Distribution>* distributions = nullptr);
 
 }  // namespace depscan

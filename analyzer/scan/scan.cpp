@@ -1,6 +1,7 @@
 #include "analyzer/scan/scan.h"
 #include "analyzer/resolve/dst.h"
 
+#include <filesystem>
 #include <cstdlib>
 #include <iterator>
 
@@ -16,6 +17,7 @@
 #include "analyzer/scan/prefetch.h"
 #include "analyzer/scan/cuda_audit.h"
 #include "analyzer/scan/dlopen_edges.h"
+#include "analyzer/scan/merge_findings.h"
 #include "analyzer/util/parallel.h"
 #include "analyzer/util/phase_timer.h"
 #include "matrix/matrix.h"
@@ -38,9 +40,19 @@ std::unique_ptr<FileSystem> file_system_for(const ScanOptions& options) {
   return options.root ? make_rooted_fs(absolute_path(*options.root)) : make_real_fs();
 }
 
+// The framework rows are needed only where installed distributions can name a framework's
+// version (TensorFlow's dlopen names come from its build there); a scan of files skips them.
+MatrixUse matrix_use_for(const ScanOptions& options) {
+  if (options.python_env || (options.root && options.inputs.empty())) return MatrixUse::Everything;
+  std::error_code ignored;
+  for (const std::string& input : options.inputs)
+    if (input.ends_with(".whl") || std::filesystem::is_directory(input, ignored)) return MatrixUse::Everything;
+  return MatrixUse::Scan;
+}
+
 Matrix matrix_for(const ScanOptions& options, std::vector<Finding>& findings) {
-  auto loaded = options.matrix_path ? load_matrix_file(*options.matrix_path, MatrixUse::Scan)
-                                    : load_embedded_matrix(MatrixUse::Scan);
+  MatrixUse use = matrix_use_for(options);
+  auto loaded = options.matrix_path ? load_matrix_file(*options.matrix_path, use) : load_embedded_matrix(use);
   if (loaded) return std::move(*loaded);
   findings.push_back({"matrix-error", Severity::Error, std::nullopt, loaded.error(), "", ""});
   return Matrix();
@@ -133,7 +145,7 @@ ScanReport run_scan(const ScanOptions& options) {
   timer.mark("matrix");
   for (const Finding& f : resolver.diagnostics()) report.result.findings.push_back(f);
   if (options.cuda_audit) report.cuda_audit_root = add_cuda_audit_root(resolver, matrix, *fs);  // no file: the CUDA stack a program would load
-  if (options.dlopen_edges) add_dlopen_edges(resolver, matrix, *fs);         // run-time edges: known (matrix) and inferred (.rodata) dlopen
+  if (options.dlopen_edges) add_dlopen_edges(resolver, matrix, *fs, &inputs.distributions);  // run-time edges: known (matrix) and inferred (.rodata) dlopen
   timer.mark("dlopen edges");
   report.result.graph = resolver.take_graph();
   if (options.gpu_code || !options.target.gpus.empty())                      // GPU code: fatbin listings,
@@ -159,6 +171,7 @@ ScanReport run_scan(const ScanOptions& options) {
   for (auto& f : check_wheel_policy(ctx, inputs.distributions)) report.result.findings.push_back(std::move(f));  // manylinux tags
   for (auto& f : check_wheel_pins(inputs.distributions)) report.result.findings.push_back(std::move(f));        // Requires-Dist pins
   timer.mark("other checks");
+  merge_findings_on_one_file(report.result);     // one file by several paths: said once
   show_installed_paths(report.result, inputs);  // keep last: temporary paths -> installed locations
   return report;
 }

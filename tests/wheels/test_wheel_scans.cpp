@@ -230,6 +230,63 @@ TEST_CASE("a library opened with dlopen that another installed wheel ships off t
   }
 }
 
+TEST_CASE("TensorFlow 2.20 names no CUDA library in its strings: the framework table's build gives the dlopen names") {
+  const char* kTensorflow = "tensorflow-2.20.0-cp311-cp311-manylinux_2_17_x86_64.whl";
+  TempDir root("wheels-tf-root");
+  Scan s = scan("--root " + shell_quote(root.str()) + wheels({kTensorflow, kCudart}), "tf");
+  REQUIRE(s.report.is_object());
+  auto framework = object_at(s.report, "site-packages/tensorflow/libtensorflow_framework.so.2");
+  REQUIRE(framework);
+  const json* cudart = edge(s.report, *framework, "libcudart.so.12");
+  REQUIRE(cudart);
+  CHECK((*cudart)["kind"] == "dlopen");
+  CHECK((*cudart)["inferred"] == false);
+  CHECK((*cudart)["source"].get<std::string>().starts_with("matrix: tensorflow 2.20.0 was built with CUDA 12.5 and cuDNN 9.3"));
+  REQUIRE(!(*cudart)["to"].is_null());  // through its RUNPATH, as the loader does
+  CHECK(s.report["objects"][(*cudart)["to"].get<size_t>()]["path"] ==
+        "site-packages/tensorflow/../nvidia/cuda_runtime/lib/libcudart.so.12");
+  for (const char* name : {"libcublas.so.12", "libcublasLt.so.12", "libcufft.so.11", "libcusolver.so.11",
+                           "libcusparse.so.12", "libcupti.so.12", "libcudnn.so.9", "libnccl.so.2"}) {
+    CAPTURE(name);
+    const json* e = edge(s.report, *framework, name);
+    REQUIRE(e);
+    CHECK((*e)["to"].is_null());
+  }
+  bool cudnn_error = false;
+  for (const json& f : findings(s.report, "dlopen-library-not-found"))
+    if (f["message"].get<std::string>().find("opens libcudnn.so.9 with dlopen") != std::string::npos)
+      cudnn_error = f["severity"] == "error";
+  CHECK(cudnn_error);
+
+  SUBCASE("the real loader agrees, name by name, with depscan on this machine's system") {
+    TempDir site("wheels-tf-site");
+    std::string unzip = "python3 -c 'import sys, zipfile\nfor w in sys.argv[2:]: zipfile.ZipFile(w).extractall(sys.argv[1])' " +
+                        shell_quote(site.str()) + wheels({kTensorflow, kCudart});
+    REQUIRE(run_command(unzip).exit_code == 0);
+    Scan here = scan("--python-env " + shell_quote(site.str()) + " --no-etc-preload", "tf-system");
+    REQUIRE(here.report.is_object());
+    std::string lib = site.str() + "/tensorflow/libtensorflow_framework.so.2";
+    auto loaded_by_depscan = object_at(here.report, lib);
+    REQUIRE(loaded_by_depscan);
+    for (auto [name, version] : {std::pair{"cudart", "12"}, {"cufft", "11"}, {"cudnn", "9"}, {"cupti", "12"}}) {
+      std::string soname = std::string("lib") + name + ".so." + version;
+      CAPTURE(soname);
+      const json* e = edge(here.report, *loaded_by_depscan, soname);
+      REQUIRE(e);
+      auto opened = run_command("python3 -c 'import ctypes, sys\nprint(ctypes.CDLL(sys.argv[1]).tf_load(sys.argv[2].encode(), "
+                                "sys.argv[3].encode()))' " + shell_quote(lib) + " " + name + " " + version);
+      CHECK(opened.output == ((*e)["to"].is_null() ? "0\n" : "1\n"));
+    }
+  }
+
+  SUBCASE("the file alone, with no distribution to give its version, gets no such edges") {
+    Scan alone = scan("--root " + shell_quote(root.str()) + " " +
+                      shell_quote(fixture("libtensorflow_framework.so.2")), "tf-alone");
+    REQUIRE(alone.report.is_object());
+    for (const json& e : alone.report["edges"]) CHECK(e["name"] != "libcudart.so.12");
+  }
+}
+
 TEST_CASE("a manylinux_2_17 wheel needing GLIBC_2.34 and a system library names both") {
   Scan s = scan(wheels({"newglibc-1.0-cp311-cp311-manylinux_2_17_x86_64.whl"}), "policy");
   REQUIRE(s.report.is_object());
