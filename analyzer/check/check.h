@@ -13,6 +13,7 @@
 namespace depscan {
 
 class Matrix;
+class ShippedLibraries;
 class SymbolIndex;
 
 // What the user says about the machine the binaries will run on.
@@ -30,7 +31,7 @@ struct CheckContext {
   const Matrix& matrix;
   const Target& target;
   const FileSystem& fs;
-  const std::vector<Distribution>* distributions = nullptr;  // an install's: wheels, site-packages, --python-env
+  const ShippedLibraries* shipped = nullptr;  // what an install's distributions ship: wheels, site-packages, --python-env
 };
 
 // Every NEEDED that did not resolve (library-not-found) and every unreadable object (parse-error).

@@ -74,7 +74,6 @@ std::vector<Finding> check_dlopen_libraries(const CheckContext& ctx, const CudaS
   const Graph& g = ctx.graph;
   bool has_driver = driver_present(g, stack);
   std::vector<std::vector<int>> majors;  // per root, computed on the first missing library
-  ShippedLibraries shipped(ctx.distributions);
   std::optional<std::set<std::tuple<size_t, size_t, std::string>>> reached;  // on the first inferred name missing
   for (const Edge& e : g.edges) {
     if (e.kind != EdgeKind::Dlopen || e.to) continue;
@@ -94,7 +93,7 @@ std::vector<Finding> check_dlopen_libraries(const CheckContext& ctx, const CudaS
                           tried.empty() ? "" : " (tried " + tried + ")", e.name),
               dlopen_fix(ctx.matrix, e.name, basename_of(from.path), cuda_majors_of_root(majors, g, ctx.matrix, e.root)),
               ""};
-    if (const auto* found = shipped.find(e.name)) {  // cuDNN's dlopen of libnvrtc.so.12 in a PyTorch install
+    if (const auto* found = shipped_library(ctx, e.name)) {  // cuDNN's dlopen of libnvrtc.so.12 in a PyTorch install
       f.severity = Severity::Warning;
       f.message += shipped_note(*found, "the dlopen");
       f.fix = shipped_fix(*found, fmt::format("{} opens it", basename_of(from.path)), from);

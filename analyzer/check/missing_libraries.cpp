@@ -134,9 +134,9 @@ std::string tried_paths(const Edge& edge) {
   return tried;
 }
 
-Finding missing_library(const Graph& g, const Matrix& matrix, const Edge& edge, const std::vector<int>& process_majors) {
+Finding missing_library(const Graph& g, const Matrix& matrix, const Edge& edge, const std::string& tried,
+                        const std::vector<int>& process_majors) {
   const Object& from = g.objects[edge.from];
-  std::string tried = tried_paths(edge);
   std::string reason = edge.how_detail.empty() ? "cannot open shared object file: No such file or directory"
                                                : edge.how_detail;
   Finding f;
@@ -196,7 +196,6 @@ std::vector<Finding> check_missing_libraries(const CheckContext& ctx) {
   const Graph& g = ctx.graph;
   std::vector<std::vector<int>> majors;  // per root, computed on the first missing library
   OptionalReach optional(g, ctx.matrix);
-  ShippedLibraries shipped(ctx.distributions);
   std::optional<OtherRoots> others;  // built on the first missing library
   std::map<std::pair<std::string, std::string>, size_t> seen;
   for (const Edge& edge : g.edges) {
@@ -204,7 +203,8 @@ std::vector<Finding> check_missing_libraries(const CheckContext& ctx) {
     // dlopen edges belong to the CUDA checks; the loader ignores a preload it cannot load
     // (the resolver reports preload-not-loaded).
     if (edge.kind == EdgeKind::Dlopen || edge.kind == EdgeKind::Preload || edge.system_provided) continue;
-    Finding f = missing_library(g, ctx.matrix, edge, cuda_majors_of_root(majors, g, ctx.matrix, edge.root));
+    std::string tried = tried_paths(edge);
+    Finding f = missing_library(g, ctx.matrix, edge, tried, cuda_majors_of_root(majors, g, ctx.matrix, edge.root));
     if (!others) others.emplace(g, ctx.matrix);
     if (auto via = optional.via(edge.root, edge.from)) {
       const Edge& opened = g.edges[*via];
@@ -215,12 +215,12 @@ std::vector<Finding> check_missing_libraries(const CheckContext& ctx) {
       f.severity = Severity::Warning;
       f.message += *why;
     }
-    if (const auto* found = shipped.find(edge.name); found && !edge.tried.empty()) {
+    if (const auto* found = shipped_library(ctx, edge.name); found && !edge.tried.empty()) {
       // CuPy's modules need libcublas.so.12 from site-packages/nvidia/cublas/lib and load it first.
       const Object& importer = g.objects[edge.from];
       f.severity = Severity::Warning;
       f.message += shipped_note(*found, "the import");
-      f.fix = fmt::format("{}; tried: {}", shipped_fix(*found, "importing " + importer.path, importer), tried_paths(edge));
+      f.fix = fmt::format("{}; tried: {}", shipped_fix(*found, "importing " + importer.path, importer), tried);
     }
     add_once(out, seen, g, edge, std::move(f));
   }

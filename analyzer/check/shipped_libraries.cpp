@@ -18,6 +18,10 @@ const ShippedLibraries::Shipped* ShippedLibraries::find(const std::string& name)
   return it == by_name_.end() ? nullptr : &it->second;
 }
 
+const ShippedLibraries::Shipped* shipped_library(const CheckContext& ctx, const std::string& name) {
+  return ctx.shipped ? ctx.shipped->find(name) : nullptr;
+}
+
 // PyTorch (torch/__init__.py, for cuDNN's dlopen of libnvrtc: pytorch/pytorch#145580), JAX
 // (jax_plugins/xla_cuda12/__init__.py) and CuPy (through cuda-pathfinder) load such a file by its
 // path first; the loader then finds it by its soname.

@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "analyzer/check/check.h"
 #include "analyzer/input/distribution.h"
 #include "analyzer/model.h"
 
@@ -28,6 +29,9 @@ class ShippedLibraries {
  private:
   std::map<std::string, Shipped, std::less<>> by_name_;
 };
+
+// The file named `name` that ctx.shipped lists, or null (no install, or no distribution ships it).
+const ShippedLibraries::Shipped* shipped_library(const CheckContext& ctx, const std::string& name);
 
 // Appended to a library-not-found message: "; nvidia-cuda-nvrtc-cu12 12.8.93 installs it at P,
 // where the loader does not look: <what> works only when ...". `what`: "the import", "the dlopen".

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 
 #include <fmt/format.h>
@@ -99,7 +100,7 @@ void symbol_violations(const WheelPolicy& policy, const std::string& arch, size_
 struct Outside {
   const Matrix& matrix;
   std::set<std::string> driver;
-  ShippedLibraries shipped;
+  const ShippedLibraries& shipped;
   std::set<std::string> plugins;  // files only an optional dlopen opens
 
   bool is_cuda_library(const std::string& name) const {
@@ -200,7 +201,9 @@ std::vector<Finding> check_wheel_policy(const CheckContext& ctx, const std::vect
   if (dists.empty()) return findings;
   auto policies = load_embedded_policies();
   if (!policies) return {{"matrix-error", Severity::Error, std::nullopt, policies.error(), "", ""}};
-  Outside outside{ctx.matrix, driver_libraries(ctx.matrix), ShippedLibraries(&dists), optional_plugins(ctx.graph, ctx.matrix)};
+  std::optional<ShippedLibraries> own;  // ctx.shipped, when set, lists the same distributions
+  const ShippedLibraries& shipped = ctx.shipped ? *ctx.shipped : own.emplace(&dists);
+  Outside outside{ctx.matrix, driver_libraries(ctx.matrix), shipped, optional_plugins(ctx.graph, ctx.matrix)};
   std::vector<std::vector<int>> majors;
   for (const Distribution& dist : dists) {
     Claim claim = claimed_policy(*policies, dist);

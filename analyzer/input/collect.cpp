@@ -326,15 +326,10 @@ CollectedInputs collect_inputs(std::unique_ptr<FileSystem>& fs, const CollectReq
   return out;
 }
 
-std::vector<Finding> attribute_owners(Graph& graph, const CollectedInputs& inputs) {
-  std::map<std::string, std::string> owner_of;
-  for (const Distribution& d : inputs.distributions)
-    for (const std::string& file : d.files) owner_of.emplace(file, d.name);
+std::vector<Finding> attribute_owners(Graph& graph, const CollectedInputs& inputs, const FileOwners& owners) {
   std::set<std::string> from_system;
   for (Object& object : graph.objects) {
-    auto it = owner_of.find(object.path);
-    if (it == owner_of.end()) it = owner_of.find(object.realpath);
-    if (it != owner_of.end()) object.owner = it->second;
+    if (const Distribution* owner = owners.of(object)) object.owner = owner->name;
     else if (inputs.install && object.owner.empty()) {
       object.owner = "system";
       from_system.insert(basename_of(object.path));

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "analyzer/input/distribution.h"
+#include "analyzer/input/file_owners.h"
 #include "analyzer/input/file_source.h"
 #include "analyzer/input/fs.h"
 #include "analyzer/input/safe_tree.h"
@@ -46,9 +47,10 @@ inline constexpr size_t kMaxOpenRoots = 256;  // well under the usual limit of 1
 // May replace `fs`: by a RootedFs on an unpacked image, or by a mount of the installed wheels.
 CollectedInputs collect_inputs(std::unique_ptr<FileSystem>& fs, const CollectRequest& request);
 
-// Object.owner for every object a distribution's RECORD lists; with an install, "system" for
-// the rest. Returns an info finding naming the libraries taken from the system.
-std::vector<Finding> attribute_owners(Graph& graph, const CollectedInputs& inputs);
+// Object.owner for every object a distribution's RECORD lists (`owners`, built from
+// inputs.distributions); with an install, "system" for the rest. Returns an info finding naming
+// the libraries taken from the system.
+std::vector<Finding> attribute_owners(Graph& graph, const CollectedInputs& inputs, const FileOwners& owners);
 
 // Rewrites temporary paths into the installed locations the user knows ("site-packages/...").
 void show_installed_paths(ScanResult& result, const CollectedInputs& inputs);

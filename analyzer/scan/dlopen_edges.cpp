@@ -30,8 +30,8 @@ bool has_versioned_sibling(const std::vector<std::string>& names, const std::str
 
 class DlopenEdges {
  public:
-  DlopenEdges(Resolver& resolver, const Matrix& matrix, const FileSystem& fs, const std::vector<Distribution>* distributions)
-      : resolver_(resolver), matrix_(matrix), fs_(fs), distributions_(distributions), headers_(fs) {}
+  DlopenEdges(Resolver& resolver, const Matrix& matrix, const FileSystem& fs, const FileOwners* owners)
+      : resolver_(resolver), matrix_(matrix), fs_(fs), owners_(owners), headers_(fs) {}
 
   void run() {
     scan_loaded_objects();
@@ -321,21 +321,13 @@ class DlopenEdges {
   // The framework table's row for the distribution that installed the object (TensorFlow 2.20.0:
   // CUDA 12.5, cuDNN 9.3), by its version or else its major.minor; none for a CPU-only build.
   const FrameworkRow* framework_build(size_t object) const {
-    const Distribution* owner = owner_of(resolver_.graph().objects[object]);
+    const Distribution* owner = owners_ ? owners_->of(resolver_.graph().objects[object]) : nullptr;
     if (!owner || normalize_dist_name(owner->name).find("cpu") != std::string::npos) return nullptr;
     auto version = Version::parse(owner->version);
     if (!version) return nullptr;
     for (const std::string& wanted : {owner->version, fmt::format("{}.{}", version->major(), version->minor())})
       for (const FrameworkRow* row : matrix_.frameworks_matching(owner->name, wanted))
         if (Version::parse(row->cuda) && Version::parse(row->cudnn)) return row;
-    return nullptr;
-  }
-
-  const Distribution* owner_of(const Object& o) const {
-    if (!distributions_) return nullptr;
-    for (const Distribution& d : *distributions_)
-      for (const std::string& file : d.files)
-        if (file == o.realpath || file == o.path) return &d;
     return nullptr;
   }
 
@@ -395,7 +387,7 @@ class DlopenEdges {
   Resolver& resolver_;
   const Matrix& matrix_;
   const FileSystem& fs_;
-  const std::vector<Distribution>* distributions_;
+  const FileOwners* owners_;
   HeaderVersions headers_;
   std::unordered_map<size_t, std::vector<std::pair<std::string, std::string>>> by_build_;  // (name, source) by object
   std::map<std::pair<const Binary*, std::string>, std::optional<std::string>> prefixed_;  // first .rodata string with a prefix
@@ -410,8 +402,8 @@ class DlopenEdges {
 }  // namespace
 
 void add_dlopen_edges(Resolver& resolver, const Matrix& matrix, const FileSystem& fs,
-                      const std::vector<Distribution>* distributions) {
-  DlopenEdges(resolver, matrix, fs, distributions).run();
+                      const FileOwners* owners) {
+  DlopenEdges(resolver, matrix, fs, owners).run();
 }
 
 }  // namespace depscan

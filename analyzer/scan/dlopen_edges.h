@@ -6,16 +6,16 @@
 
 #include <vector>
 
-#include "analyzer/input/distribution.h"
+#include "analyzer/input/file_owners.h"
 #include "analyzer/input/fs.h"
 #include "analyzer/resolve/resolve.h"
 #include "matrix/matrix.h"
 
 namespace depscan {
 
-// `distributions`: the install's, which give a framework library's version (TensorFlow 2.20's
-// loader names no library in its read-only data; the framework table's build does).
+// `owners`: the install's distributions by file, which give a framework library's version
+// (TensorFlow 2.20's loader names no library in its read-only data; the framework table's build does).
 void add_dlopen_edges(Resolver& resolver, const Matrix& matrix, const FileSystem& fs,
-                      const std::vector<Distribution>* distributions = nullptr);
+                      const FileOwners* owners = nullptr);
 
 }  // namespace depscan

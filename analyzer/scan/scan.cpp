@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "analyzer/check/cuda_checks.h"
+#include "analyzer/check/shipped_libraries.h"
 #include "analyzer/check/symbol_index.h"
 #include "analyzer/check/windows_dlls.h"
 #include "analyzer/check/wheel_policy.h"
@@ -145,13 +146,15 @@ ScanReport run_scan(const ScanOptions& options) {
   timer.mark("matrix");
   for (const Finding& f : resolver.diagnostics()) report.result.findings.push_back(f);
   if (options.cuda_audit) report.cuda_audit_root = add_cuda_audit_root(resolver, matrix, *fs);  // no file: the CUDA stack a program would load
-  if (options.dlopen_edges) add_dlopen_edges(resolver, matrix, *fs, &inputs.distributions);  // run-time edges: known (matrix) and inferred (.rodata) dlopen
+  FileOwners owners(inputs.distributions);
+  if (options.dlopen_edges) add_dlopen_edges(resolver, matrix, *fs, &owners);  // run-time edges: known (matrix) and inferred (.rodata) dlopen
   timer.mark("dlopen edges");
   report.result.graph = resolver.take_graph();
   if (options.gpu_code || !options.target.gpus.empty())                      // GPU code: fatbin listings,
     attach_cuda_code(report.result.graph, *fs);                             //   read only when asked for
-  for (auto& f : attribute_owners(report.result.graph, inputs)) report.result.findings.push_back(std::move(f));  // distributions
-  CheckContext ctx{report.result.graph, matrix, options.target, *fs, &inputs.distributions};  // checks
+  for (auto& f : attribute_owners(report.result.graph, inputs, owners)) report.result.findings.push_back(std::move(f));  // distributions
+  ShippedLibraries shipped(&inputs.distributions);
+  CheckContext ctx{report.result.graph, matrix, options.target, *fs, &shipped};  // checks
   for (auto& f : check_missing_libraries(ctx)) report.result.findings.push_back(std::move(f));
   for (auto& f : check_gpu_code(ctx)) report.result.findings.push_back(std::move(f));           // --gpu vs fatbin
   for (auto& f : check_cuda_stack(ctx)) report.result.findings.push_back(std::move(f));         // CUDA/cuDNN/driver compatibility
