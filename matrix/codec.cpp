@@ -48,6 +48,8 @@ template <class Io, RowOf<DlopenRow> Row>
 void fields(Io& io, Row& r) { io(r.from, r.opens, r.probe, r.optional, r.note, r.source); }
 template <class Io, RowOf<PipPackage> Row>
 void fields(Io& io, Row& r) { io(r.component, r.cuda_major, r.package); }
+template <class Io, RowOf<PythonVariants> Row>
+void fields(Io& io, Row& r) { io(r.distribution, r.cuda_file, r.cpu_file, r.others, r.rule, r.override_variable, r.source); }
 
 class Writer {
  public:
@@ -158,7 +160,7 @@ struct MatrixCodec {
     size_t frameworks_start = w.size();
     w(m.frameworks_);
     w.patch_count(frameworks_length_at, w.size() - frameworks_start);
-    w(m.gpus_, m.components_, m.cudnn_series_, m.dlopen_, m.pip_packages_, m.pip_source_);
+    w(m.gpus_, m.components_, m.cudnn_series_, m.dlopen_, m.pip_packages_, m.pip_source_, m.python_variants_);
     return std::string(kMagic) + w.take();
   }
 
@@ -173,7 +175,7 @@ struct MatrixCodec {
       framework_reader(m.frameworks_);
       if (framework_reader.failed() || !framework_reader.at_end()) return Error{"the compiled matrix is truncated"};
     }
-    r(m.gpus_, m.components_, m.cudnn_series_, m.dlopen_, m.pip_packages_, m.pip_source_);
+    r(m.gpus_, m.components_, m.cudnn_series_, m.dlopen_, m.pip_packages_, m.pip_source_, m.python_variants_);
     if (r.failed() || !r.at_end()) return Error{"the compiled matrix is truncated"};
     return m;
   }

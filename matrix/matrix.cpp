@@ -322,6 +322,16 @@ PipPackage parse_pip_package(const json& j, const std::string& where) {
   return PipPackage{f.text("component"), f.integer("cuda_major"), f.text("package")};
 }
 
+PythonVariants parse_python_variants(const json& j, const std::string& where) {
+  Fields f(j, where, {"distribution", "cuda_file", "cpu_file", "others", "rule", "override_variable", "source"});
+  PythonVariants row{f.text("distribution"), f.text("cuda_file"), f.text("cpu_file"), f.texts("others"), f.text("rule"),
+                     f.text("override_variable"), f.source()};
+  if (row.rule != "same_major_nearest") fail(where, fmt::format("unknown rule '{}'", row.rule));
+  if (std::count(row.cuda_file.begin(), row.cuda_file.end(), '{') != 1 || row.cuda_file.find("{version}") == std::string::npos)
+    fail(where, "'cuda_file' needs one {version}");
+  return row;
+}
+
 std::string lower(std::string_view text) {
   std::string out(text);
   for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -359,10 +369,11 @@ struct MatrixLoader {
     m.gpus_ = parse_rows<GpuRow>(f, "gpus", parse_gpu);
   }
   static void libraries(Matrix& m, const json& j, const std::string& where) {
-    Fields f(j, where, {"schema", "note", "components", "cudnn_series", "dlopen", "pip_packages"});
+    Fields f(j, where, {"schema", "note", "components", "cudnn_series", "dlopen", "pip_packages", "python_variants"});
     m.components_ = parse_rows<ComponentRow>(f, "components", parse_component);
     m.cudnn_series_ = parse_rows<CudnnSeries>(f, "cudnn_series", parse_cudnn_series);
     m.dlopen_ = parse_rows<DlopenRow>(f, "dlopen", parse_dlopen);
+    if (f.has("python_variants")) m.python_variants_ = parse_rows<PythonVariants>(f, "python_variants", parse_python_variants);
     if (f.has("pip_packages")) pip_packages(m, j["pip_packages"], where + ": pip_packages");
   }
   static void pip_packages(Matrix& m, const json& j, const std::string& where) {

@@ -184,6 +184,17 @@ struct PipPackage {             // the PyPI project shipping a component for one
   bool operator==(const PipPackage&) const = default;
 };
 
+struct PythonVariants {          // a distribution that ships a build per backend and loads one
+  std::string distribution;      // bitsandbytes
+  std::string cuda_file;         // path under site-packages, {version} = CUDA major and minor digits ("128")
+  std::string cpu_file;          // loaded when torch has no CUDA or sees no GPU
+  std::vector<std::string> others;  // globs of the other backends' builds: ROCm, XPU
+  std::string rule;              // "same_major_nearest": exact, else the newest older minor, else the oldest newer
+  std::string override_variable; // names the CUDA build to load instead (BNB_CUDA_VERSION)
+  std::string source;
+  bool operator==(const PythonVariants&) const = default;
+};
+
 // ------------------------------------------------------------------ the matrix
 
 class Matrix {
@@ -204,6 +215,7 @@ class Matrix {
   const std::vector<DlopenRow>& dlopen_rows() const { return dlopen_; }
   const std::vector<PipPackage>& pip_packages() const { return pip_packages_; }
   const std::string& pip_source() const { return pip_source_; }
+  const std::vector<PythonVariants>& python_variants() const { return python_variants_; }
 
   // The driver-table row of a toolkit: the newest release of the same major.minor at or below
   // it (12.4 -> 12.4 GA; 12.6.2 -> 12.6 Update 1/2). Null if the table has no such major.minor.
@@ -257,6 +269,7 @@ class Matrix {
   std::vector<DlopenRow> dlopen_;
   std::vector<PipPackage> pip_packages_;
   std::string pip_source_;
+  std::vector<PythonVariants> python_variants_;
 
   friend struct MatrixLoader;
   friend struct MatrixCodec;

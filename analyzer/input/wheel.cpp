@@ -12,6 +12,9 @@
 namespace depscan {
 namespace {
 
+// The few non-ELF files a check reads: torch.version.cuda picks bitsandbytes' build (python_variants).
+bool read_by_checks(const std::string& member) { return member == "torch/version.py"; }
+
 std::string_view trim(std::string_view s) {
   while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
   while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
@@ -216,8 +219,9 @@ WheelInstall install_wheel(const std::string& host_path, const std::string& disp
       if (text && write_text(prefix, *location, *text)) has_metadata |= leaf == "METADATA";
       continue;
     }
-    auto written = (*reader)->extract(prefix, *location, /*elf_only=*/true);
-    if (written && *written) out.elf_files.push_back(*location);
+    bool for_checks = read_by_checks(member->name);
+    auto written = (*reader)->extract(prefix, *location, /*elf_only=*/!for_checks);
+    if (written && *written && !for_checks) out.elf_files.push_back(*location);
     if (!written && !(*reader)->failed())
       out.findings.push_back({"archive-unsafe-member", Severity::Error, std::nullopt,
                               fmt::format("{}: '{}': {}", display, member->name, written.error()), "", display});

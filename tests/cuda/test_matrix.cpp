@@ -104,6 +104,31 @@ TEST_CASE("optional plugins: NVSHMEM's transports of both plugin ABIs and cuFile
   CHECK_FALSE(m.dlopen_is_optional("libcudnn_graph.so.9", "libnvrtc.so.12"));
 }
 
+TEST_CASE("python variants: bitsandbytes' builds per CUDA version, and rows the check cannot apply are refused") {
+  Matrix m = embedded();
+  REQUIRE(m.python_variants().size() == 1);
+  const PythonVariants& bnb = m.python_variants()[0];
+  CHECK(bnb.distribution == "bitsandbytes");
+  CHECK(bnb.cuda_file == "bitsandbytes/libbitsandbytes_cuda{version}.so");
+  CHECK(bnb.override_variable == "BNB_CUDA_VERSION");
+
+  TempDir dir("cuda-matrix-variants");
+  auto row = [](const std::string& cuda_file, const std::string& rule) {
+    return R"({"schema": "depscan-matrix/libraries/1", "components": [], "cudnn_series": [], "dlopen": [],
+               "python_variants": [{"distribution": "x", "cuda_file": ")" + cuda_file + R"(", "cpu_file": "x/cpu.so",
+               "others": [], "rule": ")" + rule + R"(", "override_variable": "X_CUDA", "source": "s"}]})";
+  };
+  auto good = load_matrix_file(write(dir, "good.json", row("x/lib_cuda{version}.so", "same_major_nearest")));
+  REQUIRE_MESSAGE(good, (good ? "" : good.error()));
+  CHECK(good->python_variants()[0].cpu_file == "x/cpu.so");
+  auto bad_rule = load_matrix_file(write(dir, "rule.json", row("x/lib_cuda{version}.so", "newest")));
+  REQUIRE_FALSE(bad_rule);
+  CHECK(bad_rule.error().find("unknown rule 'newest'") != std::string::npos);
+  auto no_version = load_matrix_file(write(dir, "file.json", row("x/lib_cuda.so", "same_major_nearest")));
+  REQUIRE_FALSE(no_version);
+  CHECK(no_version.error().find("needs one {version}") != std::string::npos);
+}
+
 TEST_CASE("a matrix file replaces a section, and bad files are refused with the reason") {
   TempDir dir("cuda-matrix");
   const std::string good = R"({"schema": "depscan-matrix/gpus/1", "gpus": [

@@ -384,6 +384,97 @@ TEST_CASE("needing the NVIDIA driver (libcuda.so.1) breaks no policy, whether or
   }
 }
 
+namespace {
+
+const char* kBitsandbytes = "bitsandbytes-0.50.2-py3-none-manylinux_2_24_x86_64.whl";
+
+std::string torch_wheel(const std::string& version) { return "torch-" + version + "-cp311-cp311-manylinux_2_28_x86_64.whl"; }
+
+// The library-not-found findings about one of bitsandbytes' builds.
+std::vector<json> missing_in_build(const json& report, const std::string& build) {
+  std::vector<json> out;
+  for (const json& f : findings(report, "library-not-found"))
+    if (f["message"].get<std::string>().find("(needed by site-packages/bitsandbytes/" + build + ")") != std::string::npos)
+      out.push_back(f);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("bitsandbytes loads the build for torch.version.cuda: the builds it does not load only warn") {
+  struct Case {
+    const char* torch;
+    const char* loaded;
+    const char* why;
+  };
+  for (Case c : {Case{"2.9.1+cu128", "libbitsandbytes_cuda128.so", "it matches torch.version.cuda"},
+                 Case{"2.9.1+cu127", "libbitsandbytes_cuda126.so", "no 12.7 build: the nearest of major 12"},
+                 Case{"2.9.1+cpu", "libbitsandbytes_cpu.so", "torch has no CUDA"}}) {
+    CAPTURE(c.torch);
+    std::string torch = torch_wheel(c.torch);
+    Scan s = scan(wheels({kBitsandbytes, torch.c_str()}), "bnb");
+    REQUIRE(s.report.is_object());
+    auto info = findings(s.report, "python-variant");
+    REQUIRE(info.size() == 1);
+    CHECK(info[0]["message"].get<std::string>().starts_with(std::string("bitsandbytes 0.50.2 loads ") + c.loaded +
+                                                            " of its builds (CUDA 11.8, 12.6, 12.8) for torch " + c.torch));
+    CHECK(any_message_has(info, c.why));
+    auto cuda118 = missing_in_build(s.report, "libbitsandbytes_cuda118.so");
+    auto rocm64 = missing_in_build(s.report, "libbitsandbytes_rocm64.so");
+    REQUIRE(cuda118.size() == 1);
+    REQUIRE(rocm64.size() == 1);
+    CHECK(cuda118[0]["severity"] == "warning");
+    CHECK(rocm64[0]["severity"] == "warning");
+    CHECK(any_message_has(cuda118, std::string(c.torch).ends_with("cpu")
+                                       ? "so this build is loaded only with a CUDA build of torch"
+                                       : "so this build is loaded only when BNB_CUDA_VERSION=118 asks for it"));
+    CHECK(any_message_has(rocm64, "so this build is loaded only with a ROCm or XPU build of torch"));
+    CHECK(findings(s.report, "python-variant-missing").empty());
+  }
+}
+
+TEST_CASE("bitsandbytes with no build of torch's CUDA major: python-variant-missing, and every build's errors warn") {
+  Scan s = scan(wheels({kBitsandbytes, torch_wheel("2.9.0+cu130").c_str()}), "bnb-missing");
+  REQUIRE(s.report.is_object());
+  CHECK(s.exit_code == 1);
+  auto missing = findings(s.report, "python-variant-missing");
+  REQUIRE(missing.size() == 1);
+  CHECK(missing[0]["severity"] == "error");
+  CHECK(any_message_has(missing, "ships CUDA builds for 11.8, 12.6, 12.8 and none of CUDA 13"));
+  CHECK(any_message_has(missing, "No compatible CUDA binary found at libbitsandbytes_cuda130.so"));
+  for (const char* build : {"libbitsandbytes_cuda118.so", "libbitsandbytes_rocm64.so"})
+    for (const json& f : missing_in_build(s.report, build)) CHECK(f["severity"] == "warning");
+}
+
+TEST_CASE("bitsandbytes without torch: every build is checked as if loaded") {
+  Scan s = scan(wheels({kBitsandbytes}), "bnb-alone");
+  REQUIRE(s.report.is_object());
+  CHECK(any_message_has(findings(s.report, "python-variant"), "torch is not installed"));
+  auto cuda118 = missing_in_build(s.report, "libbitsandbytes_cuda118.so");
+  REQUIRE(cuda118.size() == 1);
+  CHECK(cuda118[0]["severity"] == "error");
+}
+
+TEST_CASE("the real loader: the builds depscan finds incomplete fail to load, the others load") {
+  TempDir site("wheels-bnb-site");
+  std::string unzip = "python3 -c 'import sys, zipfile\nzipfile.ZipFile(sys.argv[2]).extractall(sys.argv[1])' " +
+                      shell_quote(site.str()) + wheels({kBitsandbytes});
+  REQUIRE(run_command(unzip).exit_code == 0);
+  Scan s = scan("--python-env " + shell_quote(site.str()), "bnb-loader");
+  REQUIRE(s.report.is_object());
+  for (const char* build : {"libbitsandbytes_cpu.so", "libbitsandbytes_cuda118.so", "libbitsandbytes_cuda126.so",
+                            "libbitsandbytes_cuda128.so", "libbitsandbytes_rocm64.so"}) {
+    CAPTURE(build);
+    std::string path = site.str() + "/bitsandbytes/" + build;
+    bool depscan_complete = true;
+    for (const json& f : findings(s.report, "library-not-found"))
+      if (f["message"].get<std::string>().find("(needed by " + path + ")") != std::string::npos) depscan_complete = false;
+    auto loaded = run_command("python3 -c 'import ctypes, sys\ntry:\n  ctypes.CDLL(sys.argv[1]); print(1)\nexcept OSError:\n"
+                              "  print(0)' " + shell_quote(path));
+    CHECK(loaded.output == (depscan_complete ? "1\n" : "0\n"));
+  }
+}
+
 TEST_CASE("a compliant wheel meets its policy") {
   Scan s = scan(wheels({kCudart}), "policy-ok");
   REQUIRE(s.report.is_object());

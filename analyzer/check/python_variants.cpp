@@ -1,0 +1,225 @@
+#include "analyzer/check/python_variants.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <optional>
+#include <set>
+#include <utility>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "analyzer/input/fs.h"
+#include "matrix/matrix.h"
+
+namespace depscan {
+namespace {
+
+using GpuVersion = std::pair<int, int>;  // major, minor
+
+const Distribution* installed(const std::vector<Distribution>& dists, std::string_view name) {
+  for (const Distribution& d : dists)
+    if (normalize_dist_name(d.name) == normalize_dist_name(name)) return &d;
+  return nullptr;
+}
+
+std::string under_site_packages(const Distribution& d, const std::string& file) {
+  std::string prefix = d.site_packages + "/";
+  return file.starts_with(prefix) ? file.substr(prefix.size()) : file;
+}
+
+// `key: Optional[str] = '12.8'` or `key = None` in torch/version.py; none for None or no such line.
+std::optional<GpuVersion> version_line(const std::string& text, std::string_view key) {
+  for (size_t at = 0; at < text.size();) {
+    size_t end = std::min(text.find('\n', at), text.size());
+    std::string_view line(text.data() + at, end - at);
+    at = end + 1;
+    if (!line.starts_with(key) || line.size() <= key.size() || std::string_view(" :=").find(line[key.size()]) == std::string_view::npos)
+      continue;
+    size_t quote = line.find_first_of("'\"");
+    int major = 0, minor = 0;
+    if (quote == std::string_view::npos ||
+        std::sscanf(std::string(line.substr(quote + 1)).c_str(), "%d.%d", &major, &minor) != 2)
+      return std::nullopt;
+    return GpuVersion{major, minor};
+  }
+  return std::nullopt;
+}
+
+// What torch.version.cuda and torch.version.hip return, from the installed torch/version.py.
+struct TorchBuild {
+  const Distribution* dist = nullptr;
+  std::string version_file;
+  bool read = false;
+  std::optional<GpuVersion> cuda, hip;
+
+  std::string named() const {
+    return fmt::format("torch {} (torch.version.cuda {}, {})", dist->version,
+                       cuda ? fmt::format("{}.{}", cuda->first, cuda->second) : "None", version_file);
+  }
+};
+
+TorchBuild torch_build(const std::vector<Distribution>& dists, const FileSystem& fs) {
+  TorchBuild out;
+  out.dist = installed(dists, "torch");
+  if (!out.dist) return out;
+  for (const std::string& file : out.dist->files)
+    if (under_site_packages(*out.dist, file) == "torch/version.py") out.version_file = file;
+  if (out.version_file.empty()) return out;
+  auto text = fs.read_text(out.version_file, 1 << 16);
+  if (!text) return out;
+  out.read = true;
+  out.cuda = version_line(*text, "cuda");
+  out.hip = version_line(*text, "hip");
+  return out;
+}
+
+// The distribution's builds as its row describes them.
+struct Builds {
+  std::map<GpuVersion, std::string> cuda;
+  std::string cpu;
+  std::set<std::string> others;
+};
+
+std::optional<GpuVersion> cuda_build_version(std::string_view relative, const std::string& pattern) {
+  size_t brace = pattern.find("{version}");
+  std::string_view head = std::string_view(pattern).substr(0, brace), tail = std::string_view(pattern).substr(brace + 9);
+  if (relative.size() < head.size() + tail.size() + 3 || !relative.starts_with(head) || !relative.ends_with(tail))
+    return std::nullopt;
+  std::string digits(relative.substr(head.size(), relative.size() - head.size() - tail.size()));
+  if (!std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; }) || digits.size() > 6)
+    return std::nullopt;
+  return GpuVersion{std::stoi(digits.substr(0, 2)), std::stoi(digits.substr(2))};  // CUDA majors have two digits
+}
+
+Builds builds_of(const Distribution& d, const PythonVariants& row) {
+  Builds out;
+  for (const std::string& file : d.files) {
+    std::string relative = under_site_packages(d, file);
+    if (auto v = cuda_build_version(relative, row.cuda_file)) out.cuda[*v] = file;
+    else if (relative == row.cpu_file) out.cpu = file;
+    else if (std::any_of(row.others.begin(), row.others.end(), [&](const std::string& g) { return glob_match(g, relative); }))
+      out.others.insert(file);
+  }
+  return out;
+}
+
+// same_major_nearest: the exact version, else the newest older minor, else the oldest newer one.
+std::optional<GpuVersion> pick(const std::map<GpuVersion, std::string>& cuda, GpuVersion wanted) {
+  if (cuda.count(wanted)) return wanted;
+  std::optional<GpuVersion> older, newer;
+  for (const auto& [v, file] : cuda) {
+    if (v.first != wanted.first) continue;
+    if (v < wanted) older = v;
+    else if (!newer) newer = v;
+  }
+  return older ? older : newer;
+}
+
+bool is_about(const Finding& f, const Graph& g, const std::string& file) {
+  if (!f.object || *f.object >= g.objects.size()) return f.path == file;
+  const Object& o = g.objects[*f.object];
+  return o.path == file || o.realpath == file;
+}
+
+class VariantReport {
+ public:
+  VariantReport(std::vector<Finding>& findings, const Graph& g, const Distribution& d, const PythonVariants& row,
+                const TorchBuild& torch)
+      : findings_(findings), g_(g), d_(d), row_(row), torch_(torch), builds_(builds_of(d, row)),
+        who_(fmt::format("{} {}", d.name, d.version)) {
+    for (const auto& [v, file] : builds_.cuda) shipped_.push_back(fmt::format("{}.{}", v.first, v.second));
+  }
+
+  void apply() {
+    if (builds_.cuda.empty()) return;
+    if (!torch_.dist || !torch_.read || torch_.hip) return unknown();
+    if (!torch_.cuda) return loads(builds_.cpu, "torch has no CUDA");
+    std::optional<GpuVersion> chosen = pick(builds_.cuda, *torch_.cuda);
+    if (!chosen) return missing();
+    std::string why = *chosen == *torch_.cuda
+                          ? "it matches torch.version.cuda"
+                          : fmt::format("no {}.{} build: the nearest of major {}", torch_.cuda->first,
+                                        torch_.cuda->second, torch_.cuda->first);
+    loads(builds_.cuda[*chosen], why + fmt::format("; where torch sees no GPU it loads {}", basename_of(builds_.cpu)));
+  }
+
+ private:
+  void unknown() {
+    std::string why = !torch_.dist ? "torch is not installed"
+                      : torch_.hip ? fmt::format("torch {} is a ROCm build", torch_.dist->version)
+                                   : fmt::format("torch {} has no readable torch/version.py", torch_.dist->version);
+    info("", fmt::format("{} loads one of its builds for CUDA {} by torch.version.cuda; {}, so each build is checked "
+                         "as if it were the one loaded", who_, fmt::join(shipped_, ", "), why));
+  }
+
+  void loads(const std::string& file, const std::string& why) {
+    std::string loaded = basename_of(file);
+    lower_all_but(file, fmt::format("; {} loads {} for {}", who_, loaded, torch_.named()));
+    info(file, fmt::format("{} loads {} of its builds (CUDA {}) for {}: {}; the other builds' errors are warnings", who_,
+                           loaded, fmt::join(shipped_, ", "), torch_.named(), why));
+  }
+
+  void missing() {
+    std::string wanted = fmt::format("{}{}", torch_.cuda->first, torch_.cuda->second);
+    std::string tail = row_.cuda_file.substr(row_.cuda_file.find("{version}") + 9);
+    std::string head = row_.cuda_file.substr(0, row_.cuda_file.find("{version}"));
+    findings_.push_back(Finding{"python-variant-missing", Severity::Error, std::nullopt,
+        fmt::format("{} ships CUDA builds for {} and none of CUDA {}, which {} is built for: where torch sees a GPU, "
+                    "its import logs 'library load error: No compatible CUDA binary found at {}' and every call into "
+                    "its native code raises", who_, fmt::join(shipped_, ", "), torch_.cuda->first, torch_.named(),
+                    basename_of(head + wanted + tail)),
+        fmt::format("install a {} release with a CUDA {} build, or a torch built for CUDA {}", d_.name,
+                    torch_.cuda->first, fmt::join(shipped_, " or ")), ""});
+    lower_all_but("", fmt::format("; {} loads none of its CUDA builds for {}", who_, torch_.named()));
+  }
+
+  // `head`: "; bitsandbytes 0.50.2 loads X for torch ..."; each build not loaded says when it would be.
+  void lower_all_but(const std::string& loaded, const std::string& head) {
+    for (const auto& [v, build] : builds_.cuda)
+      if (build != loaded)
+        lower(build, torch_.cuda ? fmt::format("{}, so this build is loaded only when {}={}{} asks for it", head,
+                                               row_.override_variable, v.first, v.second)
+                                 : head + ", so this build is loaded only with a CUDA build of torch");
+    if (!builds_.cpu.empty() && builds_.cpu != loaded) lower(builds_.cpu, head + ", so this build is loaded only where torch sees no GPU");
+    for (const std::string& other : builds_.others) lower(other, head + ", so this build is loaded only with a ROCm or XPU build of torch");
+  }
+
+  void lower(const std::string& file, const std::string& note) {
+    for (Finding& f : findings_)
+      if (f.severity == Severity::Error && is_about(f, g_, file)) {
+        f.severity = Severity::Warning;
+        f.message += note;
+      }
+  }
+
+  void info(const std::string& path, std::string message) {
+    findings_.push_back(Finding{"python-variant", Severity::Info, std::nullopt, std::move(message), "", path});
+  }
+
+  std::vector<Finding>& findings_;
+  const Graph& g_;
+  const Distribution& d_;
+  const PythonVariants& row_;
+  const TorchBuild& torch_;
+  Builds builds_;
+  std::string who_;
+  std::vector<std::string> shipped_;
+};
+
+}  // namespace
+
+void apply_python_variants(std::vector<Finding>& findings, const CheckContext& ctx,
+                           const std::vector<Distribution>& dists) {
+  if (dists.empty()) return;
+  std::optional<TorchBuild> torch;
+  for (const PythonVariants& row : ctx.matrix.python_variants()) {
+    const Distribution* d = installed(dists, row.distribution);
+    if (!d) continue;
+    if (!torch) torch = torch_build(dists, ctx.fs);
+    VariantReport(findings, ctx.graph, *d, row, *torch).apply();
+  }
+}
+
+}  // namespace depscan
