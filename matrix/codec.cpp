@@ -39,7 +39,7 @@ void fields(Io& io, Row& r) { io(r.names, r.cc, r.status, r.source); }
 template <class Io, RowOf<ComponentSoname> Row>
 void fields(Io& io, Row& r) { io(r.name, r.cuda_majors); }
 template <class Io, RowOf<ComponentRow> Row>
-void fields(Io& io, Row& r) { io(r.component, r.prefix, r.windows_prefix, r.sonames, r.source); }
+void fields(Io& io, Row& r) { io(r.component, r.prefix, r.windows_prefix, r.sonames, r.product, r.source); }
 template <class Io, RowOf<CudnnSeries> Row>
 void fields(Io& io, Row& r) {
   io(r.major, r.shim, r.sublibraries, r.optional_sublibraries, r.windows, r.header, r.version_factor, r.source);

@@ -289,9 +289,9 @@ ComponentSoname parse_soname(const json& j, const std::string& where) {
 }
 
 ComponentRow parse_component(const json& j, const std::string& where) {
-  Fields f(j, where, {"component", "prefix", "windows_prefix", "sonames", "source"});
+  Fields f(j, where, {"component", "prefix", "windows_prefix", "sonames", "product", "source"});
   ComponentRow row{f.text("component"), f.text("prefix"), f.optional_text("windows_prefix"),
-                   parse_rows<ComponentSoname>(f, "sonames", parse_soname), f.source()};
+                   parse_rows<ComponentSoname>(f, "sonames", parse_soname), f.optional_text("product"), f.source()};
   for (const ComponentSoname& s : row.sonames)
     if (!is_dotted_extension_of(s.name, row.prefix))
       fail(where, fmt::format("SONAME {} does not start with the prefix {}", s.name, row.prefix));

@@ -144,10 +144,11 @@ struct ComponentSoname {
 
 struct ComponentRow {           // a CUDA component and its file names
   std::string component;        // driver, cudart, cublas, cublasLt, cufft, cusparse, cusolver,
-                                // curand, nvrtc, nvrtc-builtins, nvjitlink, nccl, cupti
+                                // curand, nvrtc, nvrtc-builtins, nvjitlink, nccl, cupti, cutensor
   std::string prefix;           // "libcudart.so": names are prefix + "." + version
   std::string windows_prefix;   // "cudart64_"
   std::vector<ComponentSoname> sonames;
+  std::string product;          // "" for the CUDA toolkit's own; "NCCL", "cuTENSOR": installed apart from it
   std::string source;
   bool operator==(const ComponentRow&) const = default;
 };

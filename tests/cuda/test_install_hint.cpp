@@ -81,6 +81,19 @@ TEST_CASE("the CUDA majors of the rest of the process narrow the choices when th
   CHECK(contains(mixed, "for the application's CUDA major"));
 }
 
+TEST_CASE("NCCL and cuTENSOR are NVIDIA downloads of their own, not parts of the CUDA toolkit") {
+  std::string nccl = hint("libnccl.so.2");
+  CHECK(contains(nccl, "libnccl.so.2 is part of NCCL: pip install nvidia-nccl-cu11 (CUDA 11) or nvidia-nccl-cu12 (CUDA 12) "
+                       "or nvidia-nccl-cu13 (CUDA 13), or install NCCL from NVIDIA"));
+  CHECK_FALSE(contains(nccl, "toolkit"));
+  auto cutensor = cuda_install_hint(embedded(), "libcutensorMg.so.2", "the binary", {13});
+  REQUIRE(cutensor);
+  CHECK(contains(*cutensor, "libcutensorMg.so.2 is part of cuTENSOR: pip install cutensor-cu13 (CUDA 13), or install "
+                            "cuTENSOR from NVIDIA"));
+  CHECK(embedded().component_of("libcutensor.so.2")->component == "cutensor");
+  CHECK(embedded().component_of("libcutensorMp.so.2")->component == "cutensorMp");
+}
+
 TEST_CASE("cuda_majors_by_root: one-major names only, per root") {
   Graph g;
   g.roots = {0, 1};
