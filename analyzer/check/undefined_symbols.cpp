@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "analyzer/check/check.h"
+#include "analyzer/check/cuda_install_hint.h"
 #include "analyzer/check/listing.h"
 #include "analyzer/check/symbol_index.h"
 
@@ -148,16 +149,63 @@ bool fails_at_load(const Binary& requester, const Symbol& ref, const Target& tar
   return is_data(ref.type) || requester.bind_now() || target.bind_now;
 }
 
+Finding named_provider_finding(const CheckContext& ctx, size_t provider, const Object& requester, const Symbol& ref) {
+  const Object& p = ctx.graph.objects[provider];
+  std::string soname = soname_or_file_name(p);
+  Finding f;
+  f.code = "undefined-symbol";
+  f.severity = fails_at_load(*requester.binary, ref, ctx.target) ? Severity::Error : Severity::Warning;
+  f.path = requester.path;
+  f.message = fmt::format("symbol lookup error: {}: undefined symbol: {} (named after {}, which it NEEDs: the loaded "
+                          "{} does not define it, so it is another release than the one {} was built against)",
+                          requester.path, ref.name, soname, p.path, basename_of(requester.path));
+  f.fix = fmt::format("load the {} release {} was built against (one that defines {}), ahead of {} on the search path",
+                      soname, basename_of(requester.path), ref.name, p.path);
+  if (auto hint = cuda_install_hint(ctx.matrix, soname, basename_of(requester.path))) f.fix += "; " + *hint;
+  return f;
+}
+
 std::string needed_list(const Graph& graph, const SymbolIndex& symbols, size_t root, size_t object) {
   std::vector<std::string> names;
   for (size_t n : symbols.direct_needed(root, object)) names.push_back(graph.objects[n].path);
   return names.empty() ? "no NEEDED libraries" : "NEEDED " + join_limited(names, 6);
 }
 
+// "nccl" from libnccl.so.2, "cudnn_ops" from libcudnn_ops.so.9.
+std::string_view library_stem(std::string_view soname) {
+  if (!soname.starts_with("lib")) return {};
+  soname.remove_prefix(3);
+  return soname.substr(0, soname.find(".so"));
+}
+
+// An unversioned reference named after a library the requester NEEDs (ncclCommRegister and
+// libnccl.so.2, cudnnBackendExecute and libcudnn.so.9): that library was expected to define it, and
+// the copy loaded is another release than the one it was linked against.
+std::optional<size_t> named_provider(const Graph& graph, const SymbolIndex& symbols, size_t root, size_t object,
+                                     std::string_view name) {
+  for (size_t n : symbols.direct_needed(root, object)) {
+    std::string soname = soname_or_file_name(graph.objects[n]);
+    std::string_view stem = library_stem(soname);
+    if (stem.size() < 3 || !name.starts_with(stem) || name.size() == stem.size()) continue;
+    char next = name[stem.size()];
+    if (next == '_' || (next >= 'A' && next <= 'Z')) return n;
+  }
+  return std::nullopt;
+}
+
 std::optional<Finding> unresolved(const CheckContext& ctx, const SymbolIndex& symbols,
                                   const RootFacts& facts, size_t object, const Symbol& ref) {
   const Object& requester = ctx.graph.objects[object];
   std::optional<size_t> provider;
+  if (ref.version.empty() && !facts.missing_for(symbols, object)) {
+    if (auto named = named_provider(ctx.graph, symbols, facts.root, object, ref.name)) {
+      Finding f = named_provider_finding(ctx, *named, requester, ref);
+      f.object = object;
+      f.message += "; " + when_it_fails(*requester.binary, ref, ctx.target);
+      if (symbols.is_dlopened(facts.root, object)) f.message += " (it is loaded by dlopen: the dlopen call fails)";
+      return f;
+    }
+  }
   if (!ref.version.empty() && !ref.version_file.empty()) {
     provider = symbols.loaded(facts.root, ref.version_file);
     if (!provider) return std::nullopt;  // library-not-found
@@ -205,7 +253,8 @@ std::vector<Finding> check_undefined_symbols(const CheckContext& ctx, const Symb
         const Symbol& ref = *reference.symbol;
         if (ref.binding != SymbolBinding::Global) continue;
         if (symbols.bind_in(root, o, reference)) continue;
-        if (may_come_from_host(facts, ref) && !facts.missing_for(symbols, o)) {
+        if (may_come_from_host(facts, ref) && !facts.missing_for(symbols, o) &&
+            !named_provider(ctx.graph, symbols, root, o, ref.name)) {
           auto& [first_root, names] = host_symbols.try_emplace(o, root, std::vector<std::string>()).first->second;
           if (first_root == root) names.emplace_back(ref.name);
           continue;

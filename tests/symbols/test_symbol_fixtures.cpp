@@ -121,6 +121,41 @@ TEST_CASE("depscan predicts the loader's symbol errors, with and without LD_BIND
   }
 }
 
+TEST_CASE("a reference named after a library it NEEDs (foo_old, libfoo.so.1) blames the copy loaded, as the loader does") {
+  SUBCASE("a program") {
+    Prediction p = predict("removed_func", false);
+    bool named = false;
+    for (const json& f : p.doc["findings"])
+      if (f["code"] == "undefined-symbol")
+        named |= f["message"].get<std::string>().find("undefined symbol: foo_old (named after libfoo.so.1, which it NEEDs: "
+                                                      "the loaded " + fixture_dir("removed_func") + "/libfoo.so.1 does not "
+                                                      "define it") != std::string::npos;
+    CHECK(named);
+  }
+  SUBCASE("a library scanned on its own: not left to the program that loads it") {
+    std::string lib = fixture_dir("removed_func_plugin") + "/libplug.so";
+    for (bool bind_now : {false, true}) {
+      CAPTURE(bind_now);
+      auto loaded = run_command("env -u LD_LIBRARY_PATH -u LD_PRELOAD python3 -c 'import ctypes, os, sys\ntry:\n  "
+                                "ctypes.CDLL(sys.argv[1], mode=(os.RTLD_NOW if sys.argv[2] == \"1\" else os.RTLD_LAZY)); "
+                                "print(\"loaded\")\nexcept OSError as e:\n  print(e)' " + shell_quote(lib) + (bind_now ? " 1" : " 0"));
+      auto r = run_command("env -u LD_LIBRARY_PATH -u LD_PRELOAD " + shell_quote(depscan_bin()) + (bind_now ? " --bind-now" : "") +
+                           " --format json " + shell_quote(lib));
+      json doc = json::parse(r.output, nullptr, false);
+      REQUIRE(!doc.is_discarded());
+      std::vector<json> undefined;
+      for (const json& f : doc["findings"])
+        if (f["code"] == "undefined-symbol") undefined.push_back(f);
+      REQUIRE(undefined.size() == 1);
+      CHECK(undefined[0]["message"].get<std::string>().find("named after libfoo.so.1") != std::string::npos);
+      CHECK(undefined[0]["message"].get<std::string>().find("the program that loads") == std::string::npos);
+      // RTLD_NOW fails at dlopen, as --bind-now predicts; RTLD_LAZY loads, and the call would fail
+      CHECK(loaded.output.find(bind_now ? "undefined symbol: foo_old" : "loaded") != std::string::npos);
+      CHECK(undefined[0]["severity"] == (bind_now ? "error" : "warning"));
+    }
+  }
+}
+
 // python3 imports pyext from DIR; what the import printed (the loader's or the module's error).
 std::string import_with_python(const std::string& dir) {
   auto r = run_command("cd / && python3 -c " + shell_quote("import sys; sys.path.insert(0, sys.argv[1]); import pyext") +
