@@ -1,7 +1,7 @@
 #include "analyzer/check/python_variants.h"
 
 #include <algorithm>
-#include <cstdio>
+#include <charconv>
 #include <map>
 #include <optional>
 #include <set>
@@ -29,22 +29,33 @@ std::string under_site_packages(const Distribution& d, const std::string& file) 
   return file.starts_with(prefix) ? file.substr(prefix.size()) : file;
 }
 
-// `key: Optional[str] = '12.8'` or `key = None` in torch/version.py; none for None or no such line.
-std::optional<GpuVersion> version_line(const std::string& text, std::string_view key) {
-  for (size_t at = 0; at < text.size();) {
-    size_t end = std::min(text.find('\n', at), text.size());
-    std::string_view line(text.data() + at, end - at);
-    at = end + 1;
+// A `key: Optional[str] = '12.8'` line of torch/version.py: its version, None, or neither.
+struct VersionValue {
+  bool is_none = false;             // `key = None`: torch has no such backend
+  std::optional<GpuVersion> value;  // set when the line holds a version
+};
+
+std::optional<GpuVersion> major_minor(std::string_view quoted) {
+  const char* last = quoted.data() + quoted.size();
+  int major = 0, minor = 0;
+  auto [dot, error] = std::from_chars(quoted.data(), last, major);
+  if (error != std::errc() || dot == last || *dot != '.') return std::nullopt;
+  if (std::from_chars(dot + 1, last, minor).ec != std::errc()) return std::nullopt;
+  return GpuVersion{major, minor};
+}
+
+VersionValue version_line(const std::string& file_text, std::string_view key) {
+  for (size_t at = 0; at < file_text.size();) {
+    size_t line_end = std::min(file_text.find('\n', at), file_text.size());
+    std::string_view line(file_text.data() + at, line_end - at);
+    at = line_end + 1;
     if (!line.starts_with(key) || line.size() <= key.size() || std::string_view(" :=").find(line[key.size()]) == std::string_view::npos)
       continue;
     size_t quote = line.find_first_of("'\"");
-    int major = 0, minor = 0;
-    if (quote == std::string_view::npos ||
-        std::sscanf(std::string(line.substr(quote + 1)).c_str(), "%d.%d", &major, &minor) != 2)
-      return std::nullopt;
-    return GpuVersion{major, minor};
+    if (quote == std::string_view::npos) return {line.ends_with("None"), std::nullopt};
+    return {false, major_minor(line.substr(quote + 1))};
   }
-  return std::nullopt;
+  return {};
 }
 
 // What torch.version.cuda and torch.version.hip return, from the installed torch/version.py.
@@ -52,7 +63,8 @@ struct TorchBuild {
   const Distribution* dist = nullptr;
   std::string version_file;
   bool read = false;
-  std::optional<GpuVersion> cuda, hip;
+  VersionValue cuda_line, hip_line;
+  std::optional<GpuVersion> cuda;  // torch.version.cuda
 
   std::string named() const {
     return fmt::format("torch {} (torch.version.cuda {}, {})", dist->version,
@@ -69,9 +81,10 @@ TorchBuild torch_build(const std::vector<Distribution>& dists, const FileSystem&
   if (out.version_file.empty()) return out;
   auto text = fs.read_text(out.version_file, 1 << 16);
   if (!text) return out;
-  out.read = true;
-  out.cuda = version_line(*text, "cuda");
-  out.hip = version_line(*text, "hip");
+  out.cuda_line = version_line(*text, "cuda");
+  out.hip_line = version_line(*text, "hip");
+  out.cuda = out.cuda_line.value;
+  out.read = out.cuda_line.is_none || out.cuda_line.value;  // else unreadable: checked as unknown
   return out;
 }
 
@@ -134,7 +147,7 @@ class VariantReport {
 
   void apply() {
     if (builds_.cuda.empty()) return;
-    if (!torch_.dist || !torch_.read || torch_.hip) return unknown();
+    if (!torch_.dist || !torch_.read || torch_.hip_line.value) return unknown();
     if (!torch_.cuda) return loads(builds_.cpu, "torch has no CUDA");
     std::optional<GpuVersion> chosen = pick(builds_.cuda, *torch_.cuda);
     if (!chosen) return missing();
@@ -148,8 +161,9 @@ class VariantReport {
  private:
   void unknown() {
     std::string why = !torch_.dist ? "torch is not installed"
-                      : torch_.hip ? fmt::format("torch {} is a ROCm build", torch_.dist->version)
-                                   : fmt::format("torch {} has no readable torch/version.py", torch_.dist->version);
+                      : torch_.hip_line.value ? fmt::format("torch {} is a ROCm build", torch_.dist->version)
+                                   : fmt::format("torch {} has no readable torch.version.cuda ({})", torch_.dist->version,
+                                                 torch_.version_file.empty() ? "no torch/version.py" : torch_.version_file);
     info("", fmt::format("{} loads one of its builds for CUDA {} by torch.version.cuda; {}, so each build is checked "
                          "as if it were the one loaded", who_, fmt::join(shipped_, ", "), why));
   }

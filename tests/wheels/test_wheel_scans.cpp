@@ -446,13 +446,18 @@ TEST_CASE("bitsandbytes with no build of torch's CUDA major: python-variant-miss
     for (const json& f : missing_in_build(s.report, build)) CHECK(f["severity"] == "warning");
 }
 
-TEST_CASE("bitsandbytes without torch: every build is checked as if loaded") {
-  Scan s = scan(wheels({kBitsandbytes}), "bnb-alone");
-  REQUIRE(s.report.is_object());
-  CHECK(any_message_has(findings(s.report, "python-variant"), "torch is not installed"));
-  auto cuda118 = missing_in_build(s.report, "libbitsandbytes_cuda118.so");
-  REQUIRE(cuda118.size() == 1);
-  CHECK(cuda118[0]["severity"] == "error");
+TEST_CASE("bitsandbytes without torch, or with a torch.version.cuda it cannot read: every build is checked as if loaded") {
+  std::string garbled = torch_wheel("2.9.1+garbled");  // cuda = '99999999999999999999.1'
+  for (auto [args, why] : {std::pair{wheels({kBitsandbytes}), "torch is not installed"},
+                           {wheels({kBitsandbytes, garbled.c_str()}), "torch 2.9.1+garbled has no readable torch.version.cuda"}}) {
+    CAPTURE(why);
+    Scan s = scan(args, "bnb-unknown");
+    REQUIRE(s.report.is_object());
+    CHECK(any_message_has(findings(s.report, "python-variant"), why));
+    auto cuda118 = missing_in_build(s.report, "libbitsandbytes_cuda118.so");
+    REQUIRE(cuda118.size() == 1);
+    CHECK(cuda118[0]["severity"] == "error");
+  }
 }
 
 TEST_CASE("the real loader: the builds depscan finds incomplete fail to load, the others load") {
