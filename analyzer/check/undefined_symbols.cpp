@@ -1,5 +1,6 @@
 // Relocation-time symbol lookup (dl-lookup.c): every non-weak undefined dynamic symbol of every
 // loaded object must bind to a definition in the root's lookup scope.
+#include <algorithm>
 #include <map>
 #include <tuple>
 
@@ -149,7 +150,8 @@ bool fails_at_load(const Binary& requester, const Symbol& ref, const Target& tar
   return is_data(ref.type) || requester.bind_now() || target.bind_now;
 }
 
-Finding named_provider_finding(const CheckContext& ctx, size_t provider, const Object& requester, const Symbol& ref) {
+Finding named_provider_finding(const CheckContext& ctx, size_t provider, const Object& requester, const Symbol& ref,
+                               const std::vector<int>& process_majors) {
   const Object& p = ctx.graph.objects[provider];
   std::string soname = soname_or_file_name(p);
   Finding f;
@@ -161,7 +163,7 @@ Finding named_provider_finding(const CheckContext& ctx, size_t provider, const O
                           requester.path, ref.name, soname, p.path, basename_of(requester.path));
   f.fix = fmt::format("load the {} release {} was built against (one that defines {}), ahead of {} on the search path",
                       soname, basename_of(requester.path), ref.name, p.path);
-  if (auto hint = cuda_install_hint(ctx.matrix, soname, basename_of(requester.path))) f.fix += "; " + *hint;
+  if (auto hint = cuda_install_hint(ctx.matrix, soname, basename_of(requester.path), process_majors)) f.fix += "; " + *hint;
   return f;
 }
 
@@ -178,28 +180,49 @@ std::string_view library_stem(std::string_view soname) {
   return soname.substr(0, soname.find(".so"));
 }
 
-// An unversioned reference named after a library the requester NEEDs (ncclCommRegister and
-// libnccl.so.2, cudnnBackendExecute and libcudnn.so.9): that library was expected to define it, and
-// the copy loaded is another release than the one it was linked against.
-std::optional<size_t> named_provider(const Graph& graph, const SymbolIndex& symbols, size_t root, size_t object,
-                                     std::string_view name) {
-  for (size_t n : symbols.direct_needed(root, object)) {
-    std::string soname = soname_or_file_name(graph.objects[n]);
-    std::string_view stem = library_stem(soname);
-    if (stem.size() < 3 || !name.starts_with(stem) || name.size() == stem.size()) continue;
-    char next = name[stem.size()];
-    if (next == '_' || (next >= 'A' && next <= 'Z')) return n;
-  }
-  return std::nullopt;
+// `name` begins with `stem` as a C API's names do: ncclWaitSignal, png_read_info.
+bool named_by_stem(std::string_view name, std::string_view stem) {
+  if (stem.size() < 3 || name.size() <= stem.size() || !name.starts_with(stem)) return false;
+  char next = name[stem.size()];
+  return next == '_' || (next >= 'A' && next <= 'Z');
 }
 
-std::optional<Finding> unresolved(const CheckContext& ctx, const SymbolIndex& symbols,
+bool defines_some_named(const Binary& binary, std::string_view stem) {
+  return std::any_of(binary.symbols.begin(), binary.symbols.end(),
+                     [&](const Symbol& s) { return s.defined && named_by_stem(s.name, stem); });
+}
+
+// An unversioned reference named after a library the requester NEEDs (ncclCommRegister and
+// libnccl.so.2, cudnnBackendExecute and libcudnn.so.9): that library was expected to define it, and
+// the copy loaded is another release than the one it was linked against. The longest stem wins
+// (cutensorMgInit: libcutensorMg.so.2, not libcutensor.so.2), and only a library that defines
+// other names of its stem counts (libcuda.so.1 defines cu*, never cuda*).
+std::optional<size_t> named_provider(const Graph& graph, const SymbolIndex& symbols, size_t root, size_t object,
+                                     const Symbol& ref) {
+  if (!ref.version.empty()) return std::nullopt;
+  std::optional<size_t> best;
+  size_t best_length = 0;
+  for (size_t n : symbols.direct_needed(root, object)) {
+    const Object& library = graph.objects[n];
+    std::string soname = soname_or_file_name(library);
+    std::string_view stem = library_stem(soname);
+    if (stem.size() <= best_length || !named_by_stem(ref.name, stem)) continue;
+    if (!library.binary || !defines_some_named(*library.binary, stem)) continue;
+    best = n;
+    best_length = stem.size();
+  }
+  return best;
+}
+
+// `majors`: the CUDA majors per root (cuda_majors_of_root), filled on first use.
+std::optional<Finding> unresolved(const CheckContext& ctx, const SymbolIndex& symbols, std::vector<std::vector<int>>& majors,
                                   const RootFacts& facts, size_t object, const Symbol& ref) {
   const Object& requester = ctx.graph.objects[object];
   std::optional<size_t> provider;
-  if (ref.version.empty() && !facts.missing_for(symbols, object)) {
-    if (auto named = named_provider(ctx.graph, symbols, facts.root, object, ref.name)) {
-      Finding f = named_provider_finding(ctx, *named, requester, ref);
+  if (!facts.missing_for(symbols, object)) {
+    if (auto named = named_provider(ctx.graph, symbols, facts.root, object, ref)) {
+      Finding f = named_provider_finding(ctx, *named, requester, ref,
+                                         cuda_majors_of_root(majors, ctx.graph, ctx.matrix, facts.root));
       f.object = object;
       f.message += "; " + when_it_fails(*requester.binary, ref, ctx.target);
       if (symbols.is_dlopened(facts.root, object)) f.message += " (it is loaded by dlopen: the dlopen call fails)";
@@ -243,6 +266,7 @@ std::optional<Finding> unresolved(const CheckContext& ctx, const SymbolIndex& sy
 std::vector<Finding> check_undefined_symbols(const CheckContext& ctx, const SymbolIndex& symbols) {
   std::map<std::tuple<size_t, std::string_view, std::string_view>, Finding> found;
   std::map<size_t, std::pair<size_t, std::vector<std::string>>> host_symbols;  // object -> root, names
+  std::vector<std::vector<int>> cuda_majors;  // per root, on the first library blamed by name
   for (size_t root = 0; root < ctx.graph.load_order.size() && root < ctx.graph.roots.size(); ++root) {
     const Object& root_object = ctx.graph.objects[ctx.graph.roots[root]];
     RootFacts facts{root, root_object.binary && root_object.binary->is_executable(),
@@ -254,12 +278,12 @@ std::vector<Finding> check_undefined_symbols(const CheckContext& ctx, const Symb
         if (ref.binding != SymbolBinding::Global) continue;
         if (symbols.bind_in(root, o, reference)) continue;
         if (may_come_from_host(facts, ref) && !facts.missing_for(symbols, o) &&
-            !named_provider(ctx.graph, symbols, root, o, ref.name)) {
+            !named_provider(ctx.graph, symbols, root, o, ref)) {
           auto& [first_root, names] = host_symbols.try_emplace(o, root, std::vector<std::string>()).first->second;
           if (first_root == root) names.emplace_back(ref.name);
           continue;
         }
-        auto finding = unresolved(ctx, symbols, facts, o, ref);
+        auto finding = unresolved(ctx, symbols, cuda_majors, facts, o, ref);
         if (!finding) continue;
         auto [it, inserted] = found.try_emplace({o, ref.name, ref.version}, *finding);
         if (!inserted && finding->severity > it->second.severity) it->second = std::move(*finding);
