@@ -10,7 +10,7 @@
 namespace depscan {
 namespace {
 
-constexpr std::string_view kMagic = "depscan-matrix-bin/1";
+constexpr std::string_view kMagic = "depscan-matrix-bin/2";
 
 // Each row type's fields, in encoding order, for the writer and the reader alike.
 template <class Row, class Type>
@@ -49,7 +49,7 @@ void fields(Io& io, Row& r) { io(r.from, r.opens, r.probe, r.optional, r.note, r
 template <class Io, RowOf<PipPackage> Row>
 void fields(Io& io, Row& r) { io(r.component, r.cuda_major, r.package); }
 template <class Io, RowOf<PythonVariants> Row>
-void fields(Io& io, Row& r) { io(r.distribution, r.cuda_file, r.cpu_file, r.others, r.rule, r.override_variable, r.source); }
+void fields(Io& io, Row& r) { io(r.distribution, r.since, r.before, r.cuda_file, r.cpu_file, r.others, r.rule, r.override_variable, r.source); }
 
 class Writer {
  public:

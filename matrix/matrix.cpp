@@ -323,13 +323,28 @@ PipPackage parse_pip_package(const json& j, const std::string& where) {
 }
 
 PythonVariants parse_python_variants(const json& j, const std::string& where) {
-  Fields f(j, where, {"distribution", "cuda_file", "cpu_file", "others", "rule", "override_variable", "source"});
-  PythonVariants row{f.text("distribution"), f.text("cuda_file"), f.text("cpu_file"), f.texts("others"), f.text("rule"),
-                     f.text("override_variable"), f.source()};
-  if (row.rule != "same_major_nearest") fail(where, fmt::format("unknown rule '{}'", row.rule));
+  Fields f(j, where, {"distribution", "since", "before", "cuda_file", "cpu_file", "others", "rule", "override_variable",
+                      "source"});
+  PythonVariants row{f.text("distribution"), f.optional_text("since"), f.optional_text("before"), f.text("cuda_file"),
+                     f.text("cpu_file"), f.texts("others"), f.text("rule"), f.text("override_variable"), f.source()};
+  if (row.rule != "same_major_nearest" && row.rule != "exact") fail(where, fmt::format("unknown rule '{}'", row.rule));
   if (std::count(row.cuda_file.begin(), row.cuda_file.end(), '{') != 1 || row.cuda_file.find("{version}") == std::string::npos)
     fail(where, "'cuda_file' needs one {version}");
+  for (const std::string* bound : {&row.since, &row.before})
+    if (!bound->empty() && !Version::parse(*bound)) fail(where, fmt::format("'{}' is not a version", *bound));
   return row;
+}
+
+// Rows of one distribution must describe releases apart: one row per release.
+void check_variant_ranges(const std::vector<PythonVariants>& rows, const std::string& where) {
+  auto ends_by = [](const std::string& before, const std::string& since) {  // "" is the open end of either
+    return !before.empty() && !since.empty() && *Version::parse(before) <= *Version::parse(since);
+  };
+  for (size_t i = 0; i < rows.size(); ++i)
+    for (size_t k = i + 1; k < rows.size(); ++k)
+      if (rows[i].distribution == rows[k].distribution && !ends_by(rows[i].before, rows[k].since) &&
+          !ends_by(rows[k].before, rows[i].since))
+        fail(where, fmt::format("python_variants[{}] and [{}]: {} releases overlap", i, k, rows[i].distribution));
 }
 
 std::string lower(std::string_view text) {
@@ -373,7 +388,10 @@ struct MatrixLoader {
     m.components_ = parse_rows<ComponentRow>(f, "components", parse_component);
     m.cudnn_series_ = parse_rows<CudnnSeries>(f, "cudnn_series", parse_cudnn_series);
     m.dlopen_ = parse_rows<DlopenRow>(f, "dlopen", parse_dlopen);
-    if (f.has("python_variants")) m.python_variants_ = parse_rows<PythonVariants>(f, "python_variants", parse_python_variants);
+    if (f.has("python_variants")) {
+      m.python_variants_ = parse_rows<PythonVariants>(f, "python_variants", parse_python_variants);
+      check_variant_ranges(m.python_variants_, where);
+    }
     if (f.has("pip_packages")) pip_packages(m, j["pip_packages"], where + ": pip_packages");
   }
   static void pip_packages(Matrix& m, const json& j, const std::string& where) {
@@ -616,6 +634,18 @@ std::vector<const PipPackage*> Matrix::pip_packages_of(std::string_view componen
       out.push_back(&p);
   std::sort(out.begin(), out.end(), [](const PipPackage* a, const PipPackage* b) { return a->cuda_major < b->cuda_major; });
   return out;
+}
+
+const PythonVariants* Matrix::python_variants_for(std::string_view distribution, std::string_view version) const {
+  auto release = Version::parse(version);
+  if (!release) return nullptr;
+  for (const PythonVariants& row : python_variants_) {
+    if (row.distribution != distribution) continue;
+    if (!row.since.empty() && *release < *Version::parse(row.since)) continue;
+    if (!row.before.empty() && !(*release < *Version::parse(row.before))) continue;
+    return &row;
+  }
+  return nullptr;
 }
 
 std::vector<const DlopenRow*> Matrix::dlopen_rows_for(std::string_view soname) const {

@@ -187,10 +187,12 @@ struct PipPackage {             // the PyPI project shipping a component for one
 
 struct PythonVariants {          // a distribution that ships a build per backend and loads one
   std::string distribution;      // bitsandbytes
+  std::string since, before;     // the releases the row describes: since <= version < before ("" = open)
   std::string cuda_file;         // path under site-packages, {version} = CUDA major and minor digits ("128")
   std::string cpu_file;          // loaded when torch has no CUDA or sees no GPU
   std::vector<std::string> others;  // globs of the other backends' builds: ROCm, XPU
-  std::string rule;              // "same_major_nearest": exact, else the newest older minor, else the oldest newer
+  std::string rule;              // "exact": torch's CUDA version only; "same_major_nearest": exact, else the
+                                 // newest older minor of that major, else the oldest newer one
   std::string override_variable; // names the CUDA build to load instead (BNB_CUDA_VERSION)
   std::string source;
   bool operator==(const PythonVariants&) const = default;
@@ -217,6 +219,8 @@ class Matrix {
   const std::vector<PipPackage>& pip_packages() const { return pip_packages_; }
   const std::string& pip_source() const { return pip_source_; }
   const std::vector<PythonVariants>& python_variants() const { return python_variants_; }
+  // The python_variants row describing this release of a distribution, or null.
+  const PythonVariants* python_variants_for(std::string_view distribution, std::string_view version) const;
 
   // The driver-table row of a toolkit: the newest release of the same major.minor at or below
   // it (12.4 -> 12.4 GA; 12.6.2 -> 12.6 Update 1/2). Null if the table has no such major.minor.

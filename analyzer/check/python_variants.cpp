@@ -18,73 +18,86 @@ namespace {
 
 using GpuVersion = std::pair<int, int>;  // major, minor
 
-const Distribution* installed(const std::vector<Distribution>& dists, std::string_view name) {
-  for (const Distribution& d : dists)
-    if (normalize_dist_name(d.name) == normalize_dist_name(name)) return &d;
-  return nullptr;
-}
-
 std::string under_site_packages(const Distribution& d, const std::string& file) {
   std::string prefix = d.site_packages + "/";
   return file.starts_with(prefix) ? file.substr(prefix.size()) : file;
 }
 
-// A `key: Optional[str] = '12.8'` line of torch/version.py: its version, None, or neither.
+// A `key: Optional[str] = '12.8'` line of torch/version.py.
 struct VersionValue {
   bool is_none = false;             // `key = None`: torch has no such backend
-  std::optional<GpuVersion> value;  // set when the line holds a version
+  bool quoted = false;              // a string value, readable or not
+  std::optional<GpuVersion> value;  // the string as major.minor
 };
 
 std::optional<GpuVersion> major_minor(std::string_view quoted) {
   const char* last = quoted.data() + quoted.size();
   int major = 0, minor = 0;
+  if (quoted.empty() || quoted[0] < '0' || quoted[0] > '9') return std::nullopt;
   auto [dot, error] = std::from_chars(quoted.data(), last, major);
-  if (error != std::errc() || dot == last || *dot != '.') return std::nullopt;
+  if (error != std::errc() || dot == last || *dot != '.' || dot + 1 == last || dot[1] < '0' || dot[1] > '9')
+    return std::nullopt;
   if (std::from_chars(dot + 1, last, minor).ec != std::errc()) return std::nullopt;
   return GpuVersion{major, minor};
+}
+
+std::string_view trimmed(std::string_view text) {
+  text = text.substr(0, text.find('#'));
+  while (!text.empty() && (text.back() == ' ' || text.back() == '\r' || text.back() == '\t')) text.remove_suffix(1);
+  return text;
 }
 
 VersionValue version_line(const std::string& file_text, std::string_view key) {
   for (size_t at = 0; at < file_text.size();) {
     size_t line_end = std::min(file_text.find('\n', at), file_text.size());
-    std::string_view line(file_text.data() + at, line_end - at);
+    std::string_view line = trimmed(std::string_view(file_text.data() + at, line_end - at));
     at = line_end + 1;
     if (!line.starts_with(key) || line.size() <= key.size() || std::string_view(" :=").find(line[key.size()]) == std::string_view::npos)
       continue;
     size_t quote = line.find_first_of("'\"");
-    if (quote == std::string_view::npos) return {line.ends_with("None"), std::nullopt};
-    return {false, major_minor(line.substr(quote + 1))};
+    if (quote == std::string_view::npos) return {line.ends_with("None"), false, std::nullopt};
+    return {false, true, major_minor(line.substr(quote + 1))};
   }
   return {};
 }
 
-// What torch.version.cuda and torch.version.hip return, from the installed torch/version.py.
+// What torch.version.cuda, .hip and .xpu return, from the installed torch/version.py.
 struct TorchBuild {
   const Distribution* dist = nullptr;
   std::string version_file;
-  bool read = false;
-  VersionValue cuda_line, hip_line;
-  std::optional<GpuVersion> cuda;  // torch.version.cuda
+  VersionValue cuda, hip, xpu;
 
+  bool readable() const { return cuda.is_none || cuda.value; }
+  bool other_backend() const { return hip.quoted || xpu.quoted; }  // ROCm or XPU: another choice of build
   std::string named() const {
     return fmt::format("torch {} (torch.version.cuda {}, {})", dist->version,
-                       cuda ? fmt::format("{}.{}", cuda->first, cuda->second) : "None", version_file);
+                       cuda.value ? fmt::format("{}.{}", cuda.value->first, cuda.value->second) : "None", version_file);
   }
 };
 
-TorchBuild torch_build(const std::vector<Distribution>& dists, const FileSystem& fs) {
+// The torch installed next to the distribution, else any.
+const Distribution* torch_for(const std::vector<Distribution>& dists, const Distribution& user) {
+  const Distribution* any = nullptr;
+  for (const Distribution& d : dists) {
+    if (normalize_dist_name(d.name) != "torch") continue;
+    if (d.site_packages == user.site_packages) return &d;
+    if (!any) any = &d;
+  }
+  return any;
+}
+
+TorchBuild torch_build(const Distribution* torch, const FileSystem& fs) {
   TorchBuild out;
-  out.dist = installed(dists, "torch");
-  if (!out.dist) return out;
-  for (const std::string& file : out.dist->files)
-    if (under_site_packages(*out.dist, file) == "torch/version.py") out.version_file = file;
+  out.dist = torch;
+  if (!torch) return out;
+  for (const std::string& file : torch->files)
+    if (under_site_packages(*torch, file) == "torch/version.py") out.version_file = file;
   if (out.version_file.empty()) return out;
   auto text = fs.read_text(out.version_file, 1 << 16);
   if (!text) return out;
-  out.cuda_line = version_line(*text, "cuda");
-  out.hip_line = version_line(*text, "hip");
-  out.cuda = out.cuda_line.value;
-  out.read = out.cuda_line.is_none || out.cuda_line.value;  // else unreadable: checked as unknown
+  out.cuda = version_line(*text, "cuda");
+  out.hip = version_line(*text, "hip");
+  out.xpu = version_line(*text, "xpu");
   return out;
 }
 
@@ -118,9 +131,10 @@ Builds builds_of(const Distribution& d, const PythonVariants& row) {
   return out;
 }
 
-// same_major_nearest: the exact version, else the newest older minor, else the oldest newer one.
-std::optional<GpuVersion> pick(const std::map<GpuVersion, std::string>& cuda, GpuVersion wanted) {
+// exact: torch's version only. same_major_nearest: that, else the newest older minor, else the oldest newer one.
+std::optional<GpuVersion> pick(const std::map<GpuVersion, std::string>& cuda, GpuVersion wanted, const std::string& rule) {
   if (cuda.count(wanted)) return wanted;
+  if (rule == "exact") return std::nullopt;
   std::optional<GpuVersion> older, newer;
   for (const auto& [v, file] : cuda) {
     if (v.first != wanted.first) continue;
@@ -147,45 +161,51 @@ class VariantReport {
 
   void apply() {
     if (builds_.cuda.empty()) return;
-    if (!torch_.dist || !torch_.read || torch_.hip_line.value) return unknown();
-    if (!torch_.cuda) return loads(builds_.cpu, "torch has no CUDA");
-    std::optional<GpuVersion> chosen = pick(builds_.cuda, *torch_.cuda);
-    if (!chosen) return missing();
-    std::string why = *chosen == *torch_.cuda
-                          ? "it matches torch.version.cuda"
-                          : fmt::format("no {}.{} build: the nearest of major {}", torch_.cuda->first,
-                                        torch_.cuda->second, torch_.cuda->first);
-    loads(builds_.cuda[*chosen], why + fmt::format("; where torch sees no GPU it loads {}", basename_of(builds_.cpu)));
+    if (!torch_.dist || !torch_.readable() || torch_.other_backend()) return unknown();
+    if (!torch_.cuda.value) return loads(builds_.cpu, "torch has no CUDA");
+    GpuVersion wanted = *torch_.cuda.value;
+    std::optional<GpuVersion> chosen = pick(builds_.cuda, wanted, row_.rule);
+    if (!chosen) return missing(wanted);
+    std::string why = *chosen == wanted ? "it matches torch.version.cuda"
+                                        : fmt::format("no {}.{} build: the nearest of major {}", wanted.first,
+                                                      wanted.second, wanted.first);
+    if (!builds_.cpu.empty()) why += fmt::format("; where torch sees no GPU it loads {}", basename_of(builds_.cpu));
+    loads(builds_.cuda[*chosen], why);
   }
 
  private:
   void unknown() {
-    std::string why = !torch_.dist ? "torch is not installed"
-                      : torch_.hip_line.value ? fmt::format("torch {} is a ROCm build", torch_.dist->version)
-                                   : fmt::format("torch {} has no readable torch.version.cuda ({})", torch_.dist->version,
-                                                 torch_.version_file.empty() ? "no torch/version.py" : torch_.version_file);
+    std::string why = !torch_.dist            ? "torch is not installed"
+                      : torch_.other_backend() ? fmt::format("torch {} is a ROCm or XPU build", torch_.dist->version)
+                                               : fmt::format("torch {} has no readable torch.version.cuda ({})",
+                                                             torch_.dist->version,
+                                                             torch_.version_file.empty() ? "no torch/version.py"
+                                                                                         : torch_.version_file);
     info("", fmt::format("{} loads one of its builds for CUDA {} by torch.version.cuda; {}, so each build is checked "
                          "as if it were the one loaded", who_, fmt::join(shipped_, ", "), why));
   }
 
+  // `file` empty: a CPU torch and no CPU build, so no native library is loaded.
   void loads(const std::string& file, const std::string& why) {
-    std::string loaded = basename_of(file);
+    std::string loaded = file.empty() ? "no native library" : basename_of(file);
     lower_all_but(file, fmt::format("; {} loads {} for {}", who_, loaded, torch_.named()));
     info(file, fmt::format("{} loads {} of its builds (CUDA {}) for {}: {}; the other builds' errors are warnings", who_,
                            loaded, fmt::join(shipped_, ", "), torch_.named(), why));
   }
 
-  void missing() {
-    std::string wanted = fmt::format("{}{}", torch_.cuda->first, torch_.cuda->second);
-    std::string tail = row_.cuda_file.substr(row_.cuda_file.find("{version}") + 9);
-    std::string head = row_.cuda_file.substr(0, row_.cuda_file.find("{version}"));
+  void missing(GpuVersion wanted) {
+    std::string file = basename_of(fmt::format("{}{}{}{}", row_.cuda_file.substr(0, row_.cuda_file.find("{version}")),
+                                               wanted.first, wanted.second,
+                                               row_.cuda_file.substr(row_.cuda_file.find("{version}") + 9)));
+    std::string what = row_.rule == "exact" ? fmt::format("no {}.{} build", wanted.first, wanted.second)
+                                            : fmt::format("none of CUDA {}", wanted.first);
     findings_.push_back(Finding{"python-variant-missing", Severity::Error, std::nullopt,
-        fmt::format("{} ships CUDA builds for {} and none of CUDA {}, which {} is built for: where torch sees a GPU, "
-                    "its import logs 'library load error: No compatible CUDA binary found at {}' and every call into "
-                    "its native code raises", who_, fmt::join(shipped_, ", "), torch_.cuda->first, torch_.named(),
-                    basename_of(head + wanted + tail)),
-        fmt::format("install a {} release with a CUDA {} build, or a torch built for CUDA {}", d_.name,
-                    torch_.cuda->first, fmt::join(shipped_, " or ")), ""});
+        fmt::format("{} ships CUDA builds for {} and {}, which {} is built for: where torch sees a GPU, its import "
+                    "cannot load {} (it is not shipped), and every call into its native code fails",
+                    who_, fmt::join(shipped_, ", "), what, torch_.named(), file),
+        fmt::format("install a {} release with a CUDA {}.{} build, or a torch built for CUDA {}; or set {} to a "
+                    "shipped build the machine can run", d_.name, wanted.first, wanted.second, fmt::join(shipped_, " or "),
+                    row_.override_variable), ""});
     lower_all_but("", fmt::format("; {} loads none of its CUDA builds for {}", who_, torch_.named()));
   }
 
@@ -193,9 +213,10 @@ class VariantReport {
   void lower_all_but(const std::string& loaded, const std::string& head) {
     for (const auto& [v, build] : builds_.cuda)
       if (build != loaded)
-        lower(build, torch_.cuda ? fmt::format("{}, so this build is loaded only when {}={}{} asks for it", head,
-                                               row_.override_variable, v.first, v.second)
-                                 : head + ", so this build is loaded only with a CUDA build of torch");
+        lower(build, torch_.cuda.value
+                         ? fmt::format("{}, so this build is loaded only with a torch built for CUDA {}.{} or when "
+                                       "{}={}{} asks for it", head, v.first, v.second, row_.override_variable, v.first, v.second)
+                         : head + ", so this build is loaded only with a CUDA build of torch");
     if (!builds_.cpu.empty() && builds_.cpu != loaded) lower(builds_.cpu, head + ", so this build is loaded only where torch sees no GPU");
     for (const std::string& other : builds_.others) lower(other, head + ", so this build is loaded only with a ROCm or XPU build of torch");
   }
@@ -226,13 +247,11 @@ class VariantReport {
 
 void apply_python_variants(std::vector<Finding>& findings, const CheckContext& ctx,
                            const std::vector<Distribution>& dists) {
-  if (dists.empty()) return;
-  std::optional<TorchBuild> torch;
-  for (const PythonVariants& row : ctx.matrix.python_variants()) {
-    const Distribution* d = installed(dists, row.distribution);
-    if (!d) continue;
-    if (!torch) torch = torch_build(dists, ctx.fs);
-    VariantReport(findings, ctx.graph, *d, row, *torch).apply();
+  for (const Distribution& d : dists) {
+    const PythonVariants* row = ctx.matrix.python_variants_for(normalize_dist_name(d.name), d.version);
+    if (!row) continue;
+    TorchBuild torch = torch_build(torch_for(dists, d), ctx.fs);
+    VariantReport(findings, ctx.graph, d, *row, torch).apply();
   }
 }
 

@@ -106,11 +106,17 @@ TEST_CASE("optional plugins: NVSHMEM's transports of both plugin ABIs and cuFile
 
 TEST_CASE("python variants: bitsandbytes' builds per CUDA version, and rows the check cannot apply are refused") {
   Matrix m = embedded();
-  REQUIRE(m.python_variants().size() == 1);
-  const PythonVariants& bnb = m.python_variants()[0];
-  CHECK(bnb.distribution == "bitsandbytes");
-  CHECK(bnb.cuda_file == "bitsandbytes/libbitsandbytes_cuda{version}.so");
-  CHECK(bnb.override_variable == "BNB_CUDA_VERSION");
+  const PythonVariants* bnb = m.python_variants_for("bitsandbytes", "0.50.2");
+  REQUIRE(bnb);
+  CHECK(bnb->rule == "same_major_nearest");
+  CHECK(bnb->cuda_file == "bitsandbytes/libbitsandbytes_cuda{version}.so");
+  CHECK(bnb->override_variable == "BNB_CUDA_VERSION");
+  const PythonVariants* exact = m.python_variants_for("bitsandbytes", "0.49.2");  // before the nearest-minor fallback
+  REQUIRE(exact);
+  CHECK(exact->rule == "exact");
+  CHECK(m.python_variants_for("bitsandbytes", "0.50.0") == bnb);
+  CHECK_FALSE(m.python_variants_for("bitsandbytes", "0.45.0"));  // falls back to the CPU build: not described
+  CHECK_FALSE(m.python_variants_for("torch", "2.9.1"));
 
   TempDir dir("cuda-matrix-variants");
   auto row = [](const std::string& cuda_file, const std::string& rule) {
@@ -127,6 +133,19 @@ TEST_CASE("python variants: bitsandbytes' builds per CUDA version, and rows the 
   auto no_version = load_matrix_file(write(dir, "file.json", row("x/lib_cuda.so", "same_major_nearest")));
   REQUIRE_FALSE(no_version);
   CHECK(no_version.error().find("needs one {version}") != std::string::npos);
+  auto two = [](const std::string& first_before, const std::string& second_since) {
+    auto one = [](const std::string& bounds) {
+      return R"({"distribution": "x", )" + bounds + R"( "cuda_file": "x/c{version}.so", "cpu_file": "",
+                 "others": [], "rule": "exact", "override_variable": "X", "source": "s"})";
+    };
+    return R"({"schema": "depscan-matrix/libraries/1", "components": [], "cudnn_series": [], "dlopen": [],
+               "python_variants": [)" + one(R"("before": ")" + first_before + R"(",)") + ", " +
+           one(R"("since": ")" + second_since + R"(",)") + "]}";
+  };
+  CHECK(load_matrix_file(write(dir, "apart.json", two("1.0", "1.0"))));
+  auto overlap = load_matrix_file(write(dir, "overlap.json", two("1.1", "1.0")));
+  REQUIRE_FALSE(overlap);
+  CHECK(overlap.error().find("x releases overlap") != std::string::npos);
 }
 
 TEST_CASE("a matrix file replaces a section, and bad files are refused with the reason") {

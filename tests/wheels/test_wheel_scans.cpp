@@ -427,7 +427,7 @@ TEST_CASE("bitsandbytes loads the build for torch.version.cuda: the builds it do
     CHECK(rocm64[0]["severity"] == "warning");
     CHECK(any_message_has(cuda118, std::string(c.torch).ends_with("cpu")
                                        ? "so this build is loaded only with a CUDA build of torch"
-                                       : "so this build is loaded only when BNB_CUDA_VERSION=118 asks for it"));
+                                       : "so this build is loaded only with a torch built for CUDA 11.8 or when BNB_CUDA_VERSION=118 asks for it"));
     CHECK(any_message_has(rocm64, "so this build is loaded only with a ROCm or XPU build of torch"));
     CHECK(findings(s.report, "python-variant-missing").empty());
   }
@@ -441,9 +441,23 @@ TEST_CASE("bitsandbytes with no build of torch's CUDA major: python-variant-miss
   REQUIRE(missing.size() == 1);
   CHECK(missing[0]["severity"] == "error");
   CHECK(any_message_has(missing, "ships CUDA builds for 11.8, 12.6, 12.8 and none of CUDA 13"));
-  CHECK(any_message_has(missing, "No compatible CUDA binary found at libbitsandbytes_cuda130.so"));
+  CHECK(any_message_has(missing, "its import cannot load libbitsandbytes_cuda130.so (it is not shipped)"));
   for (const char* build : {"libbitsandbytes_cuda118.so", "libbitsandbytes_rocm64.so"})
     for (const json& f : missing_in_build(s.report, build)) CHECK(f["severity"] == "warning");
+}
+
+TEST_CASE("bitsandbytes 0.49 loads only the build of torch's exact CUDA version") {
+  Scan s = scan(wheels({"bitsandbytes-0.49.2-py3-none-manylinux_2_24_x86_64.whl", torch_wheel("2.9.1+cu127").c_str()}),
+                "bnb-exact");
+  REQUIRE(s.report.is_object());
+  auto missing = findings(s.report, "python-variant-missing");
+  REQUIRE(missing.size() == 1);
+  CHECK(any_message_has(missing, "ships CUDA builds for 11.8, 12.6, 12.8 and no 12.7 build"));
+  CHECK(findings(s.report, "python-variant").empty());
+  Scan exact = scan(wheels({"bitsandbytes-0.49.2-py3-none-manylinux_2_24_x86_64.whl", torch_wheel("2.9.1+cu128").c_str()}),
+                    "bnb-exact-ok");
+  REQUIRE(exact.report.is_object());
+  CHECK(any_message_has(findings(exact.report, "python-variant"), "loads libbitsandbytes_cuda128.so"));
 }
 
 TEST_CASE("bitsandbytes without torch, or with a torch.version.cuda it cannot read: every build is checked as if loaded") {
