@@ -1,7 +1,6 @@
 #include "analyzer/check/python_variants.h"
 
 #include <algorithm>
-#include <charconv>
 #include <map>
 #include <optional>
 #include <set>
@@ -30,15 +29,11 @@ struct VersionValue {
   std::optional<GpuVersion> value;  // the string as major.minor
 };
 
-std::optional<GpuVersion> major_minor(std::string_view quoted) {
-  const char* last = quoted.data() + quoted.size();
-  int major = 0, minor = 0;
-  if (quoted.empty() || quoted[0] < '0' || quoted[0] > '9') return std::nullopt;
-  auto [dot, error] = std::from_chars(quoted.data(), last, major);
-  if (error != std::errc() || dot == last || *dot != '.' || dot + 1 == last || dot[1] < '0' || dot[1] > '9')
-    return std::nullopt;
-  if (std::from_chars(dot + 1, last, minor).ec != std::errc()) return std::nullopt;
-  return GpuVersion{major, minor};
+// The quoted value's major.minor ('12.8'), by the matrix's own version parser.
+std::optional<GpuVersion> major_minor(std::string_view after_quote) {
+  auto version = Version::parse(after_quote.substr(0, after_quote.find_first_of("'\"")));
+  if (!version || version->parts.size() < 2) return std::nullopt;
+  return GpuVersion{version->major(), version->minor()};
 }
 
 std::string_view trimmed(std::string_view text) {

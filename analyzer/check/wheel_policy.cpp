@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <map>
-#include <optional>
 #include <set>
 
 #include <fmt/format.h>
@@ -100,7 +99,7 @@ void symbol_violations(const WheelPolicy& policy, const std::string& arch, size_
 struct Outside {
   const Matrix& matrix;
   std::set<std::string> driver;
-  const ShippedLibraries& shipped;
+  const ShippedLibraries* shipped;  // ctx.shipped: another installed wheel's libraries
   std::set<std::string> plugins;  // files only an optional dlopen opens
 
   bool is_cuda_library(const std::string& name) const {
@@ -134,7 +133,7 @@ void library_violations(const WheelPolicy& policy, const Graph& graph, size_t in
   for (const Edge& e : graph.edges) {
     if (e.from != index || e.kind != EdgeKind::Needed) continue;
     std::string name = basename_of(e.name);
-    if (e.to ? graph.objects[*e.to].owner != "system" : outside.shipped.find(name) != nullptr) continue;
+    if (e.to ? graph.objects[*e.to].owner != "system" : (outside.shipped && outside.shipped->find(name))) continue;
     bool interpreter = name.rfind("ld-", 0) == 0 || name.rfind("ld64.so", 0) == 0;  // part of the libc
     if (interpreter || policy.lib_whitelist.count(name) || outside.driver.count(name) || !reported.insert(e.name).second)
       continue;
@@ -201,9 +200,7 @@ std::vector<Finding> check_wheel_policy(const CheckContext& ctx, const std::vect
   if (dists.empty()) return findings;
   auto policies = load_embedded_policies();
   if (!policies) return {{"matrix-error", Severity::Error, std::nullopt, policies.error(), "", ""}};
-  std::optional<ShippedLibraries> own;  // ctx.shipped, when set, lists the same distributions
-  const ShippedLibraries& shipped = ctx.shipped ? *ctx.shipped : own.emplace(&dists);
-  Outside outside{ctx.matrix, driver_libraries(ctx.matrix), shipped, optional_plugins(ctx.graph, ctx.matrix)};
+  Outside outside{ctx.matrix, driver_libraries(ctx.matrix), ctx.shipped, optional_plugins(ctx.graph, ctx.matrix)};
   std::vector<std::vector<int>> majors;
   for (const Distribution& dist : dists) {
     Claim claim = claimed_policy(*policies, dist);

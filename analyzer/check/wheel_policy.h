@@ -13,6 +13,7 @@ namespace depscan {
 
 // wheel-policy-violation (error): every symbol version and system library that breaks the policy
 // a wheel claims, by name; wheel-policy (info): the best policy each wheel actually meets.
+// A library another installed wheel ships (ctx.shipped) is part of the install.
 std::vector<Finding> check_wheel_policy(const CheckContext& ctx, const std::vector<Distribution>& dists);
 
 // wheel-pin-mismatch (warning): a Requires-Dist specifier that the installed version of that
