@@ -474,6 +474,23 @@ TEST_CASE("bitsandbytes without torch, or with a torch.version.cuda it cannot re
   }
 }
 
+TEST_CASE("a hostile torch/version.py (FIFO, symlink loop) is not read, and the scan goes on") {
+  for (const char* kind : {"fifo", "loop"}) {
+    CAPTURE(kind);
+    TempDir site("wheels-bnb-hostile");
+    std::string unzip = "python3 -c 'import sys, zipfile\nfor w in sys.argv[2:]: zipfile.ZipFile(w).extractall(sys.argv[1])' " +
+                        shell_quote(site.str()) + wheels({kBitsandbytes, torch_wheel("2.9.1+cu128").c_str()});
+    REQUIRE(run_command(unzip).exit_code == 0);
+    std::string version = site.str() + "/torch/version.py";
+    fs::remove(version);
+    if (std::string(kind) == "fifo") REQUIRE(run_command("mkfifo " + shell_quote(version)).exit_code == 0);
+    else fs::create_symlink("version.py", version);
+    Scan s = scan("--python-env " + shell_quote(site.str()), "bnb-hostile");  // a FIFO read would hang here
+    REQUIRE(s.report.is_object());
+    CHECK(any_message_has(findings(s.report, "python-variant"), "has no readable torch.version.cuda (" + version + ")"));
+  }
+}
+
 TEST_CASE("the real loader: the builds depscan finds incomplete fail to load, the others load") {
   TempDir site("wheels-bnb-site");
   std::string unzip = "python3 -c 'import sys, zipfile\nzipfile.ZipFile(sys.argv[2]).extractall(sys.argv[1])' " +
