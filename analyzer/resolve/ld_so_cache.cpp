@@ -225,6 +225,7 @@ std::optional<std::string> LdSoCache::lookup(std::string_view name, const CacheQ
             if ((level & q.isa_levels) != level) continue;
           }
           if (!named && best) break;  // named entries come first; the best one is chosen
+          if (!named && e.hwcap != 0 && !q.legacy_hwcap_entries) continue;
           if ((e.hwcap & hwcap_exclude) && !named) continue;
           if ((e.hwcap & kX86PlatformMask) != 0 && (e.hwcap & kX86PlatformMask) != platform_bit) continue;
           if (named) {

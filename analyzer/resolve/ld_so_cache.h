@@ -42,6 +42,7 @@ struct CacheQuery {
   uint32_t isa_levels = 0;                // kIsa* bits of this CPU (hwcaps.h)
   uint64_t hwcap = 0;                     // dl_hwcap & mask (legacy hwcap entries)
   int platform_index = -1;                // x86_platform_index(dl_platform)
+  bool legacy_hwcap_entries = true;       // entries with legacy hwcap or platform bits (before 2.40)
 };
 
 // The query for an ELF process of this class and machine on this CPU.

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "analyzer/resolve/dst.h"
+#include "analyzer/resolve/glibc_release.h"
 #include "analyzer/resolve/hwcaps.h"
 #include "analyzer/resolve/ld_so_cache.h"
 #include "analyzer/resolve/ld_so_conf.h"
@@ -142,18 +143,23 @@ struct Resolver::Impl {
     config.system_dirs = ctx->layout.system_dirs;
     CacheSource source;
     source.query = cache_query_for(abi.bits, abi.machine);
+    HwcapRules rules = hwcap_rules_for(glibc_release_of(fs, default_interpreter(abi.bits, abi.machine)));
     if (abi.machine == kEmX8664 && abi.bits == 64) {
-      for (const std::string& level : env().hwcaps) config.subdirs.push_back("glibc-hwcaps/" + level);
-      for (const std::string& dir : env().legacy_hwcaps) config.subdirs.push_back(dir);
-      source.query.glibc_hwcaps = env().hwcaps;
+      if (rules.glibc_hwcaps) {
+        for (const std::string& level : env().hwcaps) config.subdirs.push_back("glibc-hwcaps/" + level);
+        source.query.glibc_hwcaps = env().hwcaps;
+      }
+      if (rules.legacy_subdirs)
+        for (const std::string& dir : env().legacy_hwcaps) config.subdirs.push_back(dir);
       source.query.isa_levels = env().isa_levels;
       source.query.hwcap = env().hwcap_bits;
       source.query.platform_index = x86_platform_index(env().platform);
-    } else if (abi.machine == kEm386) {
+    } else if (abi.machine == kEm386 && rules.legacy_subdirs) {
       config.subdirs = legacy_hwcap_subdirs({"sse2", "i686", "tls"});
-    } else {
+    } else if (rules.legacy_subdirs) {
       config.subdirs = {"tls"};
     }
+    source.query.legacy_hwcap_entries = rules.legacy_cache_entries;
     source.cache = ld_cache ? &*ld_cache : nullptr;
     source.conf_dirs = ld_cache ? nullptr : &conf.dirs;
     ctx->search = std::make_unique<LibrarySearch>(fs, *dir_cache, std::move(config), source);

@@ -6,7 +6,9 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 
+#include "analyzer/resolve/hwcaps.h"
 #include "resolve_support.h"
 
 namespace depscan::test {
@@ -45,6 +47,39 @@ fs::path build_root(const TempDir& tmp) {
   auto rc = run_command("/sbin/ldconfig -r " + shell_quote(root.string()) + " 2>&1");
   REQUIRE_MESSAGE(rc.exit_code == 0, rc.output);
   return root;
+}
+
+// Rewrites the "release version 2.NN" banner of a copied ld.so or libc.so.6 (same length), or
+// hides it, as ld.so before 2.33 has none.
+void set_banner(const fs::path& file, const std::string& release) {
+  std::string bytes;
+  {
+    std::ifstream in(file, std::ios::binary);
+    bytes.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  const std::string banner = "release version ";
+  size_t at = bytes.find(banner);
+  REQUIRE_MESSAGE(at != std::string::npos, file.string());
+  if (release.empty()) bytes[at + 7] = '_';
+  else bytes.replace(at + banner.size(), release.size(), release);
+  std::ofstream(file, std::ios::binary | std::ios::trunc) << bytes;
+}
+
+// The root's loader claims `release`; before 2.33 only its libc.so.6 says which it is.
+void make_root_glibc(const fs::path& root, const std::string& release) {
+  fs::path dir = root / "lib/x86_64-linux-gnu";
+  bool loader_banner = release >= "2.33";
+  set_banner(dir / "ld-linux-x86-64.so.2", loader_banner ? release : "");
+  set_banner(dir / "libc.so.6", release);
+}
+
+// libcached.so also in /opt/cached/tls and, when asked, /opt/cached/glibc-hwcaps/x86-64-v2,
+// with a cache that glibc 2.36's ldconfig writes for them (named, legacy and plain entries).
+void add_hwcaps_copies(const fs::path& root, bool with_v2) {
+  copy_into(resolve_fixture("rooted/libcached.so"), root / "opt/cached/tls/libcached.so");
+  if (with_v2) copy_into(resolve_fixture("rooted/libcached.so"), root / "opt/cached/glibc-hwcaps/x86-64-v2/libcached.so");
+  auto rc = run_command("/sbin/ldconfig -r " + shell_quote(root.string()) + " 2>&1");
+  REQUIRE_MESSAGE(rc.exit_code == 0, rc.output);
 }
 
 bool has_diagnostic(const Walk& w, const std::string& code) {
@@ -110,6 +145,48 @@ TEST_CASE("a corrupt ld.so.cache is a warning and the conf directories stand in"
   Walk walk("/opt/app/bin/app", clean_environment(), root.string());
   CHECK(has_diagnostic(walk, "ld-so-cache-error"));
   CHECK(walk.where("libcached.so") == "/opt/cached/libcached.so");
+}
+
+// Expectations from glibc's elf/dl-hwcaps.c and elf/dl-cache.c at each release; 2.31 and 2.41
+// were checked with the loaders of Debian 11 and 13 inside their root file systems.
+TEST_CASE("the root's glibc release decides which hwcaps subdirectories and cache entries count") {
+  if ((clean_environment().isa_levels & kIsaV2) == 0) {
+    MESSAGE("this CPU has no x86-64-v2: skipping");
+    return;
+  }
+  struct Case {
+    bool with_v2;
+    bool cache;
+    std::string release;  // "" = the host's own loader, unchanged
+    std::string expected;
+  };
+  const std::string v2 = "/opt/cached/glibc-hwcaps/x86-64-v2/libcached.so", tls = "/opt/cached/tls/libcached.so",
+                    plain = "/opt/cached/libcached.so";
+  const Case cases[] = {
+      {true, true, "", v2},           {true, false, "", v2},
+      {true, true, "2.31", tls},      {true, false, "2.31", tls},  // no glibc-hwcaps before 2.33
+      {true, true, "2.38", v2},       {true, true, "2.41", v2},
+      {false, true, "", tls},         {false, false, "", tls},
+      {false, true, "2.38", tls},     {false, false, "2.38", plain},  // 2.37: no legacy subdirectories
+      {false, true, "2.41", plain},   {false, false, "2.41", plain},  // 2.40: no legacy cache entries
+  };
+  for (const Case& c : cases) {
+    CAPTURE(c.with_v2);
+    CAPTURE(c.cache);
+    CAPTURE(c.release);
+    TempDir tmp("rootedhwcaps");
+    fs::path root = build_root(tmp);
+    add_hwcaps_copies(root, c.with_v2);
+    if (!c.cache) fs::remove(root / "etc/ld.so.cache");
+    if (!c.release.empty()) make_root_glibc(root, c.release);
+    Walk walk("/opt/app/bin/app", clean_environment(), root.string());
+    CHECK(walk.where("libcached.so") == c.expected);
+    if (c.release.empty() && c.cache && ::geteuid() == 0) {  // the loader inside the root agrees
+      CommandResult chrooted = run_command("chroot " + shell_quote(root.string()) +
+                                           " /lib64/ld-linux-x86-64.so.2 --list /opt/app/bin/app 2>&1");
+      CHECK_MESSAGE(chrooted.output.find("libcached.so => " + c.expected + " (") != std::string::npos, chrooted.output);
+    }
+  }
 }
 
 TEST_CASE("$LIB follows the root's layout: multiarch or lib64") {
