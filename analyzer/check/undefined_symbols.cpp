@@ -116,8 +116,9 @@ Finding python_api_finding(const Graph& graph, size_t object, const std::string&
   f.severity = Severity::Info;
   f.object = object;
   f.path = module.path;
-  f.message = fmt::format("{} {}: its {} Python C-API symbol{} ({}) come from the interpreter that imports it{}",
-                          module.path, reason, names.size(), names.size() == 1 ? "" : "s", join_limited(names, 5),
+  bool one = names.size() == 1;
+  f.message = fmt::format("{} {}: its {} Python C-API symbol{} ({}) come{} from the interpreter that imports it{}",
+                          module.path, reason, names.size(), one ? "" : "s", join_limited(names, 5), one ? "s" : "",
                           python_build_of(module.path));
   return f;
 }
