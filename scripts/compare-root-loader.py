@@ -1,0 +1,130 @@
+#!/usr/bin/env python3
+"""Compares depscan --root ROOT with ROOT's own loader, run inside it with chroot (needs root).
+
+For every regular 64-bit ELF executable or library under ROOT:
+  libraries: the file each NEEDED name resolves to, against `ld.so --list` (the root's ld.so);
+  symbols:   the undefined symbols and missing symbol versions, against `ldd -r` (LD_BIND_NOW).
+Prints each disagreement and a count. Exit code 1 when any file disagrees.
+
+Usage: scripts/compare-root-loader.py ROOT [--depscan build/cli/depscan]
+A root to try: debootstrap --variant=minbase bookworm /tmp/rootfs http://deb.debian.org/debian
+"""
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+
+LOADER = "/lib64/ld-linux-x86-64.so.2"
+
+
+def elf_files(root):
+    """Logical paths of regular 64-bit ET_EXEC/ET_DYN files, hard links counted once."""
+    seen, out = set(), []
+    for directory, dirs, names in os.walk(root):
+        if os.path.relpath(directory, root).split("/")[0] in ("proc", "sys", "dev"):
+            dirs[:] = []
+            continue
+        for name in names:
+            path = os.path.join(directory, name)
+            if os.path.islink(path) or not os.path.isfile(path):
+                continue
+            st = os.stat(path)
+            try:
+                with open(path, "rb") as f:
+                    head = f.read(20)
+            except OSError:
+                continue
+            if (st.st_dev, st.st_ino) in seen or head[:4] != b"\x7fELF" or head[4] != 2 or head[16] not in (2, 3):
+                continue
+            seen.add((st.st_dev, st.st_ino))
+            out.append("/" + os.path.relpath(path, root))
+    return sorted(out)
+
+
+def in_root(root, *argv):
+    r = subprocess.run(["chroot", root, *argv], capture_output=True, text=True, timeout=60,
+                       env={"PATH": "/usr/sbin:/usr/bin:/sbin:/bin"})
+    return r.stdout + r.stderr
+
+
+def depscan_report(depscan, root, path, *options):
+    r = subprocess.run([depscan, "--root", root, "--no-dlopen", "--format", "json", *options, path],
+                       capture_output=True, text=True, timeout=120)
+    return json.loads(r.stdout)
+
+
+def library_differences(root, depscan, path):
+    loader = {}
+    for line in in_root(root, LOADER, "--list", path).splitlines():
+        if "=>" in line:
+            name, target = (part.strip() for part in line.split("=>", 1))
+            loader[name] = target.split(" (")[0].strip()
+    report = depscan_report(depscan, root, path, "--no-symbols")
+    ours = {}
+    for edge in report["edges"]:
+        if edge.get("kind") == "needed":
+            to = edge.get("to")
+            ours.setdefault(edge["name"], report["objects"][to]["path"] if to is not None else "not found")
+    out = []
+    for name, target in loader.items():
+        got = ours.get(name, "no edge")
+        if got != "not found" and target != "not found":
+            got, target = os.path.normpath(got), os.path.normpath(target)
+        if got != target:
+            out.append(f"{name}: loader {target}, depscan {got}")
+    return out
+
+
+def symbol_counts(report, path):
+    undefined = versions = 0
+    for finding in report["findings"]:
+        if finding.get("path") != path:
+            continue
+        message = finding["message"]
+        if finding["code"] == "undefined-symbol":
+            more = re.search(r"undefined symbol: \S+? and (\d+) more", message)
+            undefined += 1 + int(more.group(1)) if more else 1
+        elif finding["code"] == "python-extension":  # the interpreter defines them: counted, not errors
+            count = re.search(r"its (\d+) Python C-API symbols?", message)
+            undefined += int(count.group(1)) if count else 0
+        elif finding["code"] == "symbol-version-not-found":
+            versions += 1
+    return undefined, versions
+
+
+def symbol_differences(root, depscan, path):
+    text = in_root(root, "/usr/bin/ldd", "-r", path)
+    undefined = len(set(re.findall(r"undefined symbol: (\S+)\s+\(" + re.escape(path) + r"\)", text)))
+    versions = len(re.findall(r"version `[^']+' not found \(required by " + re.escape(path) + r"\)", text))
+    ours = symbol_counts(depscan_report(depscan, root, path, "--bind-now"), path)
+    if (undefined, versions) == ours:
+        return []
+    return [f"ldd -r: {undefined} undefined symbols, {versions} versions not found; depscan: {ours[0]}, {ours[1]}"]
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("root")
+    parser.add_argument("--depscan", default=os.path.join(os.path.dirname(__file__), "..", "build", "cli", "depscan"))
+    args = parser.parse_args()
+    root, depscan = os.path.abspath(args.root), os.path.abspath(args.depscan)
+    files = elf_files(root)
+    failed = 0
+    for check, compare in (("libraries", library_differences), ("symbols", symbol_differences)):
+        differing = 0
+        for path in files:
+            problems = compare(root, depscan, path)
+            if problems:
+                differing += 1
+                print(f"{check} differ: {path}")
+                for problem in problems:
+                    print(f"    {problem}")
+        print(f"{check}: {len(files) - differing} of {len(files)} files agree")
+        failed += differing
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
