@@ -10,7 +10,7 @@
 namespace depscan {
 namespace {
 
-constexpr std::string_view kMagic = "depscan-matrix-bin/2";
+constexpr std::string_view kMagic = "depscan-matrix-bin/3";
 
 // Each row type's fields, in encoding order, for the writer and the reader alike.
 template <class Row, class Type>
@@ -37,7 +37,7 @@ void fields(Io& io, Row& r) {
 template <class Io, RowOf<GpuRow> Row>
 void fields(Io& io, Row& r) { io(r.names, r.cc, r.status, r.source); }
 template <class Io, RowOf<ComponentSoname> Row>
-void fields(Io& io, Row& r) { io(r.name, r.cuda_majors); }
+void fields(Io& io, Row& r) { io(r.name, r.cuda_majors, r.pip_version); }
 template <class Io, RowOf<ComponentRow> Row>
 void fields(Io& io, Row& r) { io(r.component, r.prefix, r.windows_prefix, r.sonames, r.product, r.source); }
 template <class Io, RowOf<CudnnSeries> Row>

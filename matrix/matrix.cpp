@@ -284,8 +284,8 @@ GpuRow parse_gpu(const json& j, const std::string& where) {
 // ---- libraries
 
 ComponentSoname parse_soname(const json& j, const std::string& where) {
-  Fields f(j, where, {"name", "cuda_majors"});
-  return ComponentSoname{f.text("name"), f.integers("cuda_majors")};
+  Fields f(j, where, {"name", "cuda_majors", "pip_version"});
+  return ComponentSoname{f.text("name"), f.integers("cuda_majors"), f.optional_text("pip_version")};
 }
 
 ComponentRow parse_component(const json& j, const std::string& where) {
@@ -602,11 +602,16 @@ const ComponentRow* Matrix::component_of(std::string_view soname) const {
   return best;
 }
 
-std::vector<int> Matrix::cuda_majors_of(std::string_view soname) const {
+const ComponentSoname* Matrix::soname_of(std::string_view soname) const {
   if (const ComponentRow* row = component_of(soname))
     for (const ComponentSoname& s : row->sonames)
-      if (is_name_or_dotted_extension_of(soname, s.name)) return s.cuda_majors;
-  return {};
+      if (is_name_or_dotted_extension_of(soname, s.name)) return &s;
+  return nullptr;
+}
+
+std::vector<int> Matrix::cuda_majors_of(std::string_view soname) const {
+  const ComponentSoname* entry = soname_of(soname);
+  return entry ? entry->cuda_majors : std::vector<int>{};
 }
 
 const CudnnSeries* Matrix::cudnn_series_of(std::string_view soname) const {

@@ -139,16 +139,18 @@ struct GpuMatch {
 struct ComponentSoname {
   std::string name;             // libcudart.so.12
   std::vector<int> cuda_majors; // CUDA majors shipping this SONAME; empty = any (driver, NCCL)
+  std::string pip_version;      // "10.*": the releases of the pip packages that ship this SONAME; "" = any
   bool operator==(const ComponentSoname&) const = default;
 };
 
 struct ComponentRow {           // a CUDA component and its file names
   std::string component;        // driver, cudart, cublas, cublasLt, cufft, cusparse, cusolver,
-                                // curand, nvrtc, nvrtc-builtins, nvjitlink, nccl, cupti, cutensor
+                                // curand, nvrtc, nvrtc-builtins, nvjitlink, nccl, cupti, cutensor,
+                                // nvinfer (TensorRT), ...
   std::string prefix;           // "libcudart.so": names are prefix + "." + version
   std::string windows_prefix;   // "cudart64_"
   std::vector<ComponentSoname> sonames;
-  std::string product;          // "" for the CUDA toolkit's own; "NCCL", "cuTENSOR": installed apart from it
+  std::string product;          // "" for the CUDA toolkit's own; "NCCL", "cuTENSOR", "TensorRT": installed apart
   std::string source;
   bool operator==(const ComponentRow&) const = default;
 };
@@ -244,6 +246,8 @@ class Matrix {
 
   // The component a SONAME or file name belongs to: "libcudart.so.12" -> cudart. Null if none.
   const ComponentRow* component_of(std::string_view soname) const;
+  // The SONAME row of a component library (libnvinfer.so.10 for libnvinfer.so.10.16.1), or nullptr.
+  const ComponentSoname* soname_of(std::string_view soname) const;
   // The CUDA majors a component SONAME belongs to ("libcufft.so.11" -> {12}); empty if unknown.
   std::vector<int> cuda_majors_of(std::string_view soname) const;
   // The cuDNN series whose shim or sub-library this name is, or null.

@@ -88,9 +88,15 @@ std::optional<std::string> cuda_install_hint(const Matrix& matrix, std::string_v
   if (component->component == "driver") return driver_hint(name);
   std::vector<int> majors = narrowed(matrix.cuda_majors_of(name), process_majors);
   auto packages = matrix.pip_packages_of(component->component, majors);
-  if (!component->product.empty())  // NCCL, cuTENSOR: NVIDIA libraries with downloads of their own
-    return install_text(name, fmt::format("part of {}", component->product), pip_choices(packages, ""),
-                        fmt::format("install {} from NVIDIA", component->product), importer);
+  if (!component->product.empty()) {  // NCCL, cuTENSOR, TensorRT: NVIDIA libraries with downloads of their own
+    const ComponentSoname* entry = matrix.soname_of(name);
+    std::string release = entry && !entry->pip_version.empty() ? entry->pip_version : "";
+    std::string product = release.empty() ? component->product
+                                          : fmt::format("{} {}", component->product, release.substr(0, release.find('.')));
+    return install_text(name, fmt::format("part of {}", product),
+                        pip_choices(packages, release.empty() ? "" : "==" + release),
+                        fmt::format("install {} from NVIDIA", product), importer);
+  }
   std::string toolkit = majors.empty() ? "the CUDA toolkit" : fmt::format("the CUDA {} toolkit", majors_text(majors));
   return install_text(name, fmt::format("CUDA's {} library", component->component), pip_choices(packages, ""),
                       "install " + toolkit, importer);

@@ -94,6 +94,27 @@ TEST_CASE("NCCL and cuTENSOR are NVIDIA downloads of their own, not parts of the
   CHECK(embedded().component_of("libcutensorMp.so.2")->component == "cutensorMp");
 }
 
+TEST_CASE("TensorRT: the pip packages of the TensorRT major the SONAME names, for the process's CUDA major") {
+  auto ten = cuda_install_hint(embedded(), "libnvinfer.so.10", "the provider", {12});
+  REQUIRE(ten);
+  CHECK(contains(*ten, "libnvinfer.so.10 is part of TensorRT 10: pip install tensorrt-cu12-libs==10.* (CUDA 12), or "
+                       "install TensorRT 10 from NVIDIA"));
+  std::string eleven = hint("libnvinfer_plugin.so.11");  // no TensorRT 11 for CUDA 11
+  CHECK(contains(eleven, "part of TensorRT 11: pip install tensorrt-cu12-libs==11.* (CUDA 12) or "
+                         "tensorrt-cu13-libs==11.* (CUDA 13), or install TensorRT 11 from NVIDIA"));
+  auto lean = cuda_install_hint(embedded(), "libnvinfer_lean.so.10", "the binary", {11});
+  REQUIRE(lean);
+  CHECK(contains(*lean, "pip install tensorrt-lean-cu11-libs==10.* (CUDA 11)"));
+  CHECK(embedded().component_of("libnvinfer_plugin.so.10")->component == "nvinfer_plugin");
+  CHECK(embedded().component_of("libnvinfer.so.10")->component == "nvinfer");
+  const ComponentSoname* versioned = embedded().soname_of("libnvonnxparser.so.10.16.1");
+  REQUIRE(versioned != nullptr);
+  CHECK(versioned->pip_version == "10.*");
+  CHECK(embedded().soname_of("libnvinfer.so.9") == nullptr);
+  // Not a CUDA library of one major: it does not decide the CUDA major of the process.
+  CHECK(embedded().cuda_majors_of("libnvinfer.so.11") == std::vector<int>{12, 13});
+}
+
 TEST_CASE("cuda_majors_by_root: one-major names only, per root") {
   Graph g;
   g.roots = {0, 1};
