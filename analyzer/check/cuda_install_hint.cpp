@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "analyzer/check/cuda_stack.h"
+
 namespace depscan {
 namespace {
 
@@ -57,11 +59,20 @@ std::vector<int> narrowed(const std::vector<int>& own, const std::vector<int>& p
 
 std::vector<std::vector<int>> cuda_majors_by_root(const Graph& graph, const Matrix& matrix) {
   std::vector<std::vector<int>> out(graph.roots.size());
+  auto add = [](std::vector<int>& seen, int major) {
+    if (std::find(seen.begin(), seen.end(), major) == seen.end()) seen.push_back(major);
+  };
   for (const Edge& e : graph.edges) {
     if (e.root >= out.size()) continue;
     std::vector<int> majors = matrix.cuda_majors_of(e.name);
-    std::vector<int>& seen = out[e.root];
-    if (majors.size() == 1 && std::find(seen.begin(), seen.end(), majors.front()) == seen.end()) seen.push_back(majors.front());
+    if (majors.size() == 1) add(out[e.root], majors.front());
+  }
+  for (size_t r = 0; r < out.size(); ++r) {  // a root installed by tensorrt-cu12-bindings is built for CUDA 12
+    if (graph.roots[r] >= graph.objects.size()) continue;
+    const std::string& owner = graph.objects[graph.roots[r]].owner;  // as METADATA spells it: - or _
+    auto major = cu_major_in(owner, "-", "");
+    if (!major) major = cu_major_in(owner, "_", "");
+    if (major) add(out[r], major->first);
   }
   for (auto& majors : out) std::sort(majors.begin(), majors.end());
   return out;

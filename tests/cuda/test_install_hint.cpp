@@ -132,6 +132,29 @@ TEST_CASE("cuda_majors_by_root: one-major names only, per root") {
   CHECK(majors[1] == std::vector<int>{13});
 }
 
+TEST_CASE("cuda_majors_by_root: the -cuNN in the name of the root's distribution counts too") {
+  Graph g;
+  g.objects.resize(4);
+  g.objects[0].owner = "tensorrt-cu12-bindings";
+  g.objects[1].owner = "cupy-cuda12x";  // not a -cuNN name
+  g.objects[2].owner = "nvidia-cudnn-cu13";
+  g.objects[3].owner = "tensorrt_cu11_bindings";  // METADATA's Name as the wheel spells it
+  g.roots = {0, 1, 2, 3};
+  Edge needs;
+  needs.name = "libcudart.so.12";
+  needs.root = 2;
+  g.edges = {needs};
+  auto majors = cuda_majors_by_root(g, embedded());
+  REQUIRE(majors.size() == 4);
+  CHECK(majors[0] == std::vector<int>{12});
+  CHECK(majors[1].empty());
+  CHECK(majors[2] == std::vector<int>{12, 13});
+  CHECK(majors[3] == std::vector<int>{11});
+  auto hint = cuda_install_hint(embedded(), "libnvinfer.so.10", "tensorrt.so", majors[0]);
+  REQUIRE(hint);
+  CHECK(contains(*hint, "pip install tensorrt-cu12-libs==10.* (CUDA 12), or install TensorRT 10"));
+}
+
 TEST_CASE("other libraries get no CUDA hint") {
   CHECK_FALSE(cuda_install_hint(embedded(), "libssl.so.3"));
   CHECK_FALSE(cuda_install_hint(embedded(), "libcudaxyz.so.1"));
