@@ -10,7 +10,9 @@
 
 #include "analyzer/input/sniff.h"
 #include "analyzer/read/read.h"
+#include "analyzer/resolve/glibc_release.h"
 #include "analyzer/resolve/resolve.h"
+#include "analyzer/resolve/system_layout.h"
 #include "analyzer/scan/dlopen_edges.h"
 #include "analyzer/scan/scan.h"
 #include "cli/commands.h"
@@ -53,6 +55,14 @@ void add_run_time_edges(Resolver& resolver, const FileSystem& fs) {
   else fmt::print(stderr, "depscan: warning: no dlopen edges: {}\n", matrix.error());
 }
 
+// Which glibc's rules the search follows: the hwcaps subdirectories changed with its releases.
+void print_loader(const FileSystem& fs, const Binary& binary) {
+  if (binary.format != Format::Elf) return;
+  std::string interpreter = default_interpreter(binary.bits, binary.machine);
+  if (interpreter.empty()) return;
+  fmt::print("loader {}: {}\n", interpreter, describe_hwcap_rules(glibc_release_of(fs, interpreter)));
+}
+
 int run(const WhyArgs& args) {
   std::unique_ptr<FileSystem> fs =
       args.scan.root ? make_rooted_fs(absolute_path(*args.scan.root)) : make_real_fs();
@@ -80,6 +90,7 @@ int run(const WhyArgs& args) {
     else later.push_back(&e);
   }
   if (!first) {
+    print_loader(*fs, *g.objects[root_object].binary);
     fmt::print("{} is not requested by anything in the graph of {}; if {} asked for it:\n", args.library,
                logical, logical);
     std::vector<Attempt> steps = resolver.explain(root, root_object, args.library);
@@ -87,6 +98,7 @@ int run(const WhyArgs& args) {
     bool found = !steps.empty() && steps.back().outcome.rfind("found", 0) == 0;
     return found ? kExitClean : kExitFindings;
   }
+  print_loader(*fs, *g.objects[root_object].binary);
   fmt::print("{} requested by {} ({}), first in load order:\n", first->name, g.objects[first->from].path,
              to_string(first->kind));
   if (first->kind == EdgeKind::Dlopen) fmt::print("  opened at run time with dlopen: {}\n", first->source);

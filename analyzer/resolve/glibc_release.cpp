@@ -4,6 +4,8 @@
 
 #include <charconv>
 
+#include <fmt/format.h>
+
 namespace depscan {
 namespace {
 
@@ -70,6 +72,17 @@ HwcapRules hwcap_rules_for(std::optional<GlibcRelease> release) {
   rules.legacy_subdirs = *release < GlibcRelease{2, 37};
   rules.legacy_cache_entries = *release < GlibcRelease{2, 40};
   return rules;
+}
+
+std::string describe_hwcap_rules(std::optional<GlibcRelease> release) {
+  HwcapRules rules = hwcap_rules_for(release);
+  std::string which = release ? fmt::format("glibc {}.{}", release->major, release->minor)
+                              : std::string("glibc release unknown (taken as 2.36)");
+  std::string hwcaps = rules.glibc_hwcaps ? "glibc-hwcaps subdirectories" : "no glibc-hwcaps subdirectories (added in 2.33)";
+  std::string legacy = rules.legacy_subdirs ? "legacy hwcap subdirectories" : "no legacy hwcap subdirectories (removed in 2.37)";
+  std::string cache = rules.legacy_cache_entries ? "legacy ld.so.cache entries"
+                                                 : "no legacy ld.so.cache entries (skipped from 2.40)";
+  return fmt::format("{}: {}; {}; {}", which, hwcaps, legacy, cache);
 }
 
 }  // namespace depscan

@@ -38,4 +38,8 @@ struct HwcapRules {
 // An unknown release is treated as glibc 2.36, which has all three.
 HwcapRules hwcap_rules_for(std::optional<GlibcRelease> release);
 
+// One line for `why`: the release and what its loader uses, e.g. "glibc 2.31: no glibc-hwcaps
+// subdirectories (added in 2.33); legacy hwcap subdirectories; legacy ld.so.cache entries".
+std::string describe_hwcap_rules(std::optional<GlibcRelease> release);
+
 }  // namespace depscan

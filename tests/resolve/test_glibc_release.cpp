@@ -48,4 +48,14 @@ TEST_CASE("hwcaps rules change at 2.33, 2.37 and 2.40; an unknown release is tre
   CHECK(rules(std::nullopt) == std::tuple{true, true, true});
 }
 
+TEST_CASE("why's line names the release and what its loader uses") {
+  CHECK(describe_hwcap_rules(GlibcRelease{2, 31}) ==
+        "glibc 2.31: no glibc-hwcaps subdirectories (added in 2.33); legacy hwcap subdirectories; legacy ld.so.cache "
+        "entries");
+  CHECK(describe_hwcap_rules(GlibcRelease{2, 41}) ==
+        "glibc 2.41: glibc-hwcaps subdirectories; no legacy hwcap subdirectories (removed in 2.37); no legacy "
+        "ld.so.cache entries (skipped from 2.40)");
+  CHECK(describe_hwcap_rules(std::nullopt).rfind("glibc release unknown (taken as 2.36): glibc-hwcaps", 0) == 0);
+}
+
 }  // namespace depscan

@@ -13,6 +13,9 @@ TEST_CASE("why: an inherited RPATH finds the library") {
   CHECK(r.output.find(resolve_fixture("chain/lib1") + "/libb.so: not found") != std::string::npos);
   CHECK(r.output.find(resolve_fixture("chain/lib2") + "/libb.so: taken") != std::string::npos);
   CHECK(r.output.find("[rpath of exe_rpath]") != std::string::npos);
+  // First, whose rules: this machine's glibc, with glibc-hwcaps (2.33 and later).
+  CHECK(r.output.rfind("loader /lib64/ld-linux-x86-64.so.2: glibc 2.", 0) == 0);
+  CHECK(r.output.find("glibc-hwcaps subdirectories;") != std::string::npos);
 }
 
 TEST_CASE("why: RUNPATH is not inherited, so the search fails, step by step") {
