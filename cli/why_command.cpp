@@ -60,7 +60,8 @@ void print_loader(const FileSystem& fs, const Binary& binary) {
   if (binary.format != Format::Elf) return;
   std::string interpreter = default_interpreter(binary.bits, binary.machine);
   if (interpreter.empty()) return;
-  fmt::print("loader {}: {}\n", interpreter, describe_hwcap_rules(glibc_release_of(fs, interpreter)));
+  auto release = glibc_release_of(fs, interpreter, detect_layout(fs, binary.bits, binary.machine).system_dirs);
+  fmt::print("loader {}: {}\n", interpreter, describe_hwcap_rules(release));
 }
 
 int run(const WhyArgs& args) {

@@ -47,6 +47,12 @@ std::string install_text(std::string_view name, std::string_view what, const std
                      source, importer);
 }
 
+// Whether the component's pip packages hold different SONAMEs in different releases (TensorRT).
+bool pins_releases(const ComponentRow& component) {
+  return std::any_of(component.sonames.begin(), component.sonames.end(),
+                     [](const ComponentSoname& s) { return !s.pip_version.empty(); });
+}
+
 // The majors the process shows, where they are among the name's own; else the name's.
 std::vector<int> narrowed(const std::vector<int>& own, const std::vector<int>& process) {
   std::vector<int> both;
@@ -104,6 +110,9 @@ std::optional<std::string> cuda_install_hint(const Matrix& matrix, std::string_v
     std::string release = entry && !entry->pip_version.empty() ? entry->pip_version : "";
     std::string product = release.empty() ? component->product
                                           : fmt::format("{} {}", component->product, release.substr(0, release.find('.')));
+    if (!entry && pins_releases(*component))  // libnvinfer.so.8: no listed package ships it
+      return install_text(name, fmt::format("part of {}", product), "",
+                          fmt::format("install a {} release that ships {} from NVIDIA", product, name), importer);
     return install_text(name, fmt::format("part of {}", product),
                         pip_choices(packages, release.empty() ? "" : "==" + release),
                         fmt::format("install {} from NVIDIA", product), importer);

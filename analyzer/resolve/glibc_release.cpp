@@ -1,6 +1,8 @@
 #include "analyzer/resolve/glibc_release.h"
 
+#if defined(__GLIBC__)
 #include <gnu/libc-version.h>
+#endif
 
 #include <charconv>
 
@@ -10,7 +12,7 @@ namespace depscan {
 namespace {
 
 constexpr std::string_view kBanner = "release version ";
-constexpr size_t kMaxLibraryBytes = size_t{64} << 20;
+constexpr size_t kMaxLibraryBytes = size_t{16} << 20;  // libc.so.6 is about 2 MB
 
 std::optional<int> leading_number(std::string_view text, size_t& at) {
   int value = 0;
@@ -39,7 +41,7 @@ std::optional<GlibcRelease> release_in_file(const FileSystem& fs, const std::str
 
 // The loader that started depscan is the analysed system's own when the root is "/".
 bool is_own_loader(const FileSystem& fs, const std::string& interpreter) {
-#if defined(__x86_64__)
+#if defined(__x86_64__) && defined(__GLIBC__)
   return fs.root() == "/" && interpreter == "/lib64/ld-linux-x86-64.so.2";
 #else
   (void)fs;
@@ -56,13 +58,22 @@ std::optional<GlibcRelease> parse_release_banner(std::string_view bytes) {
   return std::nullopt;
 }
 
-std::optional<GlibcRelease> glibc_release_of(const FileSystem& fs, const std::string& interpreter) {
-  if (interpreter.empty()) return std::nullopt;
+std::optional<GlibcRelease> glibc_release_of(const FileSystem& fs, const std::string& interpreter,
+                                             const std::vector<std::string>& system_dirs) {
+#if defined(__GLIBC__)
   if (is_own_loader(fs, interpreter)) return parse_release(gnu_get_libc_version());
-  auto canonical = fs.canonical(interpreter);
-  if (!canonical) return std::nullopt;
-  if (auto release = release_in_file(fs, *canonical)) return release;
-  return release_in_file(fs, dirname_of(*canonical) + "/libc.so.6");  // ld.so before 2.33 has no banner
+#endif
+  // ld.so before 2.33 has no banner; libc.so.6 beside it, or in a system directory, has.
+  std::vector<std::string> libcs;
+  auto canonical = interpreter.empty() ? Expected<std::string>(Error{"no interpreter"}) : fs.canonical(interpreter);
+  if (canonical) {
+    if (auto release = release_in_file(fs, *canonical)) return release;
+    libcs.push_back(dirname_of(*canonical) + "/libc.so.6");
+  }
+  for (const std::string& dir : system_dirs) libcs.push_back(dir + "/libc.so.6");
+  for (const std::string& libc : libcs)
+    if (auto release = release_in_file(fs, libc)) return release;
+  return std::nullopt;
 }
 
 HwcapRules hwcap_rules_for(std::optional<GlibcRelease> release) {

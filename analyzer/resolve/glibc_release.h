@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "analyzer/input/fs.h"
 
@@ -26,8 +27,9 @@ struct GlibcRelease {
 std::optional<GlibcRelease> parse_release_banner(std::string_view bytes);
 
 // The release of the loader at `interpreter` inside fs: its own banner, else that of the
-// libc.so.6 beside it. nullopt when neither says.
-std::optional<GlibcRelease> glibc_release_of(const FileSystem& fs, const std::string& interpreter);
+// libc.so.6 beside it, else of the first libc.so.6 in `system_dirs` that has one. nullopt when none says.
+std::optional<GlibcRelease> glibc_release_of(const FileSystem& fs, const std::string& interpreter,
+                                             const std::vector<std::string>& system_dirs = {});
 
 struct HwcapRules {
   bool glibc_hwcaps = true;          // glibc-hwcaps subdirectories and cache entries (2.33 on)

@@ -143,7 +143,8 @@ struct Resolver::Impl {
     config.system_dirs = ctx->layout.system_dirs;
     CacheSource source;
     source.query = cache_query_for(abi.bits, abi.machine);
-    HwcapRules rules = hwcap_rules_for(glibc_release_of(fs, default_interpreter(abi.bits, abi.machine)));
+    HwcapRules rules =
+        hwcap_rules_for(glibc_release_of(fs, default_interpreter(abi.bits, abi.machine), ctx->layout.system_dirs));
     if (abi.machine == kEmX8664 && abi.bits == 64) {
       if (rules.glibc_hwcaps) {
         for (const std::string& level : env().hwcaps) config.subdirs.push_back("glibc-hwcaps/" + level);

@@ -111,6 +111,11 @@ TEST_CASE("TensorRT: the pip packages of the TensorRT major the SONAME names, fo
   REQUIRE(versioned != nullptr);
   CHECK(versioned->pip_version == "10.*");
   CHECK(embedded().soname_of("libnvinfer.so.9") == nullptr);
+  // A SONAME no listed package ships: no unpinned pip install that would bring TensorRT 10 or 11.
+  std::string eight = hint("libnvinfer.so.8");
+  CHECK(contains(eight, "libnvinfer.so.8 is part of TensorRT: install a TensorRT release that ships libnvinfer.so.8 "
+                        "from NVIDIA"));
+  CHECK_FALSE(contains(eight, "pip install"));
   // Not a CUDA library of one major: it does not decide the CUDA major of the process.
   CHECK(embedded().cuda_majors_of("libnvinfer.so.11") == std::vector<int>{12, 13});
 }

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <iterator>
 
+#include "analyzer/resolve/glibc_release.h"
 #include "analyzer/resolve/hwcaps.h"
 #include "resolve_support.h"
 
@@ -154,6 +155,12 @@ TEST_CASE("the root's glibc release decides which hwcaps subdirectories and cach
     MESSAGE("this CPU has no x86-64-v2: skipping");
     return;
   }
+  // The caches come from this machine's ldconfig, which writes legacy (tls) entries before 2.37.
+  auto host = glibc_release_of(*make_real_fs(), "/lib64/ld-linux-x86-64.so.2");
+  if (!host || *host < GlibcRelease{2, 33} || *host >= GlibcRelease{2, 37}) {
+    MESSAGE("this machine's ldconfig is not from glibc 2.33-2.36: skipping");
+    return;
+  }
   struct Case {
     bool with_v2;
     bool cache;
@@ -187,6 +194,18 @@ TEST_CASE("the root's glibc release decides which hwcaps subdirectories and cach
       CHECK_MESSAGE(chrooted.output.find("libcached.so => " + c.expected + " (") != std::string::npos, chrooted.output);
     }
   }
+}
+
+TEST_CASE("a dangling loader link: the release comes from the libc.so.6 of a system directory") {
+  TempDir tmp("rooteddangling");
+  fs::path root = build_root(tmp);
+  make_root_glibc(root, "2.31");
+  fs::remove(root / "lib64/ld-linux-x86-64.so.2");
+  fs::create_symlink("/lib/x86_64-linux-gnu/ld-2.31.so", root / "lib64/ld-linux-x86-64.so.2");  // not there
+  auto rooted = make_rooted_fs(root.string());
+  CHECK(glibc_release_of(*rooted, "/lib64/ld-linux-x86-64.so.2", {"/lib/x86_64-linux-gnu"}) == GlibcRelease{2, 31});
+  CHECK_FALSE(glibc_release_of(*rooted, "/lib64/ld-linux-x86-64.so.2").has_value());
+  CHECK_FALSE(glibc_release_of(*rooted, "", {"/opt"}).has_value());
 }
 
 TEST_CASE("$LIB follows the root's layout: multiarch or lib64") {
