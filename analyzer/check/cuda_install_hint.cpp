@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "analyzer/check/cuda_stack.h"
+#include "analyzer/input/distribution.h"
 
 namespace depscan {
 namespace {
@@ -75,10 +76,8 @@ std::vector<std::vector<int>> cuda_majors_by_root(const Graph& graph, const Matr
   }
   for (size_t r = 0; r < out.size(); ++r) {  // a root installed by tensorrt-cu12-bindings is built for CUDA 12
     if (graph.roots[r] >= graph.objects.size()) continue;
-    const std::string& owner = graph.objects[graph.roots[r]].owner;  // as METADATA spells it: - or _
-    auto major = cu_major_in(owner, "-", "");
-    if (!major) major = cu_major_in(owner, "_", "");
-    if (major) add(out[r], major->first);
+    std::string owner = normalize_dist_name(graph.objects[graph.roots[r]].owner);  // tensorrt_cu12_bindings too
+    if (auto major = cu_major_in(owner, "-", "")) add(out[r], major->first);
   }
   for (auto& majors : out) std::sort(majors.begin(), majors.end());
   return out;

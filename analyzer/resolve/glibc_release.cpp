@@ -65,8 +65,7 @@ std::optional<GlibcRelease> glibc_release_of(const FileSystem& fs, const std::st
 #endif
   // ld.so before 2.33 has no banner; libc.so.6 beside it, or in a system directory, has.
   std::vector<std::string> libcs;
-  auto canonical = interpreter.empty() ? Expected<std::string>(Error{"no interpreter"}) : fs.canonical(interpreter);
-  if (canonical) {
+  if (auto canonical = fs.canonical(interpreter); !interpreter.empty() && canonical) {
     if (auto release = release_in_file(fs, *canonical)) return release;
     libcs.push_back(dirname_of(*canonical) + "/libc.so.6");
   }
