@@ -2,6 +2,7 @@
 // ld.so.preload, absolute symlinks and ".." kept inside it. Where we may chroot (root user),
 // the real loader inside the root is the judge.
 #include <doctest/doctest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -206,6 +207,23 @@ TEST_CASE("a dangling loader link: the release comes from the libc.so.6 of a sys
   CHECK(glibc_release_of(*rooted, "/lib64/ld-linux-x86-64.so.2", {"/lib/x86_64-linux-gnu"}) == GlibcRelease{2, 31});
   CHECK_FALSE(glibc_release_of(*rooted, "/lib64/ld-linux-x86-64.so.2").has_value());
   CHECK_FALSE(glibc_release_of(*rooted, "", {"/opt"}).has_value());
+}
+
+TEST_CASE("a FIFO or a symlink loop as the root's loader is not read; libc.so.6 answers and the walk finishes") {
+  for (const std::string kind : {"fifo", "loop"}) {
+    CAPTURE(kind);
+    TempDir tmp("rootedhostileloader");
+    fs::path root = build_root(tmp);
+    make_root_glibc(root, "2.31");
+    fs::path loader = root / "lib/x86_64-linux-gnu/ld-linux-x86-64.so.2";
+    fs::remove(loader);
+    if (kind == "fifo") REQUIRE(::mkfifo(loader.c_str(), 0600) == 0);
+    else fs::create_symlink("ld-linux-x86-64.so.2", loader);
+    auto rooted = make_rooted_fs(root.string());
+    CHECK(glibc_release_of(*rooted, "/lib64/ld-linux-x86-64.so.2", {"/lib/x86_64-linux-gnu"}) == GlibcRelease{2, 31});
+    Walk walk("/opt/app/bin/app", clean_environment(), root.string());
+    CHECK(walk.where("libcached.so") == "/opt/cached/libcached.so");
+  }
 }
 
 TEST_CASE("$LIB follows the root's layout: multiarch or lib64") {
