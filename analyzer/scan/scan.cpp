@@ -20,7 +20,6 @@
 #include "analyzer/scan/cuda_audit.h"
 #include "analyzer/scan/dlopen_edges.h"
 #include "analyzer/scan/merge_findings.h"
-#include "analyzer/util/parallel.h"
 #include "analyzer/util/phase_timer.h"
 #include "matrix/matrix.h"
 
@@ -127,9 +126,6 @@ ScanReport run_scan(const ScanOptions& options) {
   report.scan_work = work;
   PhaseTimer timer;
   std::unique_ptr<FileSystem>& fs = work->fs = file_system_for(options);
-  // Knowledge: decoded on a second thread while the files are read and resolved.
-  std::vector<Finding> matrix_findings;
-  auto decoded = start_alongside([&] { return matrix_for(options, matrix_findings); });
   CollectedInputs& inputs = work->inputs = collect_inputs(fs, collect_request(options));  // inputs: wheels installed, images unpacked
   auto unpacked = std::move(inputs.temp_dirs);                              // removed when run_scan returns
   const std::vector<std::string>& roots = adopt_inputs(inputs, report);     // inputs -> roots
@@ -141,7 +137,9 @@ ScanReport run_scan(const ScanOptions& options) {
   Resolver& resolver = work->resolver.emplace(cache, resolve_options_for(options));  // ld.so rules
   add_roots_within_budget(resolver, roots, report.result.findings);
   timer.mark("resolve");
-  Matrix& matrix = work->matrix = decoded.get();
+  // Knowledge, decoded here: a second thread to decode it beside the reading cost more than it saved.
+  std::vector<Finding> matrix_findings;
+  Matrix& matrix = work->matrix = matrix_for(options, matrix_findings);
   report.result.findings.insert(report.result.findings.begin(), std::make_move_iterator(matrix_findings.begin()),
                                 std::make_move_iterator(matrix_findings.end()));  // the matrix's come first
   timer.mark("matrix");

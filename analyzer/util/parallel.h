@@ -9,11 +9,8 @@
 #include <atomic>
 #include <cstddef>
 #include <exception>
-#include <future>
 #include <mutex>
-#include <system_error>
 #include <thread>
-#include <type_traits>
 #include <vector>
 
 namespace depscan {
@@ -49,20 +46,6 @@ void parallel_for_index(size_t count, const Body& body, size_t max_threads = 0) 
     work();
   }  // helpers join here
   if (failure) std::rethrow_exception(failure);
-}
-
-// Starts work() on a thread of its own, to run beside the caller's; the future's get() returns its
-// result or rethrows its exception. With one usable CPU, or where no thread can be started, work()
-// runs in get() instead.
-template <class Work>
-std::future<std::invoke_result_t<Work&>> start_alongside(Work work) {
-  if (usable_cpus() > 1) {
-    try {
-      return std::async(std::launch::async, work);
-    } catch (const std::system_error&) {
-    }
-  }
-  return std::async(std::launch::deferred, std::move(work));
 }
 
 }  // namespace depscan

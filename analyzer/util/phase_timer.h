@@ -13,7 +13,7 @@ namespace depscan {
 
 class PhaseTimer {
  public:
-  PhaseTimer() : enabled_(std::getenv("DEPSCAN_TIMINGS") != nullptr), last_(Clock::now()), last_faults_(faults()) {}
+  PhaseTimer() : enabled_(std::getenv("DEPSCAN_TIMINGS") != nullptr), last_(Clock::now()), last_faults_(enabled_ ? faults() : 0) {}
 
   // Ends the phase that began at the previous mark (or at construction).
   void mark(const char* phase) {

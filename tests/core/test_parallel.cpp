@@ -27,14 +27,3 @@ TEST_CASE("parallel_for_index rethrows the body's exception after every thread h
                   std::runtime_error);
   CHECK(started >= 8);
 }
-
-TEST_CASE("start_alongside runs its work beside the caller and hands back the result or the exception") {
-  auto caller = std::this_thread::get_id();
-  auto where = start_alongside([] { return std::this_thread::get_id(); });
-  if (usable_cpus() > 1) CHECK(where.get() != caller);
-  else CHECK(where.get() == caller);  // one CPU: run when asked for
-  auto value = start_alongside([] { return std::vector<int>{1, 2, 3}; });
-  CHECK(value.get() == std::vector<int>{1, 2, 3});
-  auto failing = start_alongside([]() -> int { throw std::runtime_error("no matrix"); });
-  CHECK_THROWS_WITH_AS(failing.get(), "no matrix", std::runtime_error);
-}
