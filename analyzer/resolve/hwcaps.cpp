@@ -1,7 +1,13 @@
 #include "analyzer/resolve/hwcaps.h"
 
 #include <cpuid.h>
+#if defined(__clang__)
+#define _Bool bool  // glibc 2.36's <sys/platform/x86.h> spells C's _Bool, which clang's C++ lacks
 #include <sys/platform/x86.h>
+#undef _Bool
+#else
+#include <sys/platform/x86.h>
+#endif
 
 namespace depscan {
 namespace {
