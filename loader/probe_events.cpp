@@ -34,19 +34,29 @@ std::string encode_event(const StepEvent& event) {
   return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
+namespace {
+
+// A member that is a string, or "" when it is missing or of another type (json::value throws then).
+std::string string_member(const nlohmann::json& j, const char* key) {
+  auto it = j.find(key);
+  return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+}  // namespace
+
 std::optional<StepEvent> decode_event(std::string_view line) {
   auto j = nlohmann::json::parse(line, nullptr, false);
   if (j.is_discarded() || !j.is_object() || !j.contains("step") || !j["step"].is_string())
     return std::nullopt;
   StepEvent e;
-  e.is_start = j.value("event", "") == "start";
+  e.is_start = string_member(j, "event") == "start";
   e.step = j["step"].get<std::string>();
-  e.library = j.value("library", "");
+  e.library = string_member(j, "library");
   if (e.is_start) return e;
-  auto status = step_status_from(j.value("status", ""));
+  auto status = step_status_from(string_member(j, "status"));
   if (!status) return std::nullopt;
   e.status = *status;
-  e.message = j.value("message", "");
+  e.message = string_member(j, "message");
   if (j.contains("data") && j["data"].is_object()) e.data = j["data"];
   if (j.contains("loaded") && j["loaded"].is_array())
     for (const auto& p : j["loaded"])

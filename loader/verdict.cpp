@@ -10,21 +10,31 @@
 #include "loader/verify_internal.h"
 
 namespace depscan {
+
+std::string data_string(const StepRecord* s, const char* key) {
+  if (!s) return "";
+  auto it = s->data.find(key);
+  return it != s->data.end() && it->is_string() ? it->get<std::string>() : "";
+}
+
+std::optional<long long> data_number(const StepRecord* s, const char* key) {
+  if (!s) return std::nullopt;
+  auto it = s->data.find(key);
+  if (it == s->data.end() || !it->is_number()) return std::nullopt;
+  return it->get<long long>();
+}
+
+bool data_flag(const StepRecord* s, const char* key) {
+  if (!s) return false;
+  auto it = s->data.find(key);
+  return it != s->data.end() && it->is_boolean() && it->get<bool>();
+}
+
 namespace {
 
 std::string describe(const PredictedLibrary& lib) {
   if (!lib.path) return fmt::format("{}: not found", lib.name);
   return fmt::format("{} -> {} ({})", lib.name, *lib.path, lib.how);
-}
-
-std::string data_string(const StepRecord* s, const char* key) {
-  if (!s || !s->data.contains(key) || !s->data[key].is_string()) return "";
-  return s->data[key].get<std::string>();
-}
-
-std::optional<long long> data_number(const StepRecord* s, const char* key) {
-  if (!s || !s->data.contains(key) || !s->data[key].is_number()) return std::nullopt;
-  return s->data[key].get<long long>();
 }
 
 std::vector<std::string> all_loaded(const RuntimeReport& r) {
@@ -138,7 +148,7 @@ void driver_row(RuntimeReport& r) {
   const StepRecord* load = find_step(r, "driver.load");
   if (!load) return;
   std::string path = data_string(load, "path");
-  bool stub = load->data.value("stub", false);
+  bool stub = data_flag(load, "stub");
   std::string observed = path.empty() ? load->message : fmt::format("{}{}", canonical_or_same(path), stub ? " (the toolkit's stub)" : "");
   if (!p.driver) {
     r.verdicts.push_back({"driver library", "no prediction: the resolver gave no answer", observed, Verdict::NotChecked});
@@ -176,14 +186,14 @@ void driver_version_row(RuntimeReport& r) {
 }
 
 bool no_image_failure(const StepRecord& s) {
-  long long status = s.data.value("status", 0LL);
+  long long status = data_number(&s, "status").value_or(0);
   return status == 6 || status == 3007 || s.message.find("CUDA_ERROR_NO_BINARY_FOR_GPU") != std::string::npos;
 }
 
 void kernel_image_rows(RuntimeReport& r, const std::vector<Finding>& device_findings) {
   for (const StepRecord& s : r.steps) {
     if (s.step.rfind("cudnn.convolution.device", 0) != 0) continue;
-    std::string sm = s.data.value("sm", "");
+    std::string sm = data_string(&s, "sm");
     std::vector<std::string> missing;
     for (const Finding& f : device_findings)
       if (f.code == "no-kernel-image" && f.message.find(sm) != std::string::npos) missing.push_back(f.message);

@@ -11,6 +11,7 @@
 
 #include "loader/cudnn_api.h"
 #include "loader/probe_events.h"
+#include "loader/verify_internal.h"
 #include "support.h"
 
 namespace fs = std::filesystem;
@@ -334,6 +335,30 @@ TEST_CASE("the event protocol round-trips, and a line that is not an event is ig
   CHECK(back->loaded == e.loaded);
   CHECK(!depscan::decode_event("garbage"));
   CHECK(!depscan::decode_event(R"({"event":"end","step":"x","status":"exploded"})"));
+}
+
+TEST_CASE("a child's event with members of other types is read without throwing") {
+  // Found by the fuzzer: json::value() throws when the member exists with another type, and
+  // the libraries the child loads can write anything to any descriptor.
+  auto odd = depscan::decode_event(R"({"event":"end","step":"x","library":5,"status":"ok","message":["m"]})");
+  REQUIRE(odd);
+  CHECK(odd->library.empty());
+  CHECK(odd->message.empty());
+  CHECK(!depscan::decode_event(R"({"event":"end","step":"x","status":7})"));
+  auto numbered = depscan::decode_event(R"({"event":1,"step":"x","status":"ok"})");  // not "start": an end
+  REQUIRE(numbered);
+  CHECK_FALSE(numbered->is_start);
+
+  depscan::StepRecord s;
+  s.data = {{"stub", "yes"}, {"path", 3}, {"status", "6"}, {"name", "libcuda.so.1"}, {"sm", "sm_90"}};
+  CHECK_FALSE(depscan::data_flag(&s, "stub"));
+  CHECK(depscan::data_string(&s, "path").empty());
+  CHECK_FALSE(depscan::data_number(&s, "status"));
+  CHECK(depscan::data_string(&s, "name") == "libcuda.so.1");
+  s.data = {{"stub", true}, {"status", 6}};
+  CHECK(depscan::data_flag(&s, "stub"));
+  CHECK(depscan::data_number(&s, "status") == 6);
+  CHECK_FALSE(depscan::data_flag(nullptr, "stub"));
 }
 
 TEST_CASE("cuDNN version encodings and status names differ between 8.x and 9.x") {
