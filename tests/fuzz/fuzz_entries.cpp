@@ -4,17 +4,23 @@
 
 #include <cstdio>
 
+#include <filesystem>
 #include <memory>
 #include <string>
+#include <string_view>
 
+#include "analyzer/check/cuda_stack.h"
 #include "analyzer/input/image.h"
 #include "analyzer/input/safe_tree.h"
 #include "analyzer/input/wheel.h"
 #include "analyzer/read/elf_reader.h"
 #include "analyzer/read/fatbin_reader.h"
 #include "analyzer/read/pe_reader.h"
+#include "analyzer/resolve/glibc_release.h"
 #include "analyzer/resolve/ld_so_cache.h"
+#include "analyzer/resolve/ld_so_conf.h"
 #include "analyzer/scan/scan.h"
+#include "loader/probe_events.h"
 #include "matrix/matrix.h"
 #include "matrix/policy.h"
 
@@ -84,6 +90,55 @@ void image_reader(const uint8_t* data, size_t size) {
   if (is_image_archive(input.path)) (void)unpack_image(input.path, "image.tar", staging, rootfs);
 }
 
+// The small parsers of text that comes from the analysed files or from the verification child:
+// the whole input, and each line of it, through every one.
+void text_parsers(const uint8_t* data, size_t size) {
+  std::string_view text(reinterpret_cast<const char*>(data), size);
+  (void)parse_release_banner(text);
+  (void)parse_metadata(text);
+  (void)parse_wheel_tags(text);
+  (void)parse_record_paths(text);
+  (void)parse_nvidia_version_text(text);
+  (void)cu_major_in(text, "-", "");
+  (void)cu_major_in(text, "/", "/lib");
+  (void)hwcap_rules_for(parse_release_banner(text));
+  for (size_t start = 0; start <= text.size();) {
+    size_t end = text.find('\n', start);
+    if (end == std::string_view::npos) end = text.size();
+    std::string_view line = text.substr(start, end - start);
+    (void)parse_requirement(line);
+    (void)parse_wheel_file_name(line);
+    (void)python_dir_for_tag(line);
+    (void)version_from_file_name(line);
+    (void)Version::parse(line);
+    (void)decode_event(line);
+    (void)step_status_from(line);
+    if (size_t bar = line.find('|'); bar != std::string_view::npos) (void)glob_match(line.substr(0, bar), line.substr(bar + 1));
+    start = end + 1;
+  }
+}
+
+// Files of an analysed root the resolver reads as text or for a banner: the input becomes
+// /etc/ld.so.conf (with an included directory holding it again), the loader and libc.so.6.
+void root_files(const uint8_t* data, size_t size) {
+  auto dir = TempDirectory::create("fuzz-root");
+  if (!dir) return;
+  namespace stdfs = std::filesystem;
+  const stdfs::path root = (*dir)->path();
+  std::error_code ignored;
+  for (const char* sub : {"etc/ld.so.conf.d", "lib64", "lib/x86_64-linux-gnu"}) stdfs::create_directories(root / sub, ignored);
+  for (const char* file : {"etc/ld.so.conf", "etc/ld.so.conf.d/x.conf", "lib64/ld-linux-x86-64.so.2",
+                           "lib/x86_64-linux-gnu/libc.so.6"}) {
+    std::FILE* out = std::fopen((root / file).c_str(), "wb");
+    if (!out) return;
+    if (size) std::fwrite(data, 1, size, out);
+    std::fclose(out);
+  }
+  auto fs = make_rooted_fs(root.string());
+  (void)read_ld_so_conf(*fs);
+  (void)glibc_release_of(*fs, "/lib64/ld-linux-x86-64.so.2", {"/lib/x86_64-linux-gnu"});
+}
+
 void matrix_loader(const uint8_t* data, size_t size) {
   Matrix matrix;
   (void)matrix.load_document(std::string_view(reinterpret_cast<const char*>(data), size), "fuzz.json");
@@ -119,6 +174,8 @@ const std::vector<Target>& targets() {
       {"image", image_reader},
       {"matrix", matrix_loader},
       {"policy", policy_loader},
+      {"text", text_parsers},
+      {"root_files", root_files},
   };
   return all;
 }
