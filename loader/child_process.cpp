@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <string_view>
 #include <cstring>
 
 #include <fmt/format.h>
@@ -17,6 +18,7 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 constexpr size_t kStderrKeep = 4096;
+constexpr size_t kMaxEventLine = size_t{16} << 20;  // the probe's own lines hold at most tens of kilobytes
 
 struct Pipe {
   int read = -1, write = -1;
@@ -82,32 +84,44 @@ void record_status(ChildRun& run, int status) {
   }
 }
 
+// Events are lines of JSON on kProbeEventFd. The libraries the child loads could write there
+// too: a line longer than kMaxEventLine is dropped up to its newline instead of being kept.
 class EventReader {
  public:
   explicit EventReader(ChildRun& run) : run_(run) {}
   // Returns true when a start event arrived (the step clock restarts).
   bool feed(const char* data, size_t n) {
     bool started = false;
+    size_t scanned = buffer_.size();  // what is already buffered holds no newline
     buffer_.append(data, n);
-    size_t nl;
-    while ((nl = buffer_.find('\n')) != std::string::npos) {
-      auto event = decode_event(std::string_view(buffer_).substr(0, nl));
-      buffer_.erase(0, nl + 1);
-      if (!event) continue;
-      if (event->is_start) {
-        run_.open_step = *event;
-        started = true;
-      } else {
-        run_.open_step.reset();
-      }
-      run_.events.push_back(std::move(*event));
+    size_t line_start = 0, nl;
+    while ((nl = buffer_.find('\n', scanned)) != std::string::npos) {
+      if (!dropping_) started = take(std::string_view(buffer_).substr(line_start, nl - line_start)) || started;
+      dropping_ = false;
+      line_start = scanned = nl + 1;
+    }
+    buffer_.erase(0, line_start);
+    if (buffer_.size() > kMaxEventLine) {
+      buffer_.clear();
+      dropping_ = true;
     }
     return started;
   }
 
  private:
+  bool take(std::string_view line) {
+    auto event = decode_event(line);
+    if (!event) return false;
+    bool started = event->is_start;
+    if (started) run_.open_step = *event;
+    else run_.open_step.reset();
+    run_.events.push_back(std::move(*event));
+    return started;
+  }
+
   ChildRun& run_;
   std::string buffer_;
+  bool dropping_ = false;  // inside a line that outgrew kMaxEventLine
 };
 
 void kill_group(pid_t pid) {

@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -180,6 +181,24 @@ TEST_CASE("fake driver behaviours end in the right step status, finding and exit
     CHECK((v.runtime["status"] == "failed") == c.fails);
     CHECK(v.seconds < 15);
   }
+}
+
+TEST_CASE("a 256 MiB line and a malformed event on the event descriptor change nothing") {
+  // The fake driver's cuInit writes them to descriptor 3, as a library loaded into the probe
+  // could: the parent drops the long line without keeping it, ignores the event whose members
+  // have other types, and reads the probe's own events after them.
+  depscan::test::TempDir tmp("verify-noise");
+  std::string rss_file = tmp.str() + "/rss";
+  Verify v = verify_fake9("FAKECUDA_MODE=noisy-events /usr/bin/time -o " + shell_quote(rss_file) + " -f %M");
+  INFO(v.output);
+  CHECK(v.runtime["status"] == "passed");
+  for (const char* step : {"driver.init", "driver.devices", "kernel.device0", "cudnn.convolution.device0"})
+    CHECK_MESSAGE(v.status(step) == "ok", step);
+  CHECK(v.status("noise") == "absent");
+  CHECK(v.exit_code != 3);
+  long peak_kib = std::atol(read_file(rss_file).c_str());
+  CHECK(peak_kib > 0);
+  CHECK_MESSAGE(peak_kib < 160 * 1024, "peak RSS " << peak_kib << " KiB: the long line was kept");
 }
 
 TEST_CASE("a crash while cuDNN is being loaded names the step and the file the loader was opening") {
