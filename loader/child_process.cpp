@@ -18,7 +18,7 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 constexpr size_t kStderrKeep = 4096;
-constexpr size_t kMaxEventLine = size_t{16} << 20;  // the probe's own lines hold at most tens of kilobytes
+constexpr size_t kMaxEventLine = size_t{1} << 20;  // the probe's own lines hold at most tens of kilobytes
 
 struct Pipe {
   int read = -1, write = -1;
@@ -92,23 +92,28 @@ class EventReader {
   // Returns true when a start event arrived (the step clock restarts).
   bool feed(const char* data, size_t n) {
     bool started = false;
-    size_t scanned = buffer_.size();  // what is already buffered holds no newline
-    buffer_.append(data, n);
-    size_t line_start = 0, nl;
-    while ((nl = buffer_.find('\n', scanned)) != std::string::npos) {
-      if (!dropping_) started = take(std::string_view(buffer_).substr(line_start, nl - line_start)) || started;
+    std::string_view in(data, n);
+    while (!in.empty()) {
+      size_t nl = in.find('\n');
+      if (!dropping_) line_.append(in.substr(0, nl));
+      if (nl == std::string_view::npos) {
+        if (line_.size() > kMaxEventLine) drop_line();
+        break;
+      }
+      if (!dropping_) started = take(line_) || started;
+      line_.clear();
       dropping_ = false;
-      line_start = scanned = nl + 1;
-    }
-    buffer_.erase(0, line_start);
-    if (buffer_.size() > kMaxEventLine) {
-      buffer_.clear();
-      dropping_ = true;
+      in.remove_prefix(nl + 1);
     }
     return started;
   }
 
  private:
+  void drop_line() {
+    std::string().swap(line_);  // give the memory back, not only the length
+    dropping_ = true;
+  }
+
   bool take(std::string_view line) {
     auto event = decode_event(line);
     if (!event) return false;
@@ -120,7 +125,7 @@ class EventReader {
   }
 
   ChildRun& run_;
-  std::string buffer_;
+  std::string line_;       // the line being received, up to its newline
   bool dropping_ = false;  // inside a line that outgrew kMaxEventLine
 };
 
