@@ -8,8 +8,8 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <string_view>
 #include <cstring>
+#include <string_view>
 
 #include <fmt/format.h>
 

@@ -34,15 +34,21 @@ std::string encode_event(const StepEvent& event) {
   return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
-namespace {
-
-// A member that is a string, or "" when it is missing or of another type (json::value throws then).
 std::string string_member(const nlohmann::json& j, const char* key) {
   auto it = j.find(key);
   return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
 }
 
-}  // namespace
+std::optional<long long> number_member(const nlohmann::json& j, const char* key) {
+  auto it = j.find(key);
+  if (it == j.end() || !it->is_number()) return std::nullopt;
+  return it->get<long long>();
+}
+
+bool flag_member(const nlohmann::json& j, const char* key) {
+  auto it = j.find(key);
+  return it != j.end() && it->is_boolean() && it->get<bool>();
+}
 
 std::optional<StepEvent> decode_event(std::string_view line) {
   auto j = nlohmann::json::parse(line, nullptr, false);

@@ -30,6 +30,12 @@ struct StepEvent {
 std::string encode_event(const StepEvent& event);
 std::optional<StepEvent> decode_event(std::string_view line);
 
+// Members of the child's JSON, which the parent does not trust, checked for their type: "",
+// nullopt or false when the member is missing or of another type (json::value would throw).
+std::string string_member(const nlohmann::json& j, const char* key);
+std::optional<long long> number_member(const nlohmann::json& j, const char* key);
+bool flag_member(const nlohmann::json& j, const char* key);
+
 class EventWriter {
  public:
   explicit EventWriter(int fd) : fd_(fd) {}

@@ -35,8 +35,8 @@ StepRecord record_of(const StepEvent& e) {
 std::string with_file(const RuntimeReport& report, const std::string& library) {
   std::string name = library.substr(0, library.find(' '));
   for (const StepRecord& s : report.steps)
-    if (data_string(&s, "name") == name && !data_string(&s, "path").empty())
-      return fmt::format("{} = {}", library, data_string(&s, "path"));
+    if (data_string(&s, "name") == name)
+      if (std::string path = data_string(&s, "path"); !path.empty()) return fmt::format("{} = {}", library, path);
   return library;
 }
 

@@ -11,24 +11,11 @@
 
 namespace depscan {
 
-std::string data_string(const StepRecord* s, const char* key) {
-  if (!s) return "";
-  auto it = s->data.find(key);
-  return it != s->data.end() && it->is_string() ? it->get<std::string>() : "";
-}
-
+std::string data_string(const StepRecord* s, const char* key) { return s ? string_member(s->data, key) : ""; }
 std::optional<long long> data_number(const StepRecord* s, const char* key) {
-  if (!s) return std::nullopt;
-  auto it = s->data.find(key);
-  if (it == s->data.end() || !it->is_number()) return std::nullopt;
-  return it->get<long long>();
+  return s ? number_member(s->data, key) : std::nullopt;
 }
-
-bool data_flag(const StepRecord* s, const char* key) {
-  if (!s) return false;
-  auto it = s->data.find(key);
-  return it != s->data.end() && it->is_boolean() && it->get<bool>();
-}
+bool data_flag(const StepRecord* s, const char* key) { return s && flag_member(s->data, key); }
 
 namespace {
 

@@ -70,10 +70,11 @@ void judge(RuntimeReport& report, const std::vector<Finding>& device_findings) {
                                "GPU steps " + kernel->message, "run depscan --verify on a machine with the NVIDIA driver and a GPU to check the kernel and cuDNN steps", ""});
   const StepRecord* init = find_step(report, "driver.init");
   const StepRecord* load = find_step(report, "driver.load");
+  std::string load_path = data_string(load, "path");
   if (data_flag(load, "stub") || data_flag(init, "stub"))
     report.findings.push_back({"stub-driver", Severity::Warning, std::nullopt,
                                fmt::format("the loader picked the CUDA toolkit's stub libcuda.so.1 ({}): it answers every call with CUDA_ERROR_STUB_LIBRARY (34) and shadows a real driver",
-                                           load && !data_string(load, "path").empty() ? data_string(load, "path") : "?"),
+                                           load_path.empty() ? "?" : load_path),
                                "remove the toolkit's stubs directory from LD_LIBRARY_PATH and the ld.so.cache; it is for linking only", ""});
   for (const Finding& f : report.findings)
     if (f.severity == Severity::Error) report.failed = true;

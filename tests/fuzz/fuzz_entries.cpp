@@ -94,14 +94,13 @@ void image_reader(const uint8_t* data, size_t size) {
 // the whole input, and each line of it, through every one.
 void text_parsers(const uint8_t* data, size_t size) {
   std::string_view text(reinterpret_cast<const char*>(data), size);
-  (void)parse_release_banner(text);
+  (void)hwcap_rules_for(parse_release_banner(text));
   (void)parse_metadata(text);
   (void)parse_wheel_tags(text);
   (void)parse_record_paths(text);
   (void)parse_nvidia_version_text(text);
   (void)cu_major_in(text, "-", "");
   (void)cu_major_in(text, "/", "/lib");
-  (void)hwcap_rules_for(parse_release_banner(text));
   for (size_t start = 0; start <= text.size();) {
     size_t end = text.find('\n', start);
     if (end == std::string_view::npos) end = text.size();
