@@ -37,6 +37,10 @@ struct CheckContext {
 // Every NEEDED that did not resolve (library-not-found) and every unreadable object (parse-error).
 std::vector<Finding> check_missing_libraries(const CheckContext& ctx);
 
+// Root programs the kernel cannot start because of their PT_INTERP: missing, not executable, not
+// ELF, or another class or machine (program-interpreter); a relative one (program-interpreter-relative).
+std::vector<Finding> check_program_interpreters(const CheckContext& ctx);
+
 // Device code that cannot run on the --gpu targets (no-kernel-image, ptx-jit-only,
 // ptx-needs-newer-driver), unknown --gpu names (unknown-gpu), malformed fatbins (fatbin-error).
 std::vector<Finding> check_gpu_code(const CheckContext& ctx);

@@ -1,0 +1,148 @@
+// The kernel opens a program's PT_INTERP before ld.so runs. Each fixture program of
+// fixtures/interp is started (posix_spawn reports execve's errno) and scanned: depscan must say
+// program-interpreter (an error) exactly for the programs the kernel refuses.
+#include <doctest/doctest.h>
+
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "support.h"
+
+namespace depscan::test {
+namespace {
+
+using nlohmann::json;
+
+std::string interp_dir() { return fixtures_dir() + "/interp"; }
+
+struct Case {
+  std::string name, expect;
+};
+
+std::vector<Case> load_cases() {
+  std::ifstream in(interp_dir() + "/cases");
+  REQUIRE_MESSAGE(in.good(), "fixture not built: " << interp_dir());
+  std::vector<Case> cases;
+  for (Case c; in >> c.name >> c.expect;) cases.push_back(c);
+  return cases;
+}
+
+// 0 when the kernel ran the program (and it exited 0), else execve's errno (-1: it ran and failed).
+int start(const std::string& program, const std::string& cwd) {
+  std::string old = std::filesystem::current_path().string();
+  std::filesystem::current_path(cwd);
+  pid_t pid = 0;
+  char* argv[] = {const_cast<char*>(program.c_str()), nullptr};
+  char* envp[] = {nullptr};
+  int error = posix_spawn(&pid, program.c_str(), nullptr, nullptr, argv, envp);
+  std::filesystem::current_path(old);
+  if (error != 0) return error;
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
+}
+
+struct Verdict {
+  int exit_code = -1;
+  std::vector<json> findings;  // program-interpreter and program-interpreter-relative
+  std::string output;
+};
+
+Verdict scan(const std::string& args) {
+  auto r = run_command(depscan_bin() + " --format json " + args + " 2>&1");
+  Verdict v{r.exit_code, {}, r.output};
+  json report = json::parse(r.output, nullptr, false);
+  REQUIRE_MESSAGE(!report.is_discarded(), r.output);
+  for (const json& f : report["findings"])
+    if (f["code"].get<std::string>().rfind("program-interpreter", 0) == 0) v.findings.push_back(f);
+  return v;
+}
+
+}  // namespace
+
+TEST_CASE("program interpreter: depscan names exactly the programs the kernel refuses") {
+  auto cases = load_cases();
+  REQUIRE(cases.size() >= 14);
+  TempDir elsewhere("interp-cwd");
+  for (const Case& c : cases) {
+    INFO("fixture: " << c.name);
+    std::string dir = interp_dir() + "/" + c.name, app = dir + "/app";
+    int outcome = start(app, elsewhere.str());
+    Verdict v = scan(shell_quote(app));
+    INFO("depscan: " << v.output);
+    if (c.expect == "starts") {
+      CHECK(outcome == 0);
+      CHECK(v.findings.empty());
+      CHECK(v.exit_code == 0);
+    } else if (c.expect == "refused") {
+      CHECK_MESSAGE(outcome > 0, "the kernel started it: " << outcome);
+      REQUIRE(v.findings.size() == 1);
+      CHECK(v.findings[0]["code"] == "program-interpreter");
+      CHECK(v.findings[0]["severity"] == "error");
+      CHECK(v.exit_code == 1);
+    } else {
+      REQUIRE(c.expect == "relative");
+      CHECK(outcome == ENOENT);
+      CHECK(start(app, dir) == 0);
+      REQUIRE(v.findings.size() == 1);
+      CHECK(v.findings[0]["code"] == "program-interpreter-relative");
+      CHECK(v.findings[0]["severity"] == "warning");
+    }
+  }
+}
+
+TEST_CASE("program interpreter: the message names the cause the kernel meets") {
+  auto message_of = [](const std::string& name) {
+    Verdict v = scan(shell_quote(interp_dir() + "/" + name + "/app"));
+    REQUIRE(v.findings.size() == 1);
+    return v.findings[0]["message"].get<std::string>();
+  };
+  CHECK(message_of("missing").find("cannot be opened (No such file or directory)") != std::string::npos);
+  CHECK(message_of("symlink_loop").find("Too many levels of symbolic links") != std::string::npos);
+  CHECK(message_of("no_execute_bit").find("has no execute permission") != std::string::npos);
+  CHECK(message_of("elfclass32").find("is ELFCLASS32, the program ELFCLASS64") != std::string::npos);
+  CHECK(message_of("other_machine").find("e_machine 183") != std::string::npos);
+  CHECK(message_of("relocatable").find("not a loadable ELF file (e_type 1)") != std::string::npos);
+  Verdict musl = scan(shell_quote(interp_dir() + "/missing/app"));
+  CHECK(musl.findings[0]["fix"].get<std::string>().find("musl") != std::string::npos);
+}
+
+TEST_CASE("program interpreter: a library's PT_INTERP only matters when it is run") {
+  std::string dir = interp_dir() + "/library";
+  CHECK(start(dir + "/app", dir) == 0);  // it loads as a library
+  CHECK(start(dir + "/libinterp.so.1", dir) == ENOENT);  // and cannot be run
+  Verdict lib = scan(shell_quote(dir + "/libinterp.so.1"));
+  REQUIRE(lib.findings.size() == 1);
+  CHECK(lib.findings[0]["severity"] == "warning");
+  CHECK(lib.exit_code == 0);
+  Verdict app = scan(shell_quote(dir + "/app"));
+  CHECK(app.findings.empty());
+  CHECK(app.exit_code == 0);
+}
+
+TEST_CASE("program interpreter: under --root, the root's loader is the one the kernel opens") {
+  TempDir root("interp-root");
+  std::filesystem::create_directories(root.path() / "bin");
+  std::filesystem::copy_file(interp_dir() + "/system_loader/app", root.path() / "bin/app");
+  Verdict without = scan("--root " + shell_quote(root.str()) + " /bin/app");
+  REQUIRE(without.findings.size() == 1);
+  CHECK(without.findings[0]["message"].get<std::string>().find("/lib64/ld-linux-x86-64.so.2 cannot be opened") !=
+        std::string::npos);
+  // The host has the loader; the root does not, and absolute symlinks resolve inside the root.
+  std::filesystem::create_directories(root.path() / "lib64");
+  std::filesystem::create_symlink("/lib/ld.so", root.path() / "lib64/ld-linux-x86-64.so.2");
+  std::filesystem::create_directories(root.path() / "lib");
+  std::filesystem::copy_file("/lib64/ld-linux-x86-64.so.2", root.path() / "lib/ld.so");
+  Verdict with = scan("--root " + shell_quote(root.str()) + " /bin/app");
+  CHECK(with.findings.empty());
+}
+
+}  // namespace depscan::test
