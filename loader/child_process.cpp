@@ -85,7 +85,8 @@ void record_status(ChildRun& run, int status) {
 }
 
 // Events are lines of JSON on kProbeEventFd. The libraries the child loads could write there
-// too: a line longer than kMaxEventLine is dropped up to its newline instead of being kept.
+// too: a line longer than kMaxEventLine is dropped up to its newline instead of being kept, and
+// the lines after kMaxProbeEvents events are counted, not decoded.
 class EventReader {
  public:
   explicit EventReader(ChildRun& run) : run_(run) {}
@@ -115,6 +116,10 @@ class EventReader {
   }
 
   bool take(std::string_view line) {
+    if (run_.events.size() >= kMaxProbeEvents) {
+      ++run_.lines_ignored;
+      return false;
+    }
     auto event = decode_event(line);
     if (!event) return false;
     bool started = event->is_start;

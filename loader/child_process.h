@@ -25,11 +25,15 @@ struct ChildRun {
   int signal = 0;                     // when killed by a signal (ours after a timeout, or a crash)
   std::string timeout;                // "" or "step" / "overall": we killed it
   std::string stderr_tail;            // the last few KiB the child wrote to stderr
+  size_t lines_ignored = 0;           // event lines after kMaxProbeEvents events: not decoded, not kept
   double milliseconds = 0;
 };
 
 // The event pipe is the child's file descriptor 3.
 inline constexpr int kProbeEventFd = 3;
+// The probe sends at most about 50 events (8 GPUs, two steps each); more come from a library it
+// loaded writing to descriptor 3. Those are not kept, and no longer restart the step clock.
+inline constexpr size_t kMaxProbeEvents = 1024;
 
 ChildRun run_child(const std::string& program, const std::vector<std::string>& args,
                    const std::vector<std::string>& environment, const ChildLimits& limits);

@@ -24,6 +24,7 @@ nlohmann::json child_json(const ChildRun& c) {
   return {{"exit_code", c.exited ? nlohmann::json(c.exit_code) : nlohmann::json(nullptr)},
           {"signal", c.signal ? nlohmann::json(c.signal) : nlohmann::json(nullptr)},
           {"timeout", c.timeout.empty() ? nlohmann::json(nullptr) : nlohmann::json(c.timeout)},
+          {"lines_ignored", c.lines_ignored},
           {"ms", c.milliseconds}};
 }
 

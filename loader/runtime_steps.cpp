@@ -40,6 +40,17 @@ std::string with_file(const RuntimeReport& report, const std::string& library) {
   return library;
 }
 
+// A library the probe loaded wrote events of its own: what the steps after that reported is lost.
+void add_event_flood(RuntimeReport& report) {
+  std::string message = fmt::format(
+      "the probe's event descriptor ({}) carried more than {} events ({} more lines were ignored): a library the probe "
+      "loaded writes to it, so the steps after that point are unknown",
+      kProbeEventFd, kMaxProbeEvents, report.child.lines_ignored);
+  report.findings.push_back(error("verify-failed", message,
+                                  "a library the application loads writes to file descriptors it does not own: find it "
+                                  "among the files the steps above loaded and replace it"));
+}
+
 void add_interrupted_step(RuntimeReport& report, const ChildLimits& limits) {
   const ChildRun& run = report.child;
   StepEvent open = *run.open_step;
@@ -75,6 +86,7 @@ void collect_steps(RuntimeReport& report, const ChildLimits& limits) {
   }
   for (const StepEvent& e : run.events)
     if (!e.is_start) report.steps.push_back(record_of(e));
+  if (run.lines_ignored) add_event_flood(report);
   // Auditing the machine's own stack, a cuDNN that is absent as predicted is not a failure.
   for (StepRecord& s : report.steps)
     if (s.step == "cudnn.load" && s.status == StepStatus::Failed && report.prediction.local_stack &&
@@ -82,7 +94,8 @@ void collect_steps(RuntimeReport& report, const ChildLimits& limits) {
       s.status = StepStatus::NotRun;
       s.message = "not run: no cuDNN on this machine: " + s.message;
     }
-  if (run.open_step) return add_interrupted_step(report, limits);
+  // After a flood the last start event kept is not the probe's: its step is not named.
+  if (run.open_step && !run.lines_ignored) return add_interrupted_step(report, limits);
   if (!run.timeout.empty() || run.signal || run.exit_code != 0) {
     std::string message = !run.timeout.empty() ? fmt::format("the probe was killed after the {} timeout between steps", run.timeout)
                           : run.signal ? "the probe died with " + signal_name(run.signal) + " between steps"

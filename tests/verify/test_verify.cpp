@@ -93,6 +93,14 @@ std::string read_file(const std::string& path) {
   return ss.str();
 }
 
+// --verify of app9 with the fake driver in FAKECUDA_MODE=mode; returns the parent's peak RSS in KiB.
+long verify_fake9_peak_kib(const std::string& mode, Verify& out) {
+  depscan::test::TempDir tmp("verify-rss");
+  std::string rss_file = tmp.str() + "/rss";
+  out = verify_fake9("FAKECUDA_MODE=" + mode + " /usr/bin/time -o " + shell_quote(rss_file) + " -f %M");
+  return std::atol(read_file(rss_file).c_str());
+}
+
 std::string canonical(const std::string& p) { return fs::canonical(p).string(); }
 
 }  // namespace
@@ -187,15 +195,9 @@ TEST_CASE("a 256 MiB line and a malformed event on the event descriptor change n
   // The fake driver's cuInit writes them to descriptor 3, as a library loaded into the probe
   // could: the parent drops the long line without keeping it, ignores the event whose members
   // have other types, and reads the probe's own events after them.
-  depscan::test::TempDir tmp("verify-noise");
-  auto peak_kib = [&](const std::string& mode, Verify& out) {
-    std::string rss_file = tmp.str() + "/rss-" + mode;
-    out = verify_fake9("FAKECUDA_MODE=" + mode + " /usr/bin/time -o " + shell_quote(rss_file) + " -f %M");
-    return std::atol(read_file(rss_file).c_str());
-  };
   Verify quiet, noisy;
-  long quiet_kib = peak_kib("ok", quiet);
-  long noisy_kib = peak_kib("noisy-events", noisy);
+  long quiet_kib = verify_fake9_peak_kib("ok", quiet);
+  long noisy_kib = verify_fake9_peak_kib("noisy-events", noisy);
   INFO(noisy.output);
   CHECK(noisy.runtime["status"] == "passed");
   for (const char* step : {"driver.init", "driver.devices", "kernel.device0", "cudnn.convolution.device0"})
@@ -206,6 +208,26 @@ TEST_CASE("a 256 MiB line and a malformed event on the event descriptor change n
   // The same run without the noise sets the baseline (sanitizer builds use several times more).
   CHECK_MESSAGE(noisy_kib < quiet_kib + 64 * 1024,
                 "peak RSS " << noisy_kib << " KiB against " << quiet_kib << " KiB: the long line was kept");
+}
+
+TEST_CASE("a library that floods the event descriptor with well-formed events is reported, and they are not kept") {
+  Verify quiet, flood;
+  long quiet_kib = verify_fake9_peak_kib("ok", quiet);
+  long flood_kib = verify_fake9_peak_kib("event-flood", flood);
+  INFO(flood.output);
+  CHECK(flood.exit_code == 3);
+  CHECK(flood.runtime["child"]["lines_ignored"].get<long>() >= 400000 - 1024);
+  bool reported = false;
+  for (const json& f : flood.doc["findings"])
+    reported = reported || (f["code"] == "verify-failed" &&
+                            f["message"].get<std::string>().find("more than 1024 events") != std::string::npos);
+  CHECK(reported);
+  CHECK_FALSE(flood.has_finding("verify-crash"));  // the flood's last start event is not a step of the probe
+  CHECK(flood.status("flood") == "absent");
+  CHECK(quiet.runtime["child"]["lines_ignored"] == 0);
+  REQUIRE(quiet_kib > 0);
+  CHECK_MESSAGE(flood_kib < quiet_kib + 32 * 1024,
+                "peak RSS " << flood_kib << " KiB against " << quiet_kib << " KiB: the flood was kept");
 }
 
 TEST_CASE("a crash while cuDNN is being loaded names the step and the file the loader was opening") {
