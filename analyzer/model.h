@@ -141,6 +141,7 @@ struct Binary {
   uint16_t file_type = 0;      // e_type (ET_EXEC=2, ET_DYN=3), or PE characteristics
   uint8_t os_abi = 0;
   std::string interpreter;     // PT_INTERP, empty if none
+  std::optional<uint32_t> stack_flags;  // p_flags of PT_GNU_STACK (PF_X = 1), absent if none
   std::optional<std::string> soname;
   std::vector<std::string> needed;        // DT_NEEDED / PE imports, in order
   std::vector<std::string> delay_needed;  // PE delay-load imports
@@ -162,6 +163,9 @@ struct Binary {
   bool bind_now() const;       // DF_BIND_NOW, DF_1_NOW or DT_BIND_NOW
   bool nodeflib() const;       // DF_1_NODEFLIB
   bool is_executable() const;  // ET_EXEC, or ET_DYN with an interpreter (PIE)
+  // PF_X in PT_GNU_STACK, or no PT_GNU_STACK on a machine whose glibc then presumes an executable
+  // stack (x86, 32-bit ARM and PowerPC, s390, ...: DEFAULT_STACK_PROT_PERMS in sysdeps/*/stackinfo.h).
+  bool needs_executable_stack() const;
 };
 
 // ELF constants the rest of the code names (kept here so no stage includes <elf.h> for them).

@@ -90,6 +90,7 @@ std::optional<std::string> Image::read_program_headers(uint64_t phoff, uint16_t 
     ByteView p = *table->sub(uint64_t{i} * phentsize, phentsize);
     Segment s;
     s.type = u32(p, 0);
+    s.flags = u32(p, is64_ ? 4 : 24);
     if (is64_) {
       s.offset = u64(p, 8), s.vaddr = u64(p, 16), s.filesz = u64(p, 32), s.memsz = u64(p, 40);
     } else {

@@ -16,11 +16,11 @@
 
 namespace depscan::elf {
 
-inline constexpr uint32_t kPtLoad = 1, kPtDynamic = 2, kPtInterp = 3;
+inline constexpr uint32_t kPtLoad = 1, kPtDynamic = 2, kPtInterp = 3, kPtGnuStack = 0x6474e551;
 inline constexpr uint32_t kShtNobits = 8, kShtDynsym = 11;
 
 struct Segment {
-  uint32_t type = 0;
+  uint32_t type = 0, flags = 0;
   uint64_t offset = 0, vaddr = 0, filesz = 0, memsz = 0;
 };
 

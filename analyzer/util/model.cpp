@@ -15,6 +15,17 @@ bool Binary::is_executable() const {
   return file_type == kEtExec || (file_type == kEtDyn && !interpreter.empty());
 }
 
+bool Binary::needs_executable_stack() const {
+  constexpr uint32_t kPfX = 1;
+  if (stack_flags) return *stack_flags & kPfX;
+  if (format != Format::Elf) return false;
+  constexpr uint16_t kSparc = 2, kI386 = 3, kM68k = 4, kMips = 8, kParisc = 15, kPpc = 20, kS390 = 22, kArm = 40,
+                     kSh = 42, kSparcv9 = 43, kX8664 = 62, kOr1k = 92, kMicroblaze = 189, kAlpha = 0x9026;
+  for (uint16_t m : {kSparc, kI386, kM68k, kMips, kParisc, kPpc, kS390, kArm, kSh, kSparcv9, kX8664, kOr1k, kMicroblaze, kAlpha})
+    if (machine == m) return true;
+  return false;
+}
+
 AttemptList::AttemptList(std::initializer_list<Attempt> attempts)
     : list_(std::make_shared<std::vector<Attempt>>(attempts)) {}
 

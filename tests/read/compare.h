@@ -41,6 +41,7 @@ std::string first_difference(const char* what, const std::vector<T>& a, const st
 }
 
 inline std::string show(const std::optional<std::string>& s) { return s ? "'" + *s + "'" : "(none)"; }
+inline std::string show(const std::optional<uint32_t>& v) { return v ? std::to_string(*v) : "(none)"; }
 
 // Empty when the two models agree on everything both readers fill; else the first difference.
 // `with_sections` also compares the section table.
@@ -51,6 +52,7 @@ inline std::string model_difference(const Binary& a, const Binary& b, bool with_
   for (std::string d : {scalar("bits", a.bits, b.bits), scalar("little_endian", a.little_endian, b.little_endian),
                         scalar("machine", a.machine, b.machine), scalar("file_type", a.file_type, b.file_type),
                         scalar("os_abi", a.os_abi, b.os_abi), scalar("interpreter", a.interpreter, b.interpreter),
+                        scalar("PT_GNU_STACK", show(a.stack_flags), show(b.stack_flags)),
                         scalar("has_dynamic", a.has_dynamic, b.has_dynamic),
                         scalar("soname", show(a.soname), show(b.soname)), first_difference("needed", a.needed, b.needed),
                         scalar("rpath", show(a.rpath), show(b.rpath)), scalar("runpath", show(a.runpath), show(b.runpath)),
