@@ -41,6 +41,10 @@ std::vector<Finding> check_missing_libraries(const CheckContext& ctx);
 // ELF, or another class or machine (program-interpreter); a relative one (program-interpreter-relative).
 std::vector<Finding> check_program_interpreters(const CheckContext& ctx);
 
+// Libraries loaded with dlopen that need an executable stack, which glibc 2.41 and later refuse
+// unless the stack is executable already (executable-stack).
+std::vector<Finding> check_executable_stack(const CheckContext& ctx);
+
 // Device code that cannot run on the --gpu targets (no-kernel-image, ptx-jit-only,
 // ptx-needs-newer-driver), unknown --gpu names (unknown-gpu), malformed fatbins (fatbin-error).
 std::vector<Finding> check_gpu_code(const CheckContext& ctx);

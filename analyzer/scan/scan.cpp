@@ -156,6 +156,7 @@ ScanReport run_scan(const ScanOptions& options) {
   CheckContext ctx{report.result.graph, matrix, options.target, *fs, &shipped};  // checks
   for (auto& f : check_program_interpreters(ctx)) report.result.findings.push_back(std::move(f));  // PT_INTERP
   for (auto& f : check_missing_libraries(ctx)) report.result.findings.push_back(std::move(f));
+  for (auto& f : check_executable_stack(ctx)) report.result.findings.push_back(std::move(f));  // PT_GNU_STACK
   for (auto& f : check_gpu_code(ctx)) report.result.findings.push_back(std::move(f));           // --gpu vs fatbin
   for (auto& f : check_cuda_stack(ctx)) report.result.findings.push_back(std::move(f));         // CUDA/cuDNN/driver compatibility
   timer.mark("cuda checks");

@@ -1,0 +1,161 @@
+// Since glibc 2.41, dlopen no longer makes the stack executable for a library that asks for it
+// (PF_X in PT_GNU_STACK, or no PT_GNU_STACK where the ABI then presumes it): the load fails with
+// "cannot enable executable stack as shared object requires: Invalid argument" unless the stack
+// is executable already (elf/dl-load.c, _dl_map_object_from_fd). At start-up ld.so still makes it
+// executable, so only libraries loaded by dlopen, and what they need, are at risk.
+#include <deque>
+#include <optional>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "analyzer/check/check.h"
+#include "analyzer/resolve/glibc_release.h"
+#include "analyzer/resolve/system_layout.h"
+
+namespace depscan {
+namespace {
+
+constexpr GlibcRelease kRefusesDlopenExecstack{2, 41};
+
+bool needs_exec(const Graph& g, size_t object) {
+  const auto& b = g.objects[object].binary;
+  return b && b->format == Format::Elf && b->needs_executable_stack();
+}
+
+bool any_needs_exec(const Graph& g) {
+  for (size_t i = 0; i < g.objects.size(); ++i)
+    if (needs_exec(g, i)) return true;
+  return false;
+}
+
+// Objects reached from `starts` through the root's edges (dlopen edges only when asked).
+std::vector<size_t> closure(const Graph& g, const std::vector<size_t>& root_edges, std::vector<size_t> starts,
+                            bool through_dlopen) {
+  std::vector<bool> seen(g.objects.size());
+  std::deque<size_t> queue;
+  for (size_t s : starts)
+    if (!seen[s]) seen[s] = true, queue.push_back(s);
+  std::vector<size_t> out;
+  while (!queue.empty()) {
+    size_t at = queue.front();
+    queue.pop_front();
+    out.push_back(at);
+    for (size_t e : root_edges) {
+      const Edge& edge = g.edges[e];
+      if (edge.from != at || !edge.to || seen[*edge.to]) continue;
+      if (edge.kind == EdgeKind::Dlopen && !through_dlopen) continue;
+      seen[*edge.to] = true;
+      queue.push_back(*edge.to);
+    }
+  }
+  return out;
+}
+
+std::string stack_reason(const Binary& b) {
+  return b.stack_flags ? "its PT_GNU_STACK asks for an executable stack (RWE)"
+                       : "it has no PT_GNU_STACK header, so glibc presumes it needs an executable stack";
+}
+
+bool python_extension_name(std::string_view path) {
+  return path.find(".cpython-") != std::string_view::npos || path.find(".abi3.") != std::string_view::npos ||
+         path.find(".pypy") != std::string_view::npos;
+}
+
+class StackCheck {
+ public:
+  explicit StackCheck(const CheckContext& ctx) : ctx_(ctx), g_(ctx.graph), reported_(g_.objects.size()) {}
+
+  std::vector<Finding> run() {
+    auto by_root = edges_by_root(g_);
+    for (size_t r = 0; r < g_.roots.size(); ++r) check_root(r, by_root[r]);
+    return std::move(out_);
+  }
+
+ private:
+  void check_root(size_t r, const std::vector<size_t>& edges) {
+    size_t root = g_.roots[r];
+    const auto& bin = g_.objects[root].binary;
+    if (!bin || bin->format != Format::Elf) return;
+    std::vector<size_t> startup = closure(g_, edges, {root}, false);
+    if (!bin->is_executable()) {  // a library: whatever program loads it may use dlopen
+      for (size_t o : closure(g_, edges, {root}, true)) report_library_root(o, root);
+      return;
+    }
+    for (size_t o : startup)
+      if (needs_exec(g_, o)) return;  // ld.so makes the stack executable at start-up
+    std::vector<bool> at_startup(g_.objects.size());
+    for (size_t o : startup) at_startup[o] = true;
+    for (size_t e : edges) {
+      const Edge& edge = g_.edges[e];
+      if (edge.kind != EdgeKind::Dlopen || !edge.to || at_startup[*edge.to]) continue;
+      for (size_t o : closure(g_, edges, {*edge.to}, false))
+        if (!at_startup[o]) report_dlopened(o, edge);
+    }
+  }
+
+  void report_dlopened(size_t object, const Edge& opened_by) {
+    if (!needs_exec(g_, object) || reported_[object]) return;
+    reported_[object] = true;
+    std::string how = fmt::format("{} opens {} with dlopen, and the program's stack is not executable",
+                                  g_.objects[opened_by.from].path, opened_by.name);
+    add(object, how, refuses() ? Severity::Error : Severity::Warning);
+  }
+
+  void report_library_root(size_t object, size_t root) {
+    if (!needs_exec(g_, object) || reported_[object]) return;
+    reported_[object] = true;
+    const std::string& root_path = g_.objects[root].path;
+    bool python = python_extension_name(root_path);
+    std::string loads = object == root ? "it" : root_path + ", which needs it,";
+    std::string how = python ? fmt::format("Python imports {} with dlopen", object == root ? "it" : root_path)
+                             : fmt::format("a program whose stack is not executable (Python's is not) may load {} "
+                                           "with dlopen", loads);
+    add(object, how, python && refuses() ? Severity::Error : Severity::Warning);
+  }
+
+  void add(size_t object, const std::string& how, Severity severity) {
+    const Object& o = g_.objects[object];
+    std::string system = !release() ? "the analysed system's glibc release is unknown"
+                         : refuses() ? fmt::format("the analysed system has glibc {}.{}", release()->major, release()->minor)
+                                     : fmt::format("the analysed system's glibc {}.{} still allows it and makes the "
+                                                   "whole stack executable", release()->major, release()->minor);
+    out_.push_back(Finding{
+        "executable-stack", severity, object,
+        fmt::format("{}: {}; {}: glibc 2.41 and later refuse that (\"cannot enable executable stack as shared object "
+                    "requires: Invalid argument\"); {}", o.path, stack_reason(*o.binary), how, system),
+        "relink it with -Wl,-z,noexecstack, or clear the flag (patchelf --clear-execstack, execstack -c) once its code "
+        "is known not to run on the stack; until then GLIBC_TUNABLES=glibc.rtld.execstack=2 (glibc 2.42 and later) "
+        "lets dlopen make the stack executable",
+        ""});
+  }
+
+  bool refuses() { return release() && *release() >= kRefusesDlopenExecstack; }
+
+  const std::optional<GlibcRelease>& release() {
+    if (!release_read_) {
+      release_read_ = true;
+      const auto& b = g_.objects[g_.roots.front()].binary;
+      int bits = b ? b->bits : 64;
+      uint16_t machine = b ? b->machine : 62;
+      release_ = glibc_release_of(ctx_.fs, default_interpreter(bits, machine), detect_layout(ctx_.fs, bits, machine).system_dirs);
+    }
+    return release_;
+  }
+
+  const CheckContext& ctx_;
+  const Graph& g_;
+  std::vector<bool> reported_;
+  std::vector<Finding> out_;
+  bool release_read_ = false;
+  std::optional<GlibcRelease> release_;
+};
+
+}  // namespace
+
+std::vector<Finding> check_executable_stack(const CheckContext& ctx) {
+  if (ctx.graph.roots.empty() || !any_needs_exec(ctx.graph)) return {};
+  return StackCheck(ctx).run();
+}
+
+}  // namespace depscan

@@ -1,0 +1,96 @@
+// glibc 2.41 and later refuse to dlopen a library that needs an executable stack when the stack
+// is not executable already (fixtures/execstack). The same programs and libraries were run inside a
+// Debian 13 root (glibc 2.41): the dlopen of rwe/, nostack/ and dep/ by `app` failed with "cannot
+// enable executable stack as shared object requires", every other pair loaded. The tests compare
+// depscan with the loader of this machine, and with those results under a root whose loader says 2.41.
+#include <doctest/doctest.h>
+
+#include <gnu/libc-version.h>
+
+#include <set>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "support.h"
+
+namespace depscan::test {
+namespace {
+
+using nlohmann::json;
+
+std::string dir() { return fixtures_dir() + "/execstack"; }
+
+const std::vector<std::string> kLibraryDirs = {"plain", "rwe", "nostack", "dep"};
+const std::vector<std::string> kPrograms = {"app", "app_execstack", "app_startup"};
+
+// "severity dir/file" of each executable-stack finding.
+std::set<std::string> stack_findings(const std::string& args) {
+  auto r = run_command(depscan_bin() + " --format json " + args);
+  json report = json::parse(r.output, nullptr, false);
+  REQUIRE_MESSAGE(!report.is_discarded(), r.output);
+  std::set<std::string> out;
+  for (const json& f : report["findings"]) {
+    if (f["code"] != "executable-stack") continue;
+    std::string path = report["objects"][f["object"].get<size_t>()]["path"];
+    size_t slash = path.rfind('/', path.rfind('/') - 1);
+    out.insert(f["severity"].get<std::string>() + " " + path.substr(slash + 1));
+  }
+  return out;
+}
+
+// What glibc 2.41 refuses: the library that needs the executable stack, when `app` dlopens from dir.
+std::set<std::string> refused(const std::string& severity, const std::string& program, const std::string& library_dir) {
+  if (program != "app" || library_dir == "plain") return {};
+  return {severity + " " + library_dir + (library_dir == "dep" ? "/libhelper.so.1" : "/libcudnn.so.9")};
+}
+
+bool host_refuses() {
+  int major = 0, minor = 0;
+  std::sscanf(gnu_get_libc_version(), "%d.%d", &major, &minor);
+  return major > 2 || (major == 2 && minor >= 41);
+}
+
+}  // namespace
+
+TEST_CASE("executable stack: this machine's loader and depscan agree on every program and library") {
+  for (const std::string& library_dir : kLibraryDirs)
+    for (const std::string& program : kPrograms) {
+      INFO(program << " with " << library_dir);
+      std::string app = dir() + "/" + program, libs = dir() + "/" + library_dir;
+      auto run = run_command("LD_LIBRARY_PATH=" + shell_quote(libs) + " " + shell_quote(app) + " 2>&1");
+      auto findings = stack_findings("--ld-library-path " + shell_quote(libs) + " " + shell_quote(app));
+      bool fails = !refused("x", program, library_dir).empty();
+      if (host_refuses()) {
+        CHECK((run.exit_code != 0) == fails);
+        CHECK(findings == refused("error", program, library_dir));
+      } else {
+        CHECK_MESSAGE(run.exit_code == 0, run.output);  // glibc before 2.41 makes the stack executable
+        CHECK(findings == refused("warning", program, library_dir));
+      }
+    }
+}
+
+TEST_CASE("executable stack: under a root with glibc 2.41, the dlopen that Debian 13 refused is an error") {
+  std::string root = dir() + "/root";
+  for (const std::string& library_dir : kLibraryDirs)
+    for (const std::string& program : kPrograms) {
+      INFO(program << " with " << library_dir);
+      auto findings = stack_findings("--root " + shell_quote(root) + " --ld-library-path /t/" + library_dir + " /t/" + program);
+      CHECK(findings == refused("error", program, library_dir));
+    }
+}
+
+TEST_CASE("executable stack: a library scanned on its own is a warning, a Python extension an error on 2.41") {
+  std::string ext = "ext.cpython-311-x86_64-linux-gnu.so";
+  std::string host_severity = host_refuses() ? "error" : "warning";
+  CHECK(stack_findings(shell_quote(dir() + "/" + ext)) == std::set<std::string>{host_severity + " execstack/" + ext});
+  CHECK(stack_findings("--root " + shell_quote(dir() + "/root") + " /t/" + ext) ==
+        std::set<std::string>{"error t/" + ext});
+  CHECK(stack_findings(shell_quote(dir() + "/rwe/libcudnn.so.9")) == std::set<std::string>{"warning rwe/libcudnn.so.9"});
+  CHECK(stack_findings("--root " + shell_quote(dir() + "/root") + " /t/rwe/libcudnn.so.9") ==
+        std::set<std::string>{"warning rwe/libcudnn.so.9"});
+  CHECK(stack_findings(shell_quote(dir() + "/plain/libcudnn.so.9")).empty());
+}
+
+}  // namespace depscan::test
