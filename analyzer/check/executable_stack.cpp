@@ -4,6 +4,8 @@
 // is executable already (elf/dl-load.c, _dl_map_object_from_fd). At start-up ld.so still makes it
 // executable, so only libraries loaded by dlopen, and what they need, are at risk.
 #include <deque>
+#include <map>
+#include <tuple>
 #include <optional>
 #include <vector>
 
@@ -64,7 +66,7 @@ bool python_extension_name(std::string_view path) {
 
 class StackCheck {
  public:
-  explicit StackCheck(const CheckContext& ctx) : ctx_(ctx), g_(ctx.graph), reported_(g_.objects.size()) {}
+  explicit StackCheck(const CheckContext& ctx) : ctx_(ctx), g_(ctx.graph) {}
 
   std::vector<Finding> run() {
     auto by_root = edges_by_root(g_);
@@ -95,39 +97,45 @@ class StackCheck {
   }
 
   void report_dlopened(size_t object, const Edge& opened_by) {
-    if (!needs_exec(g_, object) || reported_[object]) return;
-    reported_[object] = true;
+    if (!needs_exec(g_, object)) return;
     std::string how = fmt::format("{} opens {} with dlopen, and the program's stack is not executable",
                                   g_.objects[opened_by.from].path, opened_by.name);
-    add(object, how, refuses() ? Severity::Error : Severity::Warning);
+    add(object, how, refuses() ? Severity::Error : Severity::Warning, true);
   }
 
   void report_library_root(size_t object, size_t root) {
-    if (!needs_exec(g_, object) || reported_[object]) return;
-    reported_[object] = true;
+    if (!needs_exec(g_, object)) return;
     const std::string& root_path = g_.objects[root].path;
     bool python = python_extension_name(root_path);
     std::string loads = object == root ? "it" : root_path + ", which needs it,";
     std::string how = python ? fmt::format("Python imports {} with dlopen", object == root ? "it" : root_path)
                              : fmt::format("a program whose stack is not executable (Python's is not) may load {} "
                                            "with dlopen", loads);
-    add(object, how, python && refuses() ? Severity::Error : Severity::Warning);
+    add(object, how, python && refuses() ? Severity::Error : Severity::Warning, python);
   }
 
-  void add(size_t object, const std::string& how, Severity severity) {
+  // One finding per file (one file may be several objects, by several paths): the most severe, then
+  // the one that knows who opens it.
+  void add(size_t object, const std::string& how, Severity severity, bool opener_known) {
     const Object& o = g_.objects[object];
+    auto key = o.inode ? std::pair(o.device, o.inode) : std::pair(~uint64_t{0}, uint64_t{object});
+    auto [it, added] = by_file_.emplace(key, Said{out_.size(), severity, opener_known});
+    if (!added && std::tie(severity, opener_known) <= std::tie(it->second.severity, it->second.opener_known)) return;
     std::string system = !release() ? "the analysed system's glibc release is unknown"
                          : refuses() ? fmt::format("the analysed system has glibc {}.{}", release()->major, release()->minor)
                                      : fmt::format("the analysed system's glibc {}.{} still allows it and makes the "
                                                    "whole stack executable", release()->major, release()->minor);
-    out_.push_back(Finding{
+    Finding finding{
         "executable-stack", severity, object,
         fmt::format("{}: {}; {}: glibc 2.41 and later refuse that (\"cannot enable executable stack as shared object "
                     "requires: Invalid argument\"); {}", o.path, stack_reason(*o.binary), how, system),
         "relink it with -Wl,-z,noexecstack, or clear the flag (patchelf --clear-execstack, execstack -c) once its code "
         "is known not to run on the stack; until then GLIBC_TUNABLES=glibc.rtld.execstack=2 (glibc 2.42 and later) "
         "lets dlopen make the stack executable",
-        ""});
+        ""};
+    if (added) return out_.push_back(std::move(finding));
+    it->second = Said{it->second.index, severity, opener_known};
+    out_[it->second.index] = std::move(finding);
   }
 
   bool refuses() { return release() && *release() >= kRefusesDlopenExecstack; }
@@ -145,7 +153,12 @@ class StackCheck {
 
   const CheckContext& ctx_;
   const Graph& g_;
-  std::vector<bool> reported_;
+  struct Said {
+    size_t index;  // into out_
+    Severity severity;
+    bool opener_known;
+  };
+  std::map<std::pair<uint64_t, uint64_t>, Said> by_file_;
   std::vector<Finding> out_;
   bool release_read_ = false;
   std::optional<GlibcRelease> release_;

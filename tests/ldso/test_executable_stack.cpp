@@ -93,4 +93,19 @@ TEST_CASE("executable stack: a library scanned on its own is a warning, a Python
   CHECK(stack_findings(shell_quote(dir() + "/plain/libcudnn.so.9")).empty());
 }
 
+TEST_CASE("executable stack: a bundled library reached by two paths is one finding, the Python extension's") {
+  // As in a wheel: the library root libs/libbundled.so.1 and pkg/../libs/libbundled.so.1, which the
+  // extension module needs, are one file; the finding is the one that says Python opens it.
+  std::string bundle = "/t/pkg/bundle.cpython-311-x86_64-linux-gnu.so";
+  auto r = run_command(depscan_bin() + " --format json --root " + shell_quote(dir() + "/root") + " /t/libs/libbundled.so.1 " + bundle);
+  json report = json::parse(r.output, nullptr, false);
+  REQUIRE(!report.is_discarded());
+  std::vector<json> found;
+  for (const json& f : report["findings"])
+    if (f["code"] == "executable-stack") found.push_back(f);
+  REQUIRE(found.size() == 1);
+  CHECK(found[0]["severity"] == "error");
+  CHECK(found[0]["message"].get<std::string>().find("Python imports " + bundle) != std::string::npos);
+}
+
 }  // namespace depscan::test
