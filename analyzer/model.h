@@ -142,6 +142,9 @@ struct Binary {
   uint8_t os_abi = 0;
   std::string interpreter;     // PT_INTERP, empty if none
   std::optional<uint32_t> stack_flags;  // p_flags of PT_GNU_STACK (PF_X = 1), absent if none
+  // Over every PT_LOAD, the largest power of two that divides p_vaddr - p_offset (congruence) and
+  // p_align (alignment); 0 when there is no PT_LOAD. They bound the kernel page sizes it loads with.
+  uint64_t load_congruence = 0, load_alignment = 0;
   std::optional<std::string> soname;
   std::vector<std::string> needed;        // DT_NEEDED / PE imports, in order
   std::vector<std::string> delay_needed;  // PE delay-load imports
@@ -166,7 +169,13 @@ struct Binary {
   // PF_X in PT_GNU_STACK, or no PT_GNU_STACK on a machine whose glibc then presumes an executable
   // stack (x86, 32-bit ARM and PowerPC, s390, ...: DEFAULT_STACK_PROT_PERMS in sysdeps/*/stackinfo.h).
   bool needs_executable_stack() const;
+  // The largest page size (4 KiB to 64 KiB) ld.so maps it with; 0 when none. glibc 2.35 and later
+  // check the congruence only, older releases also that p_align is a multiple of the page size.
+  uint64_t largest_page_size(bool glibc_before_2_35) const;
 };
+
+// The largest power of two that divides both `so_far` (0: nothing yet) and `value` (0 divides by all).
+uint64_t merge_power_of_two(uint64_t so_far, uint64_t value);
 
 // ELF constants the rest of the code names (kept here so no stage includes <elf.h> for them).
 inline constexpr uint64_t kDfOrigin = 0x1, kDfBindNow = 0x8;

@@ -92,9 +92,9 @@ std::optional<std::string> Image::read_program_headers(uint64_t phoff, uint16_t 
     s.type = u32(p, 0);
     s.flags = u32(p, is64_ ? 4 : 24);
     if (is64_) {
-      s.offset = u64(p, 8), s.vaddr = u64(p, 16), s.filesz = u64(p, 32), s.memsz = u64(p, 40);
+      s.offset = u64(p, 8), s.vaddr = u64(p, 16), s.filesz = u64(p, 32), s.memsz = u64(p, 40), s.align = u64(p, 48);
     } else {
-      s.offset = u32(p, 4), s.vaddr = u32(p, 8), s.filesz = u32(p, 16), s.memsz = u32(p, 20);
+      s.offset = u32(p, 4), s.vaddr = u32(p, 8), s.filesz = u32(p, 16), s.memsz = u32(p, 20), s.align = u32(p, 28);
     }
     if (!contains(s.offset, s.filesz))
       return fmt::format("segment {} (type {:#x}) extends past end of file", i, s.type);

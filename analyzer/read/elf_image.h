@@ -21,7 +21,7 @@ inline constexpr uint32_t kShtNobits = 8, kShtDynsym = 11;
 
 struct Segment {
   uint32_t type = 0, flags = 0;
-  uint64_t offset = 0, vaddr = 0, filesz = 0, memsz = 0;
+  uint64_t offset = 0, vaddr = 0, filesz = 0, memsz = 0, align = 0;
 };
 
 struct SectionHeader {

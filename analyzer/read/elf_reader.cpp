@@ -29,10 +29,14 @@ Problem read_interpreter(const elf::Image& image, Binary& binary) {
   return std::nullopt;
 }
 
-// p_flags of PT_GNU_STACK: the last one counts, as in ld.so.
-void read_stack_flags(const elf::Image& image, Binary& binary) {
-  for (const elf::Segment& s : image.segments())
+// p_flags of PT_GNU_STACK (the last one counts, as in ld.so), and the page sizes PT_LOADs allow.
+void read_segment_facts(const elf::Image& image, Binary& binary) {
+  for (const elf::Segment& s : image.segments()) {
     if (s.type == elf::kPtGnuStack) binary.stack_flags = s.flags;
+    if (s.type != elf::kPtLoad) continue;
+    binary.load_congruence = merge_power_of_two(binary.load_congruence, s.vaddr - s.offset);
+    binary.load_alignment = merge_power_of_two(binary.load_alignment, s.align);
+  }
 }
 
 Problem read_dynamic_table(const elf::Image& image, elf::DynamicTable& table, bool& present) {
@@ -189,7 +193,7 @@ Expected<Binary> read_elf(const ByteSource& file, const std::string& logical_pat
   binary.os_abi = image->os_abi();
   binary.file_size = file.size();
   if (auto problem = read_interpreter(*image, binary)) return Error{*problem};
-  read_stack_flags(*image, binary);
+  read_segment_facts(*image, binary);
   if (auto problem = read_dynamic_view(*image, binary, options.symbols)) return Error{*problem};
   if (auto problem = read_sections(*image, binary, options.all_sections)) return Error{*problem};
   return binary;

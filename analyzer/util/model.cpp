@@ -26,6 +26,19 @@ bool Binary::needs_executable_stack() const {
   return false;
 }
 
+uint64_t merge_power_of_two(uint64_t so_far, uint64_t value) {
+  uint64_t power = value ? value & (~value + 1) : uint64_t{1} << 63;  // lowest set bit
+  return so_far ? std::min(so_far, power) : power;
+}
+
+uint64_t Binary::largest_page_size(bool glibc_before_2_35) const {
+  constexpr uint64_t kSmallest = 4096, kLargest = 65536;
+  if (!load_congruence) return kLargest;
+  uint64_t bound = std::min(load_congruence, glibc_before_2_35 ? load_alignment : load_congruence);
+  if (bound < kSmallest) return 0;
+  return std::min(bound, kLargest);
+}
+
 AttemptList::AttemptList(std::initializer_list<Attempt> attempts)
     : list_(std::make_shared<std::vector<Attempt>>(attempts)) {}
 

@@ -53,6 +53,8 @@ inline std::string model_difference(const Binary& a, const Binary& b, bool with_
                         scalar("machine", a.machine, b.machine), scalar("file_type", a.file_type, b.file_type),
                         scalar("os_abi", a.os_abi, b.os_abi), scalar("interpreter", a.interpreter, b.interpreter),
                         scalar("PT_GNU_STACK", show(a.stack_flags), show(b.stack_flags)),
+                        scalar("PT_LOAD congruence", a.load_congruence, b.load_congruence),
+                        scalar("PT_LOAD alignment", a.load_alignment, b.load_alignment),
                         scalar("has_dynamic", a.has_dynamic, b.has_dynamic),
                         scalar("soname", show(a.soname), show(b.soname)), first_difference("needed", a.needed, b.needed),
                         scalar("rpath", show(a.rpath), show(b.rpath)), scalar("runpath", show(a.runpath), show(b.runpath)),

@@ -86,8 +86,12 @@ void read_header(const le::Binary& elf, Binary& out) {
   out.file_type = static_cast<uint16_t>(h.file_type());
   out.os_abi = static_cast<uint8_t>(h.identity_os_abi());
   if (elf.has_interpreter()) out.interpreter = elf.interpreter();
-  for (const le::Segment& s : elf.segments())
+  for (const le::Segment& s : elf.segments()) {
     if (s.type() == le::SEGMENT_TYPES::PT_GNU_STACK) out.stack_flags = static_cast<uint32_t>(s.flags());
+    if (s.type() != le::SEGMENT_TYPES::PT_LOAD) continue;
+    out.load_congruence = merge_power_of_two(out.load_congruence, s.virtual_address() - s.file_offset());
+    out.load_alignment = merge_power_of_two(out.load_alignment, s.alignment());
+  }
 }
 
 void read_dynamic(const le::Binary& elf, Binary& out) {
