@@ -70,6 +70,9 @@ void add_scan_command(CLI::App& app, int& exit_code) {
   app.add_flag("--no-etc-preload", args->scan.no_etc_preload, "ignore /etc/ld.so.preload");
   app.add_flag("--bind-now", args->scan.target.bind_now,
                "model LD_BIND_NOW=1: every undefined symbol must bind at load, not at first call");
+  app.add_option("--page-size", args->scan.target.page_size,
+                 "page size of the target's aarch64 or ppc64 kernel in bytes (4096, 16384, 65536): every object must map with it")
+      ->check(CLI::IsMember({uint64_t{4096}, uint64_t{16384}, uint64_t{65536}}));
   app.add_option("--target-glibc", args->scan.target.glibc,
                  "oldest glibc the binaries must run with (2.28): every symbol too new is an error");
   app.add_option("--target-glibcxx", args->scan.target.glibcxx,

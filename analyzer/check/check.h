@@ -24,6 +24,7 @@ struct Target {
   std::vector<std::string> gpus;         // --gpu sm_90 / H100 (several allowed)
   std::optional<std::string> driver;     // --driver 550.54.14
   bool bind_now = false;                 // --bind-now: model LD_BIND_NOW=1
+  std::optional<uint64_t> page_size;     // --page-size 65536: the target kernel's page size
 };
 
 struct CheckContext {
@@ -44,6 +45,10 @@ std::vector<Finding> check_program_interpreters(const CheckContext& ctx);
 // Libraries loaded with dlopen that need an executable stack, which glibc 2.41 and later refuse
 // unless the stack is executable already (executable-stack).
 std::vector<Finding> check_executable_stack(const CheckContext& ctx);
+
+// aarch64 and ppc64 objects whose PT_LOAD segments do not fit the target's page size (--page-size),
+// or 64 KiB pages without it (page-size).
+std::vector<Finding> check_page_size(const CheckContext& ctx);
 
 // Device code that cannot run on the --gpu targets (no-kernel-image, ptx-jit-only,
 // ptx-needs-newer-driver), unknown --gpu names (unknown-gpu), malformed fatbins (fatbin-error).

@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "ldso/finding_set.h"
 #include "support.h"
 
 namespace depscan::test {
@@ -25,19 +26,7 @@ const std::vector<std::string> kLibraryDirs = {"plain", "rwe", "nostack", "dep"}
 const std::vector<std::string> kPrograms = {"app", "app_execstack", "app_startup"};
 
 // "severity dir/file" of each executable-stack finding.
-std::set<std::string> stack_findings(const std::string& args) {
-  auto r = run_command(depscan_bin() + " --format json " + args);
-  json report = json::parse(r.output, nullptr, false);
-  REQUIRE_MESSAGE(!report.is_discarded(), r.output);
-  std::set<std::string> out;
-  for (const json& f : report["findings"]) {
-    if (f["code"] != "executable-stack") continue;
-    std::string path = report["objects"][f["object"].get<size_t>()]["path"];
-    size_t slash = path.rfind('/', path.rfind('/') - 1);
-    out.insert(f["severity"].get<std::string>() + " " + path.substr(slash + 1));
-  }
-  return out;
-}
+std::set<std::string> stack_findings(const std::string& args) { return finding_set(args, "executable-stack", 2); }
 
 // What glibc 2.41 refuses: the library that needs the executable stack, when `app` dlopens from dir.
 std::set<std::string> refused(const std::string& severity, const std::string& program, const std::string& library_dir) {

@@ -1,0 +1,81 @@
+// ld.so maps each PT_LOAD with the kernel's page size, and refuses an object whose segments do
+// not fit it (elf/dl-load.c): "ELF load command address/offset not page-aligned" from glibc 2.35,
+// before that also "ELF load command alignment not page-aligned" when p_align is not a multiple
+// of the page. x86 has 4 KiB pages only, so only aarch64 and ppc64 objects (16 or 64 KiB) are checked.
+#include <map>
+#include <optional>
+
+#include <fmt/format.h>
+
+#include "analyzer/check/check.h"
+#include "analyzer/resolve/glibc_release.h"
+#include "analyzer/resolve/system_layout.h"
+
+namespace depscan {
+namespace {
+
+constexpr uint16_t kEmPpc64 = 21, kEmAarch64 = 183;
+constexpr uint64_t kLargePage = 65536;
+constexpr GlibcRelease kCongruenceOnly{2, 35};
+
+bool may_have_large_pages(uint16_t machine) { return machine == kEmAarch64 || machine == kEmPpc64; }
+
+std::string kib(uint64_t bytes) { return fmt::format("{} KiB", bytes / 1024); }
+
+class PageSizeCheck {
+ public:
+  explicit PageSizeCheck(const CheckContext& ctx) : ctx_(ctx), g_(ctx.graph) {}
+
+  std::vector<Finding> run() {
+    for (size_t i = 0; i < g_.objects.size(); ++i) check_object(i);
+    return std::move(out_);
+  }
+
+ private:
+  void check_object(size_t index) {
+    const Object& o = g_.objects[index];
+    if (!o.binary || o.binary->format != Format::Elf || !o.binary->load_congruence) return;
+    const Binary& b = *o.binary;
+    if (!may_have_large_pages(b.machine)) return;  // x86 kernels have 4 KiB pages only
+    std::optional<uint64_t> target = ctx_.target.page_size;
+    uint64_t page = target.value_or(kLargePage);
+    uint64_t largest = b.largest_page_size(before_2_35(b));
+    if (largest >= page) return;
+    auto key = o.inode ? std::pair(o.device, o.inode) : std::pair(~uint64_t{0}, uint64_t{index});
+    if (!reported_.emplace(key, true).second) return;
+    std::string fits = largest ? fmt::format("its PT_LOAD segments fit pages of at most {}", kib(largest))
+                               : std::string("its PT_LOAD segments fit no page size");
+    std::string error = before_2_35(b) && b.load_alignment < page ? "ELF load command alignment not page-aligned"
+                                                                   : "ELF load command address/offset not page-aligned";
+    std::string where = target ? fmt::format("the target's kernel uses {} pages (--page-size)", kib(page))
+                               : fmt::format("kernels with {} pages (common on aarch64 servers such as NVIDIA Grace, and "
+                                             "on ppc64le) refuse it; give the target's page size with --page-size",
+                                             kib(page));
+    out_.push_back(Finding{"page-size", target ? Severity::Error : Severity::Warning, index,
+                           fmt::format("{}: {}: ld.so fails with \"{}\"; {}", o.path, fits, error, where),
+                           "relink it with -Wl,-z,max-page-size=65536 (segments aligned for every page size up to 64 KiB)",
+                           ""});
+  }
+
+  bool before_2_35(const Binary& b) {
+    if (!release_read_) {
+      release_read_ = true;
+      release_ = glibc_release_of(ctx_.fs, default_interpreter(b.bits, b.machine),
+                                  detect_layout(ctx_.fs, b.bits, b.machine).system_dirs);
+    }
+    return release_ && *release_ < kCongruenceOnly;
+  }
+
+  const CheckContext& ctx_;
+  const Graph& g_;
+  std::map<std::pair<uint64_t, uint64_t>, bool> reported_;
+  std::vector<Finding> out_;
+  bool release_read_ = false;
+  std::optional<GlibcRelease> release_;
+};
+
+}  // namespace
+
+std::vector<Finding> check_page_size(const CheckContext& ctx) { return PageSizeCheck(ctx).run(); }
+
+}  // namespace depscan
