@@ -79,11 +79,11 @@ class StackCheck {
     size_t root = g_.roots[r];
     const auto& bin = g_.objects[root].binary;
     if (!bin || bin->format != Format::Elf) return;
-    std::vector<size_t> startup = closure(g_, edges, {root}, false);
     if (!bin->is_executable()) {  // a library: whatever program loads it may use dlopen
       for (size_t o : closure(g_, edges, {root}, true)) report_library_root(o, root);
       return;
     }
+    std::vector<size_t> startup = closure(g_, edges, {root}, false);
     for (size_t o : startup)
       if (needs_exec(g_, o)) return;  // ld.so makes the stack executable at start-up
     std::vector<bool> at_startup(g_.objects.size());

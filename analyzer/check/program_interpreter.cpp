@@ -71,6 +71,19 @@ Finding relative_interpreter(size_t object, const Object& program) {
                  "relink with an absolute --dynamic-linker, or patchelf --set-interpreter to an absolute path", ""};
 }
 
+Finding unstartable(size_t object, const Object& program, const std::string& problem) {
+  const Binary& b = *program.binary;
+  // glibc loads a library with a PT_INTERP (libc.so.6) without looking at it; not a PIE (DF_1_PIE).
+  bool library = b.soname.has_value() && !(b.dt_flags_1 & kDf1Pie);
+  std::string fix = fix_for(b.interpreter, problem.rfind("cannot be opened", 0) == 0, b);
+  return Finding{"program-interpreter", library ? Severity::Warning : Severity::Error, object,
+                 fmt::format("{}: {}: its program interpreter {} {}", program.path,
+                             library ? "cannot be run as a program (it still loads as a library)"
+                                     : "the kernel cannot start it",
+                             b.interpreter, problem),
+                 library ? "nothing to do for loading it as a library; to run it, " + fix : fix, ""};
+}
+
 }  // namespace
 
 std::vector<Finding> check_program_interpreters(const CheckContext& ctx) {
@@ -84,20 +97,8 @@ std::vector<Finding> check_program_interpreters(const CheckContext& ctx) {
       out.push_back(relative_interpreter(object, program));
       continue;
     }
-    auto problem = interpreter_problem(ctx.fs, interp, *program.binary);
-    if (!problem) continue;
-    // glibc loads a library with a PT_INTERP (libc.so.6) without looking at it; not a PIE (DF_1_PIE).
-    const Binary& b = *program.binary;
-    bool library = b.soname.has_value() && !(b.dt_flags_1 & kDf1Pie);
-    bool missing = problem->rfind("cannot be opened", 0) == 0;
-    out.push_back(Finding{"program-interpreter", library ? Severity::Warning : Severity::Error, object,
-                          fmt::format("{}: {}: its program interpreter {} {}", program.path,
-                                      library ? "cannot be run as a program (it still loads as a library)"
-                                              : "the kernel cannot start it",
-                                      interp, *problem),
-                          library ? "nothing to do for loading it as a library; to run it, " + fix_for(interp, missing, b)
-                                  : fix_for(interp, missing, b),
-                          ""});
+    if (auto problem = interpreter_problem(ctx.fs, interp, *program.binary))
+      out.push_back(unstartable(object, program, *problem));
   }
   return out;
 }
