@@ -5,15 +5,14 @@
 // executable, so only libraries loaded by dlopen, and what they need, are at risk.
 #include <deque>
 #include <map>
-#include <tuple>
 #include <optional>
+#include <tuple>
 #include <vector>
 
 #include <fmt/format.h>
 
 #include "analyzer/check/check.h"
 #include "analyzer/resolve/glibc_release.h"
-#include "analyzer/resolve/system_layout.h"
 
 namespace depscan {
 namespace {
@@ -146,7 +145,7 @@ class StackCheck {
       const auto& b = g_.objects[g_.roots.front()].binary;
       int bits = b ? b->bits : 64;
       uint16_t machine = b ? b->machine : 62;
-      release_ = glibc_release_of(ctx_.fs, default_interpreter(bits, machine), detect_layout(ctx_.fs, bits, machine).system_dirs);
+      release_ = system_glibc_release(ctx_.fs, bits, machine);
     }
     return release_;
   }

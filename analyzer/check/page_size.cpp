@@ -9,7 +9,6 @@
 
 #include "analyzer/check/check.h"
 #include "analyzer/resolve/glibc_release.h"
-#include "analyzer/resolve/system_layout.h"
 
 namespace depscan {
 namespace {
@@ -60,8 +59,7 @@ class PageSizeCheck {
   bool before_2_35(const Binary& b) {
     if (!release_read_) {
       release_read_ = true;
-      release_ = glibc_release_of(ctx_.fs, default_interpreter(b.bits, b.machine),
-                                  detect_layout(ctx_.fs, b.bits, b.machine).system_dirs);
+      release_ = system_glibc_release(ctx_.fs, b.bits, b.machine);
     }
     return release_ && *release_ < kCongruenceOnly;
   }

@@ -8,6 +8,8 @@
 
 #include <fmt/format.h>
 
+#include "analyzer/resolve/system_layout.h"
+
 namespace depscan {
 namespace {
 
@@ -73,6 +75,10 @@ std::optional<GlibcRelease> glibc_release_of(const FileSystem& fs, const std::st
   for (const std::string& libc : libcs)
     if (auto release = release_in_file(fs, libc)) return release;
   return std::nullopt;
+}
+
+std::optional<GlibcRelease> system_glibc_release(const FileSystem& fs, int bits, uint16_t machine) {
+  return glibc_release_of(fs, default_interpreter(bits, machine), detect_layout(fs, bits, machine).system_dirs);
 }
 
 HwcapRules hwcap_rules_for(std::optional<GlibcRelease> release) {

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <compare>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -30,6 +31,9 @@ std::optional<GlibcRelease> parse_release_banner(std::string_view bytes);
 // libc.so.6 beside it, else of the first libc.so.6 in `system_dirs` that has one. nullopt when none says.
 std::optional<GlibcRelease> glibc_release_of(const FileSystem& fs, const std::string& interpreter,
                                              const std::vector<std::string>& system_dirs = {});
+
+// The release of the analysed system's default loader for programs of this class and machine.
+std::optional<GlibcRelease> system_glibc_release(const FileSystem& fs, int bits, uint16_t machine);
 
 struct HwcapRules {
   bool glibc_hwcaps = true;          // glibc-hwcaps subdirectories and cache entries (2.33 on)
