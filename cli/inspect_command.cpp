@@ -112,6 +112,20 @@ std::string symbol_text(const Symbol& s) {
   return fmt::format("{} {}{}", s.defined ? "DEF" : "UND", s.binding == SymbolBinding::Weak ? "weak " : "", text);
 }
 
+std::string stack_text(const Binary& b) {
+  std::string needs = b.needs_executable_stack() ? "executable" : "not executable";
+  if (!b.stack_flags) return fmt::format("no PT_GNU_STACK: {} presumed", needs);
+  return fmt::format("PT_GNU_STACK {}{}{}: {}", *b.stack_flags & 4 ? "R" : "", *b.stack_flags & 2 ? "W" : "",
+                     *b.stack_flags & 1 ? "E" : "", needs);
+}
+
+std::string pages_text(const Binary& b) {
+  auto size = [](uint64_t bytes) { return bytes ? fmt::format("{} KiB", bytes / 1024) : std::string("none"); };
+  uint64_t now = b.largest_page_size(false), before = b.largest_page_size(true);
+  if (now == before) return fmt::format("PT_LOAD segments fit pages up to {}", size(now));
+  return fmt::format("PT_LOAD segments fit pages up to {} (glibc 2.35 and later), {} before", size(now), size(before));
+}
+
 void print_text(const Binary& b, bool with_symbols) {
   if (b.format == Format::Pe)
     fmt::print("{}: PE{} {}, characteristics {:#x}\n", b.path, b.bits == 64 ? "32+" : "32", machine_name(b), b.file_type);
@@ -125,7 +139,7 @@ void print_text(const Binary& b, bool with_symbols) {
   for (const std::string& n : b.delay_needed) fmt::print("delay-load: {}\n", n);
   if (b.rpath) fmt::print("rpath: {}\n", *b.rpath);
   if (b.runpath) fmt::print("runpath: {}\n", *b.runpath);
-  if (b.format == Format::Elf) fmt::print("flags: {}\n", flag_names(b));
+  if (b.format == Format::Elf) fmt::print("flags: {}\nstack: {}\npages: {}\n", flag_names(b), stack_text(b), pages_text(b));
   if (!b.version_needs.empty()) fmt::print("version needs:\n");
   for (const VersionNeed& n : b.version_needs)
     fmt::print("  {} {} (index {}){}\n", n.file, n.version, n.index, n.weak ? " weak" : "");
@@ -163,6 +177,9 @@ nlohmann::json to_json(const Binary& b, bool with_symbols) {
               {"delay_needed", b.delay_needed}, {"rpath", b.rpath ? json(*b.rpath) : json(nullptr)},
               {"runpath", b.runpath ? json(*b.runpath) : json(nullptr)}, {"dt_flags", b.dt_flags},
               {"dt_flags_1", b.dt_flags_1}, {"bind_now", b.bind_now()}, {"nodeflib", b.nodeflib()},
+              {"stack_flags", b.stack_flags ? json(*b.stack_flags) : json(nullptr)},
+              {"needs_executable_stack", b.needs_executable_stack()},
+              {"largest_page_size", b.largest_page_size(false)},
               {"version_needs", needs}, {"version_defs", defs},
               {"symbol_counts", {{"total", c.total}, {"defined", c.defined}, {"undefined", c.undefined},
                                  {"weak", c.weak}, {"versioned", c.versioned}, {"hidden", c.hidden}}},

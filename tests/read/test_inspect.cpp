@@ -53,6 +53,23 @@ TEST_CASE("inspect text: version definitions with parents, and a PE DLL") {
   CHECK(pe.output.find("delay-load: mydll.dll") != std::string::npos);
 }
 
+TEST_CASE("inspect: the stack a file asks for and the page sizes its segments fit") {
+  auto rwe = inspect(fixture("execstack/rwe/libcudnn.so.9"));
+  REQUIRE_MESSAGE(rwe.exit_code == 0, rwe.output);
+  CHECK(rwe.output.find("stack: PT_GNU_STACK RWE: executable") != std::string::npos);
+  auto none = inspect(fixture("execstack/nostack/libcudnn.so.9"));
+  CHECK(none.output.find("stack: no PT_GNU_STACK: executable presumed") != std::string::npos);
+  auto plain = inspect(fixture("execstack/plain/libcudnn.so.9") + " --format json");
+  auto j = nlohmann::json::parse(plain.output);
+  CHECK(j["stack_flags"] == 6);
+  CHECK(j["needs_executable_stack"] == false);
+  auto aligned = inspect(fixture("pagesize/lib64k_align4k.so"));
+  CHECK(aligned.output.find("pages: PT_LOAD segments fit pages up to 64 KiB (glibc 2.35 and later), 4 KiB before") !=
+        std::string::npos);
+  auto small = inspect(fixture("pagesize/lib16k.so") + " --format json");
+  CHECK(nlohmann::json::parse(small.output)["largest_page_size"] == 16384);
+}
+
 TEST_CASE("inspect errors: one line, exit code 2") {
   test::TempDir dir("inspect");
   auto missing = inspect(test::shell_quote(dir.str() + "/nope.so"));
