@@ -260,6 +260,10 @@ std::vector<std::vector<size_t>> edges_by_root(const Graph& graph);
 // One file opened by two paths (scipy.libs/x and scipy/linalg/../../scipy.libs/x) is two objects.
 const std::string& file_path(const Object& object);
 
+// One key per file for the object at `index` (device and inode), or per object when the file is
+// unknown: for checks that report a file once, however many paths reach it.
+std::pair<uint64_t, uint64_t> file_key(const Graph& graph, size_t index);
+
 // The name the matrix knows an object by: its SONAME, or the file name of its real path.
 std::string soname_or_file_name(const Object& object);
 

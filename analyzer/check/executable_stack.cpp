@@ -117,8 +117,7 @@ class StackCheck {
   // the one that knows who opens it.
   void add(size_t object, const std::string& how, Severity severity, bool opener_known) {
     const Object& o = g_.objects[object];
-    auto key = o.inode ? std::pair(o.device, o.inode) : std::pair(~uint64_t{0}, uint64_t{object});
-    auto [it, added] = by_file_.emplace(key, Said{out_.size(), severity, opener_known});
+    auto [it, added] = by_file_.emplace(file_key(g_, object), Said{out_.size(), severity, opener_known});
     if (!added && std::tie(severity, opener_known) <= std::tie(it->second.severity, it->second.opener_known)) return;
     std::string system = !release() ? "the analysed system's glibc release is unknown"
                          : refuses() ? fmt::format("the analysed system has glibc {}.{}", release()->major, release()->minor)

@@ -2,8 +2,8 @@
 // not fit it (elf/dl-load.c): "ELF load command address/offset not page-aligned" from glibc 2.35,
 // before that also "ELF load command alignment not page-aligned" when p_align is not a multiple
 // of the page. x86 has 4 KiB pages only, so only aarch64 and ppc64 objects (16 or 64 KiB) are checked.
-#include <map>
 #include <optional>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -40,8 +40,7 @@ class PageSizeCheck {
     uint64_t page = target.value_or(kLargePage);
     uint64_t largest = b.largest_page_size(before_2_35(b));
     if (largest >= page) return;
-    auto key = o.inode ? std::pair(o.device, o.inode) : std::pair(~uint64_t{0}, uint64_t{index});
-    if (!reported_.emplace(key, true).second) return;
+    if (!reported_.insert(file_key(g_, index)).second) return;
     std::string fits = largest ? fmt::format("its PT_LOAD segments fit pages of at most {}", kib(largest))
                                : std::string("its PT_LOAD segments fit no page size");
     std::string error = before_2_35(b) && b.load_alignment < page ? "ELF load command alignment not page-aligned"
@@ -66,7 +65,7 @@ class PageSizeCheck {
 
   const CheckContext& ctx_;
   const Graph& g_;
-  std::map<std::pair<uint64_t, uint64_t>, bool> reported_;
+  std::set<std::pair<uint64_t, uint64_t>> reported_;  // file_key of each file reported
   std::vector<Finding> out_;
   bool release_read_ = false;
   std::optional<GlibcRelease> release_;

@@ -2,9 +2,13 @@
 // not executable, not ELF or built for another class or machine, execve fails before any library
 // is looked for: "No such file or directory" (ENOENT) for a program that is plainly there, or
 // "Accessing a corrupted shared library" (ELIBBAD). Each root program is checked here.
+#include <map>
+#include <tuple>
+
 #include <fmt/format.h>
 
 #include "analyzer/check/check.h"
+#include "analyzer/input/sniff.h"
 #include "analyzer/resolve/system_layout.h"
 #include "analyzer/util/bytes.h"
 
@@ -20,9 +24,7 @@ std::string class_name(uint8_t elf_class) {
 
 // What the kernel finds wrong with the interpreter's ELF header for this program, if anything.
 std::optional<std::string> header_problem(ByteView head, const Binary& program) {
-  bool elf = head.size() >= 4 && *head.read<uint8_t>(0) == 0x7f && *head.read<uint8_t>(1) == 'E' &&
-             *head.read<uint8_t>(2) == 'L' && *head.read<uint8_t>(3) == 'F';
-  if (!elf) return std::string("is not an ELF file");
+  if (sniff_bytes(head) != FileFormat::Elf) return std::string("is not an ELF file");
   uint8_t elf_class = *head.read<uint8_t>(4);
   if (head.size() < (elf_class == 1 ? 52u : 64u)) return std::string("is too short to be an ELF file");
   uint8_t program_class = program.bits == 32 ? 1 : 2;
@@ -88,6 +90,8 @@ Finding unstartable(size_t object, const Object& program, const std::string& pro
 
 std::vector<Finding> check_program_interpreters(const CheckContext& ctx) {
   std::vector<Finding> out;
+  // An audit's programs share a few loaders: each is looked at once per program class and machine.
+  std::map<std::tuple<std::string, int, uint16_t, bool>, std::optional<std::string>> problems;
   for (size_t object : ctx.graph.roots) {
     const Object& program = ctx.graph.objects[object];
     if (!program.binary || program.binary->format != Format::Elf) continue;
@@ -97,8 +101,10 @@ std::vector<Finding> check_program_interpreters(const CheckContext& ctx) {
       out.push_back(relative_interpreter(object, program));
       continue;
     }
-    if (auto problem = interpreter_problem(ctx.fs, interp, *program.binary))
-      out.push_back(unstartable(object, program, *problem));
+    const Binary& b = *program.binary;
+    auto [it, added] = problems.try_emplace({interp, b.bits, b.machine, b.little_endian});
+    if (added) it->second = interpreter_problem(ctx.fs, interp, b);
+    if (it->second) out.push_back(unstartable(object, program, *it->second));
   }
   return out;
 }

@@ -111,6 +111,11 @@ std::vector<std::vector<size_t>> edges_by_root(const Graph& graph) {
   return out;
 }
 
+std::pair<uint64_t, uint64_t> file_key(const Graph& graph, size_t index) {
+  const Object& o = graph.objects[index];
+  return o.inode ? std::pair(o.device, o.inode) : std::pair(~uint64_t{0}, uint64_t{index});
+}
+
 const std::string& file_path(const Object& object) { return object.realpath.empty() ? object.path : object.realpath; }
 
 std::string soname_or_file_name(const Object& object) {
