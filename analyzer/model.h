@@ -145,6 +145,12 @@ struct Binary {
   // Over every PT_LOAD, the largest power of two that divides p_vaddr - p_offset (congruence) and
   // p_align (alignment); 0 when there is no PT_LOAD. They bound the kernel page sizes it loads with.
   uint64_t load_congruence = 0, load_alignment = 0;
+  // The thread-local storage block of the last PT_TLS with a p_memsz, as ld.so takes it: size
+  // (p_memsz; 0: none), alignment (p_align) and p_vaddr modulo that alignment.
+  uint64_t tls_size = 0, tls_align = 0, tls_first_byte = 0;
+  // DF_STATIC_TLS objects only: the dynamic symbols that initial-exec TLS relocations name, by
+  // index (0: the object's own block); sorted, unique.
+  std::vector<uint32_t> static_tls_symbols;
   std::optional<std::string> soname;
   std::vector<std::string> needed;        // DT_NEEDED / PE imports, in order
   std::vector<std::string> delay_needed;  // PE delay-load imports
@@ -165,6 +171,7 @@ struct Binary {
 
   bool bind_now() const;       // DF_BIND_NOW, DF_1_NOW or DT_BIND_NOW
   bool nodeflib() const;       // DF_1_NODEFLIB
+  bool static_tls() const;     // DF_STATIC_TLS: initial-exec TLS accesses, which need static TLS
   bool is_executable() const;  // ET_EXEC, or ET_DYN with an interpreter (PIE)
   // PF_X in PT_GNU_STACK, or no PT_GNU_STACK on a machine whose glibc then presumes an executable
   // stack (x86, 32-bit ARM and PowerPC, s390, ...: DEFAULT_STACK_PROT_PERMS in sysdeps/*/stackinfo.h).
@@ -174,11 +181,18 @@ struct Binary {
   uint64_t largest_page_size(bool glibc_before_2_35) const;
 };
 
+// A relocation type that gives a thread-local variable a fixed offset from the thread pointer
+// (initial-exec: R_X86_64_TPOFF64 and its kin on the machines glibc supports).
+bool is_static_tls_relocation(uint16_t machine, uint32_t type);
+
+// Records a PT_TLS segment as ld.so does (_dl_map_object_from_fd).
+void set_tls_block(Binary& binary, uint64_t memsz, uint64_t align, uint64_t vaddr);
+
 // The largest power of two that divides both `so_far` (0: nothing yet) and `value` (0 divides by all).
 uint64_t merge_power_of_two(uint64_t so_far, uint64_t value);
 
 // ELF constants the rest of the code names (kept here so no stage includes <elf.h> for them).
-inline constexpr uint64_t kDfOrigin = 0x1, kDfBindNow = 0x8;
+inline constexpr uint64_t kDfOrigin = 0x1, kDfBindNow = 0x8, kDfStaticTls = 0x10;
 inline constexpr uint64_t kDf1Now = 0x1, kDf1Origin = 0x80, kDf1Nodeflib = 0x800, kDf1Pie = 0x08000000;
 
 // ---------------------------------------------------------------- the graph

@@ -57,6 +57,9 @@ Problem read_version_needs(const Image& image, const DynamicTable& dynamic, cons
                            std::vector<VersionNeed>& out);
 Problem read_version_defs(const Image& image, const DynamicTable& dynamic, const StringTable& strings,
                           std::vector<VersionDef>& out);
+// The dynamic symbols (0: the object's own block) that thread-pointer-relative relocations name,
+// sorted and unique, into Binary::static_tls_symbols.
+Problem read_static_tls_relocations(const Image& image, const DynamicTable& dynamic, Binary& binary);
 // Needs the version tables already read: symbols name the version their versym index selects.
 Problem read_dynamic_symbols(const Image& image, const DynamicTable& dynamic, const StringTable& strings,
                              Binary& binary);

@@ -16,7 +16,7 @@
 
 namespace depscan::elf {
 
-inline constexpr uint32_t kPtLoad = 1, kPtDynamic = 2, kPtInterp = 3, kPtGnuStack = 0x6474e551;
+inline constexpr uint32_t kPtLoad = 1, kPtDynamic = 2, kPtInterp = 3, kPtTls = 7, kPtGnuStack = 0x6474e551;
 inline constexpr uint32_t kShtNobits = 8, kShtDynsym = 11;
 
 struct Segment {

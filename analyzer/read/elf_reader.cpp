@@ -29,10 +29,12 @@ Problem read_interpreter(const elf::Image& image, Binary& binary) {
   return std::nullopt;
 }
 
-// p_flags of PT_GNU_STACK (the last one counts, as in ld.so), and the page sizes PT_LOADs allow.
+// p_flags of PT_GNU_STACK and the TLS block (the last one counts, as in ld.so), and the page sizes
+// PT_LOADs allow.
 void read_segment_facts(const elf::Image& image, Binary& binary) {
   for (const elf::Segment& s : image.segments()) {
     if (s.type == elf::kPtGnuStack) binary.stack_flags = s.flags;
+    if (s.type == elf::kPtTls && s.memsz != 0) set_tls_block(binary, s.memsz, s.align, s.vaddr);
     if (s.type != elf::kPtLoad) continue;
     binary.load_congruence = merge_power_of_two(binary.load_congruence, s.vaddr - s.offset);
     binary.load_alignment = merge_power_of_two(binary.load_alignment, s.align);
@@ -111,6 +113,8 @@ Problem read_dynamic_view(const elf::Image& image, Binary& binary, bool with_sym
   if (auto problem = read_dynamic_strings(dynamic, strings, binary)) return problem;
   if (auto problem = elf::read_version_needs(image, dynamic, strings, binary.version_needs)) return problem;
   if (auto problem = elf::read_version_defs(image, dynamic, strings, binary.version_defs)) return problem;
+  if (binary.static_tls())
+    if (auto problem = elf::read_static_tls_relocations(image, dynamic, binary)) return problem;
   binary.symbols_read = with_symbols;
   if (!with_symbols) return std::nullopt;
   return elf::read_dynamic_symbols(image, dynamic, strings, binary);

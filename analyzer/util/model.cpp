@@ -10,6 +10,28 @@ bool Binary::bind_now() const {
 
 bool Binary::nodeflib() const { return dt_flags_1 & kDf1Nodeflib; }
 
+bool Binary::static_tls() const { return dt_flags & kDfStaticTls; }
+
+// Thread-pointer-relative relocation types of the machines glibc supports.
+bool is_static_tls_relocation(uint16_t machine, uint32_t type) {
+  constexpr uint16_t kI386 = 3, kArm = 40, kPpc64 = 21, kX8664 = 62, kAarch64 = 183, kRiscv = 243;
+  switch (machine) {
+    case kX8664: return type == 18 || type == 23;  // R_X86_64_TPOFF64, R_X86_64_TPOFF32
+    case kI386: return type == 14 || type == 37;   // R_386_TLS_TPOFF, R_386_TLS_TPOFF32
+    case kAarch64: return type == 1030;            // R_AARCH64_TLS_TPREL
+    case kArm: return type == 19;                  // R_ARM_TLS_TPOFF32
+    case kPpc64: return type == 73;                // R_PPC64_TPREL64
+    case kRiscv: return type == 10 || type == 11;  // R_RISCV_TLS_TPREL32, R_RISCV_TLS_TPREL64
+    default: return false;
+  }
+}
+
+void set_tls_block(Binary& binary, uint64_t memsz, uint64_t align, uint64_t vaddr) {
+  binary.tls_size = memsz;
+  binary.tls_align = align;
+  binary.tls_first_byte = align ? vaddr & (align - 1) : 0;  // as ld.so computes it
+}
+
 bool Binary::is_executable() const {
   constexpr uint16_t kEtExec = 2, kEtDyn = 3;
   return file_type == kEtExec || (file_type == kEtDyn && !interpreter.empty());

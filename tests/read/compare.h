@@ -31,6 +31,7 @@ inline std::string describe(const Section& s) {
 }
 
 inline std::string describe(const std::string& s) { return s; }
+inline std::string describe(uint32_t index) { return std::to_string(index); }
 
 template <class T>
 std::string first_difference(const char* what, const std::vector<T>& a, const std::vector<T>& b) {
@@ -55,6 +56,9 @@ inline std::string model_difference(const Binary& a, const Binary& b, bool with_
                         scalar("PT_GNU_STACK", show(a.stack_flags), show(b.stack_flags)),
                         scalar("PT_LOAD congruence", a.load_congruence, b.load_congruence),
                         scalar("PT_LOAD alignment", a.load_alignment, b.load_alignment),
+                        scalar("PT_TLS size", a.tls_size, b.tls_size), scalar("PT_TLS align", a.tls_align, b.tls_align),
+                        scalar("PT_TLS first byte", a.tls_first_byte, b.tls_first_byte),
+                        first_difference("static TLS relocation symbols", a.static_tls_symbols, b.static_tls_symbols),
                         scalar("has_dynamic", a.has_dynamic, b.has_dynamic),
                         scalar("soname", show(a.soname), show(b.soname)), first_difference("needed", a.needed, b.needed),
                         scalar("rpath", show(a.rpath), show(b.rpath)), scalar("runpath", show(a.runpath), show(b.runpath)),

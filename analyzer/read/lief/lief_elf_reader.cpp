@@ -6,6 +6,7 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <map>
 #include <memory>
 
@@ -88,6 +89,8 @@ void read_header(const le::Binary& elf, Binary& out) {
   if (elf.has_interpreter()) out.interpreter = elf.interpreter();
   for (const le::Segment& s : elf.segments()) {
     if (s.type() == le::SEGMENT_TYPES::PT_GNU_STACK) out.stack_flags = static_cast<uint32_t>(s.flags());
+    if (s.type() == le::SEGMENT_TYPES::PT_TLS && s.virtual_size() != 0)
+      set_tls_block(out, s.virtual_size(), s.alignment(), s.virtual_address());
     if (s.type() != le::SEGMENT_TYPES::PT_LOAD) continue;
     out.load_congruence = merge_power_of_two(out.load_congruence, s.virtual_address() - s.file_offset());
     out.load_alignment = merge_power_of_two(out.load_alignment, s.alignment());
@@ -111,6 +114,16 @@ void read_dynamic(const le::Binary& elf, Binary& out) {
       default: break;
     }
   }
+}
+
+// LIEF keeps each relocation's symbol index in info().
+void read_static_tls_relocations(const le::Binary& elf, Binary& out) {
+  if (!out.static_tls()) return;
+  for (const le::Relocation& r : elf.dynamic_relocations())
+    if (is_static_tls_relocation(out.machine, r.type())) out.static_tls_symbols.push_back(r.info());
+  std::sort(out.static_tls_symbols.begin(), out.static_tls_symbols.end());
+  auto& symbols = out.static_tls_symbols;
+  symbols.erase(std::unique(symbols.begin(), symbols.end()), symbols.end());
 }
 
 void read_versions(const le::Binary& elf, Binary& out) {
@@ -187,6 +200,7 @@ Expected<Binary> convert(const le::Binary& elf, uint64_t file_size, Binary out) 
   read_header(elf, out);
   read_dynamic(elf, out);
   read_versions(elf, out);
+  read_static_tls_relocations(elf, out);
   size_t symbol_count = read_symbols(elf, out);
   if (auto problem = check_symbol_count(elf, symbol_count)) return Error{*problem};
   read_sections(elf, out);
