@@ -56,6 +56,7 @@ std::string flag_names(const Binary& b) {
   std::vector<std::string> names;
   if (b.dt_flags & kDfOrigin) names.push_back("ORIGIN");
   if (b.dt_flags & kDfBindNow) names.push_back("BIND_NOW");
+  if (b.dt_flags & kDfStaticTls) names.push_back("STATIC_TLS");
   if (b.dt_flags_1 & kDf1Now) names.push_back("NOW");
   if (b.dt_flags_1 & kDf1Origin) names.push_back("ORIGIN_1");
   if (b.dt_flags_1 & kDf1Nodeflib) names.push_back("NODEFLIB");
@@ -126,6 +127,27 @@ std::string pages_text(const Binary& b) {
   return fmt::format("PT_LOAD segments fit pages up to {} (glibc 2.35 and later), {} before", size(now), size(before));
 }
 
+// What an initial-exec TLS relocation names: the object's own block, or a variable by name.
+std::string static_tls_target(const Binary& b, uint32_t index) {
+  if (index == 0) return "its own block";
+  if (index > b.symbols.size()) return fmt::format("dynamic symbol {}", index);
+  return std::string(b.symbols[index - 1].name);
+}
+
+std::vector<std::string> static_tls_targets(const Binary& b) {
+  std::vector<std::string> out;
+  for (uint32_t index : b.static_tls_symbols) out.push_back(static_tls_target(b, index));
+  return out;
+}
+
+std::string tls_text(const Binary& b) {
+  std::string block = b.tls_size ? fmt::format("{} bytes aligned to {}", b.tls_size, b.tls_align) : "no PT_TLS";
+  if (!b.static_tls()) return block;
+  auto targets = static_tls_targets(b);
+  return fmt::format("{}; initial-exec accesses (DF_STATIC_TLS) to {}", block,
+                     targets.empty() ? std::string("nothing") : fmt::format("{}", fmt::join(targets, ", ")));
+}
+
 void print_text(const Binary& b, bool with_symbols) {
   if (b.format == Format::Pe)
     fmt::print("{}: PE{} {}, characteristics {:#x}\n", b.path, b.bits == 64 ? "32+" : "32", machine_name(b), b.file_type);
@@ -139,7 +161,8 @@ void print_text(const Binary& b, bool with_symbols) {
   for (const std::string& n : b.delay_needed) fmt::print("delay-load: {}\n", n);
   if (b.rpath) fmt::print("rpath: {}\n", *b.rpath);
   if (b.runpath) fmt::print("runpath: {}\n", *b.runpath);
-  if (b.format == Format::Elf) fmt::print("flags: {}\nstack: {}\npages: {}\n", flag_names(b), stack_text(b), pages_text(b));
+  if (b.format == Format::Elf)
+    fmt::print("flags: {}\nstack: {}\npages: {}\ntls: {}\n", flag_names(b), stack_text(b), pages_text(b), tls_text(b));
   if (!b.version_needs.empty()) fmt::print("version needs:\n");
   for (const VersionNeed& n : b.version_needs)
     fmt::print("  {} {} (index {}){}\n", n.file, n.version, n.index, n.weak ? " weak" : "");
@@ -180,6 +203,9 @@ nlohmann::json to_json(const Binary& b, bool with_symbols) {
               {"stack_flags", b.stack_flags ? json(*b.stack_flags) : json(nullptr)},
               {"needs_executable_stack", b.needs_executable_stack()},
               {"largest_page_size", b.largest_page_size(false)},
+              {"tls", b.tls_size ? json{{"size", b.tls_size}, {"align", b.tls_align}, {"first_byte", b.tls_first_byte}}
+                                 : json(nullptr)},
+              {"static_tls", b.static_tls()}, {"static_tls_targets", static_tls_targets(b)},
               {"version_needs", needs}, {"version_defs", defs},
               {"symbol_counts", {{"total", c.total}, {"defined", c.defined}, {"undefined", c.undefined},
                                  {"weak", c.weak}, {"versioned", c.versioned}, {"hidden", c.hidden}}},

@@ -70,6 +70,24 @@ TEST_CASE("inspect: the stack a file asks for and the page sizes its segments fi
   CHECK(nlohmann::json::parse(small.output)["largest_page_size"] == 16384);
 }
 
+TEST_CASE("inspect: the TLS block, and what initial-exec relocations name") {
+  // Compared with readelf: the PT_TLS sizes are the fixture's, the names its sources'.
+  auto own = inspect(fixture("statictls/over/libcudnn.so.9"));
+  REQUIRE_MESSAGE(own.exit_code == 0, own.output);
+  CHECK(own.output.find("[STATIC_TLS]") != std::string::npos);
+  CHECK(own.output.find("tls: 1713 bytes aligned to 16; initial-exec accesses (DF_STATIC_TLS) to libcudnn_block") !=
+        std::string::npos);
+  auto other = inspect(fixture("statictls/extern/libcudnn.so.9") + " --format json");
+  auto j = nlohmann::json::parse(other.output);
+  CHECK(j["tls"].is_null());
+  CHECK(j["static_tls"] == true);
+  CHECK(j["static_tls_targets"] == nlohmann::json::array({"provided"}));
+  auto dynamic = inspect(fixture("statictls/dynamic/libcudnn.so.9") + " --format json");
+  auto d = nlohmann::json::parse(dynamic.output);
+  CHECK(d["tls"]["size"] == 100000);
+  CHECK(d["static_tls"] == false);
+}
+
 TEST_CASE("inspect errors: one line, exit code 2") {
   test::TempDir dir("inspect");
   auto missing = inspect(test::shell_quote(dir.str() + "/nope.so"));
