@@ -3,7 +3,6 @@
 // "cannot enable executable stack as shared object requires: Invalid argument" unless the stack
 // is executable already (elf/dl-load.c, _dl_map_object_from_fd). At start-up ld.so still makes it
 // executable, so only libraries loaded by dlopen, and what they need, are at risk.
-#include <deque>
 #include <map>
 #include <optional>
 #include <tuple>
@@ -12,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "analyzer/check/check.h"
+#include "analyzer/check/load_order.h"
 #include "analyzer/resolve/glibc_release.h"
 
 namespace depscan {
@@ -30,37 +30,9 @@ bool any_needs_exec(const Graph& g) {
   return false;
 }
 
-// Objects reached from `starts` through the root's edges (dlopen edges only when asked).
-std::vector<size_t> closure(const Graph& g, const std::vector<size_t>& root_edges, std::vector<size_t> starts,
-                            bool through_dlopen) {
-  std::vector<bool> seen(g.objects.size());
-  std::deque<size_t> queue;
-  for (size_t s : starts)
-    if (!seen[s]) seen[s] = true, queue.push_back(s);
-  std::vector<size_t> out;
-  while (!queue.empty()) {
-    size_t at = queue.front();
-    queue.pop_front();
-    out.push_back(at);
-    for (size_t e : root_edges) {
-      const Edge& edge = g.edges[e];
-      if (edge.from != at || !edge.to || seen[*edge.to]) continue;
-      if (edge.kind == EdgeKind::Dlopen && !through_dlopen) continue;
-      seen[*edge.to] = true;
-      queue.push_back(*edge.to);
-    }
-  }
-  return out;
-}
-
 std::string stack_reason(const Binary& b) {
   return b.stack_flags ? "its PT_GNU_STACK asks for an executable stack (RWE)"
                        : "it has no PT_GNU_STACK header, so glibc presumes it needs an executable stack";
-}
-
-bool python_extension_name(std::string_view path) {
-  return path.find(".cpython-") != std::string_view::npos || path.find(".abi3.") != std::string_view::npos ||
-         path.find(".pypy") != std::string_view::npos;
 }
 
 class StackCheck {
@@ -79,10 +51,10 @@ class StackCheck {
     const auto& bin = g_.objects[root].binary;
     if (!bin || bin->format != Format::Elf) return;
     if (!bin->is_executable()) {  // a library: whatever program loads it may use dlopen
-      for (size_t o : closure(g_, edges, {root}, true)) report_library_root(o, root);
+      for (size_t o : load_closure(g_, edges, {root}, true)) report_library_root(o, root);
       return;
     }
-    std::vector<size_t> startup = closure(g_, edges, {root}, false);
+    std::vector<size_t> startup = load_closure(g_, edges, {root}, false);
     for (size_t o : startup)
       if (needs_exec(g_, o)) return;  // ld.so makes the stack executable at start-up
     std::vector<bool> at_startup(g_.objects.size());
@@ -90,7 +62,7 @@ class StackCheck {
     for (size_t e : edges) {
       const Edge& edge = g_.edges[e];
       if (edge.kind != EdgeKind::Dlopen || !edge.to || at_startup[*edge.to]) continue;
-      for (size_t o : closure(g_, edges, {*edge.to}, false))
+      for (size_t o : load_closure(g_, edges, {*edge.to}, false))
         if (!at_startup[o]) report_dlopened(o, edge);
     }
   }
