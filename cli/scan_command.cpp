@@ -73,6 +73,10 @@ void add_scan_command(CLI::App& app, int& exit_code) {
   app.add_option("--page-size", args->scan.target.page_size,
                  "page size of the target's aarch64 or ppc64 kernel in bytes (4096, 16384, 65536): every object must map with it")
       ->check(CLI::IsMember({uint64_t{4096}, uint64_t{16384}, uint64_t{65536}}));
+  if (const char* tunables = std::getenv("GLIBC_TUNABLES")) args->scan.target.glibc_tunables = tunables;
+  app.add_option("--glibc-tunables", args->scan.target.glibc_tunables,
+                 "GLIBC_TUNABLES of the target process (default: this environment's); glibc.rtld.optional_static_tls "
+                 "and glibc.rtld.nns size the static TLS surplus");
   app.add_option("--target-glibc", args->scan.target.glibc,
                  "oldest glibc the binaries must run with (2.28): every symbol too new is an error");
   app.add_option("--target-glibcxx", args->scan.target.glibcxx,

@@ -25,6 +25,7 @@ struct Target {
   std::optional<std::string> driver;     // --driver 550.54.14
   bool bind_now = false;                 // --bind-now: model LD_BIND_NOW=1
   std::optional<uint64_t> page_size;     // --page-size 65536: the target kernel's page size
+  std::string glibc_tunables;            // --glibc-tunables, else this environment's GLIBC_TUNABLES
 };
 
 struct CheckContext {
@@ -45,6 +46,10 @@ std::vector<Finding> check_program_interpreters(const CheckContext& ctx);
 // Libraries loaded with dlopen that need an executable stack, which glibc 2.41 and later refuse
 // unless the stack is executable already (executable-stack).
 std::vector<Finding> check_executable_stack(const CheckContext& ctx);
+
+// Libraries loaded with dlopen whose initial-exec TLS does not fit the static TLS block's surplus
+// (static-tls).
+std::vector<Finding> check_static_tls(const CheckContext& ctx);
 
 // aarch64 and ppc64 objects whose PT_LOAD segments do not fit the target's page size (--page-size),
 // or 64 KiB pages without it (page-size).

@@ -158,6 +158,7 @@ ScanReport run_scan(const ScanOptions& options) {
   for (auto& f : check_missing_libraries(ctx)) report.result.findings.push_back(std::move(f));
   for (auto& f : check_executable_stack(ctx)) report.result.findings.push_back(std::move(f));  // PT_GNU_STACK
   for (auto& f : check_page_size(ctx)) report.result.findings.push_back(std::move(f));         // PT_LOAD vs pages
+  for (auto& f : check_static_tls(ctx)) report.result.findings.push_back(std::move(f));        // PT_TLS vs surplus
   for (auto& f : check_gpu_code(ctx)) report.result.findings.push_back(std::move(f));           // --gpu vs fatbin
   for (auto& f : check_cuda_stack(ctx)) report.result.findings.push_back(std::move(f));         // CUDA/cuDNN/driver compatibility
   timer.mark("cuda checks");

@@ -1,0 +1,119 @@
+// A library loaded by dlopen whose initial-exec TLS does not fit the static TLS block's surplus
+// fails with "cannot allocate memory in static TLS block" (fixtures/statictls). Each program runs
+// with each library directory on this machine, and the file dlopen names is the one depscan must
+// report. The same files were run inside a Debian 13 root (glibc 2.41, which puts the 32-byte rseq
+// area into static TLS): the 30 outcomes there are this machine's (glibc 2.36) plus edge/ failing
+// for every program; depscan agreed on all 30 with `--root` at that root. The last case replays them
+// under a root whose loader says 2.41.
+#include <doctest/doctest.h>
+
+#include <gnu/libc-version.h>
+
+#include <set>
+#include <vector>
+
+#include "ldso/finding_set.h"
+#include "support.h"
+
+namespace depscan::test {
+namespace {
+
+std::string dir() { return fixtures_dir() + "/statictls"; }
+
+const std::vector<std::string> kLibraryDirs = {"small", "fits",    "edge",     "over",  "big",
+                                               "aligned", "dynamic", "pair", "shadowed", "extern"};
+const std::vector<std::string> kPrograms = {"app", "app_startup", "app_interposer"};
+const std::string kNoRoom = ": cannot allocate memory in static TLS block";
+
+std::set<std::string> tls_findings(const std::string& args) { return finding_set(args, "static-tls", 2); }
+
+// The file whose static TLS the loader could not give, as dlerror() names it ("over/libcudnn.so.9").
+// `command` runs in the fixture directory: "app", or "GLIBC_TUNABLES=... ./app".
+std::set<std::string> loader_refused(const std::string& command, const std::string& library_dir) {
+  std::string run_it = command.find('/') == std::string::npos ? "./" + command : command;
+  auto run = run_command("cd " + shell_quote(dir()) + " && export LD_LIBRARY_PATH=" + library_dir + " && " + run_it + " 2>&1");
+  size_t at = run.output.find(kNoRoom);
+  if (at == std::string::npos) {
+    CHECK_MESSAGE(run.exit_code == 0, run.output);
+    return {};
+  }
+  CHECK(run.exit_code != 0);
+  return {"error " + run.output.substr(0, at)};
+}
+
+// What Debian 13's loader refused (glibc 2.41).
+std::set<std::string> refused_by_glibc_2_41(const std::string& program, const std::string& library_dir) {
+  if (library_dir == "small" || library_dir == "fits" || library_dir == "dynamic") return {};
+  if (library_dir == "shadowed" && program == "app_interposer") return {};
+  return {"error " + library_dir + (library_dir == "extern" ? "/libprovider.so.1" : "/libcudnn.so.9")};
+}
+
+bool host_is_glibc_2_36() { return std::string(gnu_get_libc_version()) == "2.36"; }
+
+}  // namespace
+
+TEST_CASE("static TLS: this machine's loader and depscan agree on every program and library") {
+  size_t refusals = 0;
+  for (const std::string& library_dir : kLibraryDirs)
+    for (const std::string& program : kPrograms) {
+      INFO(program << " with " << library_dir);
+      auto truth = loader_refused(program, library_dir);
+      refusals += truth.size();
+      std::string libs = dir() + "/" + library_dir;
+      CHECK(tls_findings("--ld-library-path " + shell_quote(libs) + " " + shell_quote(dir() + "/" + program)) == truth);
+    }
+  if (host_is_glibc_2_36()) CHECK(refusals == 18);  // the fixture's sizes are chosen around 2.36's limit
+}
+
+TEST_CASE("static TLS: the start-up layout moves where the surplus ends, to the byte") {
+  if (!host_is_glibc_2_36()) return;  // the sizes straddle this release's limits
+  // app: 1712 bytes left, so edge/ (1712) fits and over/ (1713) does not; app_startup's own 3020
+  // bytes at start-up leave 1696, so edge/ fails there.
+  CHECK(loader_refused("app", "edge").empty());
+  CHECK(loader_refused("app", "over") == std::set<std::string>{"error over/libcudnn.so.9"});
+  CHECK(loader_refused("app_startup", "edge") == std::set<std::string>{"error edge/libcudnn.so.9"});
+  auto r = run_command(depscan_bin() + " --no-color --ld-library-path " + shell_quote(dir() + "/over") + " " +
+                       shell_quote(dir() + "/app"));
+  CHECK(r.output.find("only 1712 bytes of the static TLS block's surplus are left") != std::string::npos);
+}
+
+TEST_CASE("static TLS: GLIBC_TUNABLES=glibc.rtld.optional_static_tls moves the limit for the loader and depscan alike") {
+  // The surplus becomes 1152 + N bytes: 2900 leaves 4080 bytes here, too few for big/ (4096).
+  for (const std::string tunables : {"glibc.rtld.optional_static_tls=2900", "glibc.rtld.optional_static_tls=4096",
+                                     "glibc.rtld.optional_static_tls=0", "glibc.rtld.nns=1"})
+    for (const std::string& library_dir : kLibraryDirs) {
+      INFO(tunables << " with " << library_dir);
+      auto truth = loader_refused("GLIBC_TUNABLES=" + tunables + " ./app", library_dir);
+      std::string libs = dir() + "/" + library_dir;
+      CHECK(tls_findings("--glibc-tunables " + tunables + " --ld-library-path " + shell_quote(libs) + " " +
+                         shell_quote(dir() + "/app")) == truth);
+    }
+  if (!host_is_glibc_2_36()) return;
+  CHECK(loader_refused("GLIBC_TUNABLES=glibc.rtld.optional_static_tls=2900 ./app", "big").size() == 1);
+  CHECK(loader_refused("GLIBC_TUNABLES=glibc.rtld.optional_static_tls=4096 ./app", "big").empty());
+}
+
+TEST_CASE("static TLS: under a root with glibc 2.41, depscan gives the outcomes of Debian 13's loader") {
+  std::string root = dir() + "/root";
+  for (const std::string& library_dir : kLibraryDirs)
+    for (const std::string& program : kPrograms) {
+      INFO(program << " with " << library_dir);
+      auto findings = tls_findings("--root " + shell_quote(root) + " --ld-library-path /t/" + library_dir + " /t/" + program);
+      CHECK(findings == refused_by_glibc_2_41(program, library_dir));
+    }
+}
+
+TEST_CASE("static TLS: a library scanned on its own is a warning, a Python extension that cannot fit an error") {
+  std::string ext = "ext.cpython-311-x86_64-linux-gnu.so";
+  CHECK(tls_findings(shell_quote(dir() + "/" + ext)) == std::set<std::string>{"error statictls/" + ext});
+  CHECK(tls_findings(shell_quote(dir() + "/big/libcudnn.so.9")) == std::set<std::string>{"warning big/libcudnn.so.9"});
+  // 1713 bytes fail after the C library's TLS alone, but a host program's own TLS can leave room.
+  auto over = run_command(depscan_bin() + " --no-color " + shell_quote(dir() + "/over/libcudnn.so.9"));
+  CHECK(over.output.find("warning[static-tls]") != std::string::npos);
+  CHECK(over.output.find("fits only if the program's own TLS leaves room") != std::string::npos);
+  CHECK(tls_findings(shell_quote(dir() + "/edge/libcudnn.so.9")).empty());
+  CHECK(tls_findings(shell_quote(dir() + "/dynamic/libcudnn.so.9")).empty());
+  CHECK(tls_findings(shell_quote(dir() + "/pair/libcudnn.so.9")) == std::set<std::string>{"warning pair/libcudnn.so.9"});
+}
+
+}  // namespace depscan::test
