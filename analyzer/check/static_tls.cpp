@@ -81,15 +81,19 @@ class Process {
   }
   void widen(uint64_t bytes) { block_.widen(bytes); }
 
-  // Loads `group` (a dlopen's new objects, in load order); the first block that does not fit.
+  // Loads `searchlist` (what a dlopen'd object needs, in load order): the first block of a new
+  // object that does not fit.
   struct Failure {
     Demand demand;
     StaticTlsBlock::Outcome outcome;
     uint64_t left;
   };
-  std::optional<Failure> open(const std::vector<size_t>& group) {
-    std::vector<size_t> local = scope_;  // the global scope, then the new objects
-    for (size_t o : group) local.push_back(o), loaded_[o] = true;
+  std::optional<Failure> open(const std::vector<size_t>& searchlist) {
+    std::vector<size_t> local = scope_, group;  // lookups: the global scope, then the searchlist
+    for (size_t o : searchlist) {
+      local.push_back(o);
+      if (!loaded_[o]) group.push_back(o), loaded_[o] = true;
+    }
     for (auto it = group.rbegin(); it != group.rend(); ++it)  // relocated dependencies first
       for (const Demand& d : demands(*it, local))
         if (auto failure = place(d)) return failure;
@@ -103,10 +107,12 @@ class Process {
     std::vector<Demand> out;
     if (!b || !b->static_tls()) return out;
     for (uint32_t index : b->static_tls_symbols) {
-      if (index == 0 || !b->symbols_read || index > b->symbols.size()) {
-        if (index == 0) out.push_back({object, std::nullopt, ""});
+      // Without its symbol table (--no-symbols) a named variable is taken to be the object's own.
+      if (index == 0 || (!b->symbols_read && b->tls_size)) {
+        out.push_back({object, std::nullopt, ""});
         continue;
       }
+      if (index > b->symbols.size()) continue;
       const Symbol& s = b->symbols[index - 1];
       if (s.defined && (s.binding == SymbolBinding::Local || s.visibility >= 2)) {
         out.push_back({object, std::nullopt, std::string(s.name)});
@@ -176,7 +182,7 @@ class StaticTlsCheck {
     for (size_t e : edges) {
       const Edge& edge = g_.edges[e];
       if (edge.kind != EdgeKind::Dlopen || !edge.to || process.loaded(*edge.to)) continue;
-      if (auto failure = process.open(new_objects(process, edges, *edge.to))) {
+      if (auto failure = process.open(load_closure(g_, edges, {*edge.to}, false))) {
         std::string how = fmt::format("{} opens {} with dlopen", g_.objects[edge.from].path, edge.name);
         return report(*failure, how, Severity::Error);
       }
@@ -204,13 +210,6 @@ class StaticTlsCheck {
                                            g_.objects[root].path);
     if (!certain) how += ", and it fits only if the program's own TLS leaves room for rounding";
     report(*failure, how, python && certain ? Severity::Error : Severity::Warning);
-  }
-
-  std::vector<size_t> new_objects(const Process& process, const std::vector<size_t>& edges, size_t opened) const {
-    std::vector<size_t> out;
-    for (size_t o : load_closure(g_, edges, {opened}, false))
-      if (!process.loaded(o)) out.push_back(o);
-    return out;
   }
 
   StaticTlsBlock new_block(TlsAbi abi, const Binary& root) {

@@ -77,6 +77,16 @@ TEST_CASE("static TLS: the start-up layout moves where the surplus ends, to the 
   CHECK(r.output.find("only 1712 bytes of the static TLS block's surplus are left") != std::string::npos);
 }
 
+TEST_CASE("static TLS: without symbol tables, a named variable is taken to be the library's own") {
+  auto with = [](const std::string& library_dir, const std::string& program) {
+    return tls_findings("--no-symbols --ld-library-path " + shell_quote(dir() + "/" + library_dir) + " " +
+                        shell_quote(dir() + "/" + program));
+  };
+  CHECK(with("over", "app") == std::set<std::string>{"error over/libcudnn.so.9"});  // names libcudnn_block
+  CHECK(with("pair", "app") == std::set<std::string>{"error pair/libcudnn.so.9"});
+  CHECK(with("edge", "app").empty());
+}
+
 TEST_CASE("static TLS: GLIBC_TUNABLES=glibc.rtld.optional_static_tls moves the limit for the loader and depscan alike") {
   // The surplus becomes 1152 + N bytes: 2900 leaves 4080 bytes here, too few for big/ (4096).
   for (const std::string tunables : {"glibc.rtld.optional_static_tls=2900", "glibc.rtld.optional_static_tls=4096",
