@@ -13,11 +13,24 @@
 #include "analyzer/check/check.h"
 #include "analyzer/check/load_order.h"
 #include "analyzer/resolve/glibc_release.h"
+#include "analyzer/resolve/glibc_tunables.h"
 
 namespace depscan {
 namespace {
 
-constexpr GlibcRelease kRefusesDlopenExecstack{2, 41};
+constexpr GlibcRelease kRefusesDlopenExecstack{2, 41}, kForcesExecstack{2, 42};
+
+// glibc.rtld.execstack (2.41 and later): 0 refuses executable stacks at start-up too; 1, the default,
+// only in dlopen; 2 (2.42 and later) makes the stack executable at start-up, so no dlopen is refused.
+enum class ExecstackMode { Default, Disable, Force };
+
+ExecstackMode execstack_mode(const std::optional<GlibcRelease>& release, const std::string& tunables) {
+  auto value = parse_glibc_tunables(tunables).execstack;
+  if (!release || *release < kRefusesDlopenExecstack || !value) return ExecstackMode::Default;
+  if (*value == 0) return ExecstackMode::Disable;
+  if (*value == 2 && *release >= kForcesExecstack) return ExecstackMode::Force;
+  return ExecstackMode::Default;  // 1, or out of the release's range: ignored
+}
 
 bool needs_exec(const Graph& g, size_t object) {
   const auto& b = g.objects[object].binary;
@@ -40,6 +53,8 @@ class StackCheck {
   explicit StackCheck(const CheckContext& ctx) : ctx_(ctx), g_(ctx.graph) {}
 
   std::vector<Finding> run() {
+    mode_ = execstack_mode(release(), ctx_.target.glibc_tunables);
+    if (mode_ == ExecstackMode::Force) return {};
     auto by_root = edges_by_root(g_);
     for (size_t r = 0; r < g_.roots.size(); ++r) check_root(r, by_root[r]);
     return std::move(out_);
@@ -56,7 +71,10 @@ class StackCheck {
     }
     std::vector<size_t> startup = load_closure(g_, edges, {root}, false);
     for (size_t o : startup)
-      if (needs_exec(g_, o)) return;  // ld.so makes the stack executable at start-up
+      if (needs_exec(g_, o)) {  // ld.so makes the stack executable at start-up, unless told not to
+        if (mode_ == ExecstackMode::Disable) return report_refused_at_startup(o, root);
+        return;
+      }
     std::vector<bool> at_startup(g_.objects.size());
     for (size_t o : startup) at_startup[o] = true;
     for (size_t e : edges) {
@@ -67,11 +85,24 @@ class StackCheck {
     }
   }
 
+  // glibc.rtld.execstack=0: the program does not start.
+  void report_refused_at_startup(size_t object, size_t program) {
+    const Object& o = g_.objects[object];
+    std::string refusal = object == program
+        ? "\"Fatal glibc error: executable stack is not allowed\""
+        : fmt::format("{} needs it at start-up: \"cannot enable executable stack as shared object requires: "
+                      "Invalid argument\"", g_.objects[program].path);
+    add(object,
+        fmt::format("{}: {}; GLIBC_TUNABLES sets glibc.rtld.execstack=0, so the program does not start ({})", o.path,
+                    stack_reason(*o.binary), refusal),
+        Severity::Error, true);
+  }
+
   void report_dlopened(size_t object, const Edge& opened_by) {
     if (!needs_exec(g_, object)) return;
     std::string how = fmt::format("{} opens {} with dlopen, and the program's stack is not executable",
                                   g_.objects[opened_by.from].path, opened_by.name);
-    add(object, how, refuses() ? Severity::Error : Severity::Warning, true);
+    add(object, dlopen_message(object, how), refuses() ? Severity::Error : Severity::Warning, true);
   }
 
   void report_library_root(size_t object, size_t root) {
@@ -82,30 +113,34 @@ class StackCheck {
     std::string how = python ? fmt::format("Python imports {} with dlopen", object == root ? "it" : root_path)
                              : fmt::format("a program whose stack is not executable (Python's is not) may load {} "
                                            "with dlopen", loads);
-    add(object, how, python && refuses() ? Severity::Error : Severity::Warning, python);
+    add(object, dlopen_message(object, how), python && refuses() ? Severity::Error : Severity::Warning, python);
   }
 
   // One finding per file (one file may be several objects, by several paths): the most severe, then
   // the one that knows who opens it.
-  void add(size_t object, const std::string& how, Severity severity, bool opener_known) {
-    const Object& o = g_.objects[object];
+  void add(size_t object, std::string message, Severity severity, bool opener_known) {
     auto [it, added] = by_file_.emplace(file_key(g_, object), Said{out_.size(), severity, opener_known});
     if (!added && std::tie(severity, opener_known) <= std::tie(it->second.severity, it->second.opener_known)) return;
-    std::string system = !release() ? "the analysed system's glibc release is unknown"
-                         : refuses() ? fmt::format("the analysed system has glibc {}.{}", release()->major, release()->minor)
-                                     : fmt::format("the analysed system's glibc {}.{} still allows it and makes the "
-                                                   "whole stack executable", release()->major, release()->minor);
     Finding finding{
-        "executable-stack", severity, object,
-        fmt::format("{}: {}; {}: glibc 2.41 and later refuse that (\"cannot enable executable stack as shared object "
-                    "requires: Invalid argument\"); {}", o.path, stack_reason(*o.binary), how, system),
+        "executable-stack", severity, object, std::move(message),
         "relink it with -Wl,-z,noexecstack, or clear the flag (patchelf --clear-execstack, execstack -c) once its code "
         "is known not to run on the stack; until then GLIBC_TUNABLES=glibc.rtld.execstack=2 (glibc 2.42 and later) "
-        "lets dlopen make the stack executable",
+        "lets dlopen make the stack executable; glibc.rtld.execstack=0 refuses it at start-up as well",
         ""};
     if (added) return out_.push_back(std::move(finding));
     it->second = Said{it->second.index, severity, opener_known};
     out_[it->second.index] = std::move(finding);
+  }
+
+  // "...: its PT_GNU_STACK asks ...; <how>: glibc 2.41 and later refuse that (...); <the system's release>"
+  std::string dlopen_message(size_t object, const std::string& how) {
+    const Object& o = g_.objects[object];
+    std::string system = !release() ? "the analysed system's glibc release is unknown"
+                         : refuses() ? fmt::format("the analysed system has glibc {}.{}", release()->major, release()->minor)
+                                     : fmt::format("the analysed system's glibc {}.{} still allows it and makes the "
+                                                   "whole stack executable", release()->major, release()->minor);
+    return fmt::format("{}: {}; {}: glibc 2.41 and later refuse that (\"cannot enable executable stack as shared "
+                       "object requires: Invalid argument\"); {}", o.path, stack_reason(*o.binary), how, system);
   }
 
   bool refuses() { return release() && *release() >= kRefusesDlopenExecstack; }
@@ -130,6 +165,7 @@ class StackCheck {
   };
   std::map<std::pair<uint64_t, uint64_t>, Said> by_file_;
   std::vector<Finding> out_;
+  ExecstackMode mode_ = ExecstackMode::Default;
   bool release_read_ = false;
   std::optional<GlibcRelease> release_;
 };

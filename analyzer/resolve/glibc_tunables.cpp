@@ -70,6 +70,7 @@ GlibcTunables parse_glibc_tunables(std::string_view text) {
   if (auto opt = last_number(*settings, "glibc.rtld.optional_static_tls"))
     out.optional_static_tls = std::min(*opt, uint64_t{1} << 40);  // keeps the sums below from overflowing
   if (auto nns = last_number(*settings, "glibc.rtld.nns"); nns && *nns >= 1 && *nns <= 16) out.nns = nns;
+  out.execstack = last_number(*settings, "glibc.rtld.execstack");
   return out;
 }
 

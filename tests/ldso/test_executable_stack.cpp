@@ -70,6 +70,50 @@ TEST_CASE("executable stack: under a root with glibc 2.41, the dlopen that Debia
     }
 }
 
+// What Debian 13's loader did with GLIBC_TUNABLES=glibc.rtld.execstack=0: app_execstack stops with
+// "Fatal glibc error: executable stack is not allowed", app_startup on libstartup.so.1, and app's
+// dlopens fail as without the tunable.
+std::set<std::string> refused_with_execstack_0(const std::string& program, const std::string& library_dir) {
+  if (program == "app_execstack") return {"error t/app_execstack"};
+  if (program == "app_startup") return {"error t/libstartup.so.1"};
+  return refused("error", program, library_dir);
+}
+
+TEST_CASE("executable stack: glibc.rtld.execstack=0 under glibc 2.41 refuses it at start-up too, as Debian 13 did") {
+  std::string root = dir() + "/root";
+  for (const std::string& library_dir : kLibraryDirs)
+    for (const std::string& program : kPrograms) {
+      INFO(program << " with " << library_dir);
+      auto findings = stack_findings("--glibc-tunables glibc.rtld.execstack=0 --root " + shell_quote(root) +
+                                     " --ld-library-path /t/" + library_dir + " /t/" + program);
+      CHECK(findings == refused_with_execstack_0(program, library_dir));
+    }
+  auto r = run_command(depscan_bin() + " --no-color --glibc-tunables glibc.rtld.execstack=0 --root " + shell_quote(root) +
+                       " /t/app_execstack");
+  CHECK(r.output.find("\"Fatal glibc error: executable stack is not allowed\"") != std::string::npos);
+}
+
+TEST_CASE("executable stack: the tunable's values that a release does not know are ignored, as ld.so ignores them") {
+  // glibc.rtld.execstack=2 (2.42 and later) makes the stack executable at start-up: nothing is refused.
+  // 2.41 accepts only 0 and 1; before 2.41 the tunable does not exist (this machine's loader ignores it).
+  std::string app = " --ld-library-path /t/rwe /t/app";
+  CHECK(stack_findings("--glibc-tunables glibc.rtld.execstack=2 --root " + shell_quote(dir() + "/root242") + app).empty());
+  CHECK(stack_findings("--glibc-tunables glibc.rtld.execstack=1 --root " + shell_quote(dir() + "/root242") + app) ==
+        std::set<std::string>{"error rwe/libcudnn.so.9"});
+  CHECK(stack_findings("--glibc-tunables glibc.rtld.execstack=2 --root " + shell_quote(dir() + "/root") + app) ==
+        std::set<std::string>{"error rwe/libcudnn.so.9"});
+  if (host_refuses()) return;
+  for (const std::string& program : kPrograms) {
+    INFO(program);
+    std::string libs = dir() + "/rwe", path = dir() + "/" + program;
+    auto run = run_command("GLIBC_TUNABLES=glibc.rtld.execstack=0 LD_LIBRARY_PATH=" + shell_quote(libs) + " " +
+                           shell_quote(path) + " 2>&1");
+    CHECK_MESSAGE(run.exit_code == 0, run.output);
+    CHECK(stack_findings("--glibc-tunables glibc.rtld.execstack=0 --ld-library-path " + shell_quote(libs) + " " +
+                         shell_quote(path)) == refused("warning", program, "rwe"));
+  }
+}
+
 TEST_CASE("executable stack: a library scanned on its own is a warning, a Python extension an error on 2.41") {
   std::string ext = "ext.cpython-311-x86_64-linux-gnu.so";
   std::string host_severity = host_refuses() ? "error" : "warning";

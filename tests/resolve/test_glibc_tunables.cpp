@@ -14,6 +14,13 @@ TEST_CASE("glibc tunables: the static TLS surplus") {
   CHECK(parse_glibc_tunables("glibc.rtld.optional_static_tls=0x200:glibc.rtld.nns=016").static_tls_surplus() == 4544);
 }
 
+TEST_CASE("glibc tunables: execstack as written, for the caller to judge by release") {
+  CHECK(parse_glibc_tunables("glibc.rtld.execstack=0").execstack == 0u);
+  CHECK(parse_glibc_tunables("glibc.rtld.execstack=2:glibc.rtld.nns=2").execstack == 2u);
+  CHECK(!parse_glibc_tunables("glibc.rtld.execstack=no").execstack);
+  CHECK(!parse_glibc_tunables("").execstack);
+}
+
 TEST_CASE("glibc tunables: what ld.so ignores") {
   auto surplus = [](const char* text) { return parse_glibc_tunables(text).static_tls_surplus(); };
   CHECK(surplus("glibc.rtld.nns=17") == 1664);                                  // out of range
