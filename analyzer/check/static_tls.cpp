@@ -38,6 +38,14 @@ bool any_static_tls(const Graph& g) {
 
 TlsBlockSpec block_of(const Binary& b) { return {b.tls_size, b.tls_align, b.tls_first_byte}; }
 
+// For each object, the first object of the same file.
+std::vector<size_t> file_ids(const Graph& g) {
+  std::map<std::pair<uint64_t, uint64_t>, size_t> first;
+  std::vector<size_t> out(g.objects.size());
+  for (size_t i = 0; i < g.objects.size(); ++i) out[i] = first.emplace(file_key(g, i), i).first->second;
+  return out;
+}
+
 bool is_libc(const Binary& b) { return b.soname && *b.soname == "libc.so.6"; }
 
 // Why an object's block must be static: its own initial-exec accesses, or another object's.
@@ -65,12 +73,15 @@ class TlsNames {
 // One process: the objects loaded at start-up, then each dlopen in turn.
 class Process {
  public:
-  Process(const Graph& g, StaticTlsBlock block, TlsNames& names)
-      : g_(g), block_(std::move(block)), loaded_(g.objects.size()), names_(&names) {}
+  // `file_of`: one index per file, the same for every object (path) of that file: ld.so loads a
+  // file once, by device and inode.
+  Process(const Graph& g, StaticTlsBlock block, TlsNames& names, const std::vector<size_t>& file_of)
+      : g_(g), block_(std::move(block)), loaded_(g.objects.size()), names_(&names), file_of_(&file_of) {}
 
   void start(const std::vector<size_t>& startup) {
     for (size_t o : startup) {
-      loaded_[o] = true;
+      if (loaded(o)) continue;
+      loaded_[file(o)] = true;
       scope_.push_back(o);
       if (const Binary* b = elf_binary(g_, o); b && b->tls_size && b->tls_size <= kLargestModelledBlock &&
                                                  b->tls_align <= kLargestModelledBlock)
@@ -92,14 +103,15 @@ class Process {
     std::vector<size_t> local = scope_, group;  // lookups: the global scope, then the searchlist
     for (size_t o : searchlist) {
       local.push_back(o);
-      if (!loaded_[o]) group.push_back(o), loaded_[o] = true;
+      if (!loaded(o)) group.push_back(o), loaded_[file(o)] = true;
     }
     for (auto it = group.rbegin(); it != group.rend(); ++it)  // relocated dependencies first
       for (const Demand& d : demands(*it, local))
         if (auto failure = place(d)) return failure;
     return std::nullopt;
   }
-  bool loaded(size_t object) const { return loaded_[object]; }
+  bool loaded(size_t object) const { return loaded_[file(object)]; }
+  uint64_t bytes_left() const { return block_.bytes_left(); }
 
  private:
   std::vector<Demand> demands(size_t object, const std::vector<size_t>& scope) {
@@ -135,11 +147,13 @@ class Process {
     return std::nullopt;
   }
 
+  size_t file(size_t object) const { return (*file_of_)[object]; }
+
   std::optional<Failure> place(const Demand& d) {
-    if (static_[d.object]) return std::nullopt;
+    if (static_[file(d.object)]) return std::nullopt;
     const Binary* b = elf_binary(g_, d.object);
     if (!b || b->tls_size == 0) return std::nullopt;
-    static_[d.object] = true;
+    static_[file(d.object)] = true;
     uint64_t left = block_.bytes_left();
     auto outcome = b->tls_size > kLargestModelledBlock || b->tls_align > kLargestModelledBlock
                        ? StaticTlsBlock::Outcome::TooLarge
@@ -153,16 +167,18 @@ class Process {
   std::vector<bool> loaded_, static_;
   std::vector<size_t> scope_;
   TlsNames* names_;
+  const std::vector<size_t>* file_of_;
 };
 
 class StaticTlsCheck {
  public:
   explicit StaticTlsCheck(const CheckContext& ctx)
-      : ctx_(ctx), g_(ctx.graph), tunables_(parse_glibc_tunables(ctx.target.glibc_tunables)) {}
+      : ctx_(ctx), g_(ctx.graph), tunables_(parse_glibc_tunables(ctx.target.glibc_tunables)), file_of_(file_ids(g_)) {}
 
   std::vector<Finding> run() {
     auto by_root = edges_by_root(g_);
     for (size_t r = 0; r < g_.roots.size(); ++r) check_root(g_.roots[r], by_root[r]);
+    check_imported_together(by_root);
     return std::move(out_);
   }
 
@@ -177,7 +193,7 @@ class StaticTlsCheck {
   }
 
   void check_program(size_t root, const std::vector<size_t>& edges, TlsAbi abi) {
-    Process process(g_, new_block(abi, *elf_binary(g_, root)), names_);
+    Process process(g_, new_block(abi, *elf_binary(g_, root)), names_, file_of_);
     process.start(load_closure(g_, edges, {root}, false));
     for (size_t e : edges) {
       const Edge& edge = g_.edges[e];
@@ -189,19 +205,66 @@ class StaticTlsCheck {
     }
   }
 
+  // An install's extension modules each fit, but Python may import them into one process, where
+  // their static TLS adds up: the one imported last fails. Modules are taken in the scan's order.
+  void check_imported_together(const std::vector<std::vector<size_t>>& by_root) {
+    std::optional<Process> process;
+    uint16_t machine = 0;
+    std::vector<std::string> takers;  // modules whose import took static TLS, with the bytes
+    for (size_t r = 0; r < g_.roots.size(); ++r) {
+      size_t root = g_.roots[r];
+      const Binary* bin = elf_binary(g_, root);
+      if (!bin || bin->is_executable() || !python_extension_name(g_.objects[root].path)) continue;
+      auto abi = tls_abi(bin->machine);
+      if (!abi || failed_alone_.count(root) || (process && bin->machine != machine)) continue;
+      auto [startup, group] = split_libc(load_closure(g_, by_root[r], {root}, true));
+      if (!process) {
+        process.emplace(g_, new_block(*abi, *bin), names_, file_of_);
+        process->start(startup);
+        machine = bin->machine;
+      }
+      uint64_t before = process->bytes_left();
+      auto failure = process->open(group);
+      if (failure) {
+        std::string how = fmt::format("Python imports {} into a process that imported {} first", g_.objects[root].path,
+                                      fmt::join(takers, ", "));
+        return report(*failure, how, Severity::Warning);
+      }
+      if (process->bytes_left() < before)
+        takers.push_back(fmt::format("{} ({} bytes)", g_.objects[root].path, before - process->bytes_left()));
+    }
+  }
+
+  // The objects of a library's load, split into the C library (which the unknown host program has
+  // loaded at start-up: the graph's, when this library does not need it itself) and the rest.
+  std::pair<std::vector<size_t>, std::vector<size_t>> split_libc(const std::vector<size_t>& all) const {
+    std::pair<std::vector<size_t>, std::vector<size_t>> out;
+    for (size_t o : all) {
+      const Binary* b = elf_binary(g_, o);
+      (b && is_libc(*b) ? out.first : out.second).push_back(o);
+    }
+    if (out.first.empty() && !all.empty())
+      if (auto libc = graph_libc(*elf_binary(g_, all.front()))) out.first.push_back(*libc);
+    return out;
+  }
+
+  std::optional<size_t> graph_libc(const Binary& like) const {
+    for (size_t o = 0; o < g_.objects.size(); ++o)
+      if (const Binary* b = elf_binary(g_, o); b && is_libc(*b) && b->machine == like.machine && b->bits == like.bits)
+        return o;
+    return std::nullopt;
+  }
+
   // The program that loads a library is unknown: its start-up TLS is taken as the C library's, and
   // a failure is certain only when it also happens with the most the block's rounding can add.
   void check_library(size_t root, const std::vector<size_t>& edges, TlsAbi abi) {
-    std::vector<size_t> all = load_closure(g_, edges, {root}, true), startup, group;
-    for (size_t o : all) {
-      const Binary* b = elf_binary(g_, o);
-      (b && is_libc(*b) ? startup : group).push_back(o);
-    }
-    Process tight(g_, new_block(abi, *elf_binary(g_, root)), names_), wide = tight;
+    auto [startup, group] = split_libc(load_closure(g_, edges, {root}, true));
+    Process tight(g_, new_block(abi, *elf_binary(g_, root)), names_, file_of_), wide = tight;
     tight.start(startup);
     wide.start(startup);
     auto failure = tight.open(group);
     if (!failure) return;
+    failed_alone_.insert(root);
     wide.widen(abi.tcb_alignment - 1);
     bool certain = wide.open(group).has_value();
     bool python = python_extension_name(g_.objects[root].path);
@@ -250,6 +313,8 @@ class StaticTlsCheck {
   const Graph& g_;
   GlibcTunables tunables_;
   TlsNames names_;
+  std::vector<size_t> file_of_;
+  std::set<size_t> failed_alone_;  // library roots whose own load does not fit
   std::map<std::pair<int, uint16_t>, std::optional<GlibcRelease>> releases_;  // by class and machine
   std::map<std::pair<uint64_t, uint64_t>, size_t> said_;  // file -> index into out_
   std::vector<Finding> out_;

@@ -113,6 +113,24 @@ TEST_CASE("static TLS: under a root with glibc 2.41, depscan gives the outcomes 
     }
 }
 
+TEST_CASE("static TLS: extension modules that fit alone and not in one process are a warning on the last") {
+  // dlopen_each opens its arguments in order, as Python imports modules.
+  std::string a = "mods/a.cpython-311-x86_64-linux-gnu.so", b = "mods/b.cpython-311-x86_64-linux-gnu.so";
+  auto both = run_command("cd " + shell_quote(dir()) + " && ./dlopen_each ./" + a + " ./" + b + " 2>&1");
+  CHECK(both.exit_code != 0);
+  CHECK(both.output.find("./" + b + kNoRoom) == 0);
+  auto shared = run_command("cd " + shell_quote(dir()) + " && ./dlopen_each ./shared/c.cpython-311-x86_64-linux-gnu.so "
+                            "./shared/d.cpython-311-x86_64-linux-gnu.so 2>&1");
+  CHECK_MESSAGE(shared.exit_code == 0, shared.output);  // one file, whichever path: its block is placed once
+
+  CHECK(tls_findings(shell_quote(dir() + "/mods")) == std::set<std::string>{"warning " + b});
+  CHECK(tls_findings(shell_quote(dir() + "/shared")).empty());
+  CHECK(tls_findings(shell_quote(dir() + "/" + a)).empty());
+  auto r = run_command(depscan_bin() + " --no-color " + shell_quote(dir() + "/mods"));
+  CHECK(r.output.find("into a process that imported " + dir() + "/" + a + " (1008 bytes) first") != std::string::npos);
+  if (host_is_glibc_2_36()) CHECK(r.output.find("only 704 bytes") != std::string::npos);
+}
+
 TEST_CASE("static TLS: a library scanned on its own is a warning, a Python extension that cannot fit an error") {
   std::string ext = "ext.cpython-311-x86_64-linux-gnu.so";
   CHECK(tls_findings(shell_quote(dir() + "/" + ext)) == std::set<std::string>{"error statictls/" + ext});
