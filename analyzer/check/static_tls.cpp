@@ -15,7 +15,7 @@
 
 #include "analyzer/check/check.h"
 #include "analyzer/check/load_order.h"
-#include "analyzer/check/static_tls_block.h"
+#include "analyzer/check/static_tls_process.h"
 #include "analyzer/resolve/glibc_release.h"
 #include "analyzer/resolve/glibc_tunables.h"
 
@@ -23,20 +23,12 @@ namespace depscan {
 namespace {
 
 constexpr GlibcRelease kRseqInStaticTls{2, 41}, kSurplusTunables{2, 32};
-constexpr uint64_t kLargestModelledBlock = uint64_t{1} << 40;  // past it, a hostile header: never fits
-
-const Binary* elf_binary(const Graph& g, size_t object) {
-  const auto& b = g.objects[object].binary;
-  return b && b->format == Format::Elf ? b.get() : nullptr;
-}
 
 bool any_static_tls(const Graph& g) {
   for (size_t i = 0; i < g.objects.size(); ++i)
     if (const Binary* b = elf_binary(g, i); b && b->static_tls()) return true;
   return false;
 }
-
-TlsBlockSpec block_of(const Binary& b) { return {b.tls_size, b.tls_align, b.tls_first_byte}; }
 
 // For each object, the first object of the same file.
 std::vector<size_t> file_ids(const Graph& g) {
@@ -47,128 +39,6 @@ std::vector<size_t> file_ids(const Graph& g) {
 }
 
 bool is_libc(const Binary& b) { return b.soname && *b.soname == "libc.so.6"; }
-
-// Why an object's block must be static: its own initial-exec accesses, or another object's.
-struct Demand {
-  size_t object;               // whose block
-  std::optional<size_t> from;  // the object whose relocations ask for it, when another one
-  std::string symbol;          // the variable, when named
-};
-
-// The thread-local symbols each object defines, found once per scan.
-class TlsNames {
- public:
-  const std::vector<std::string_view>& of(size_t object, const Binary& b) {
-    auto [it, added] = names_.try_emplace(object);
-    if (added)
-      for (const Symbol& s : b.symbols)
-        if (s.defined && s.type == SymbolType::Tls && s.binding != SymbolBinding::Local) it->second.push_back(s.name);
-    return it->second;
-  }
-
- private:
-  std::map<size_t, std::vector<std::string_view>> names_;
-};
-
-// One process: the objects loaded at start-up, then each dlopen in turn.
-class Process {
- public:
-  // `file_of`: one index per file, the same for every object (path) of that file: ld.so loads a
-  // file once, by device and inode.
-  Process(const Graph& g, StaticTlsBlock block, TlsNames& names, const std::vector<size_t>& file_of)
-      : g_(g), block_(std::move(block)), loaded_(g.objects.size()), names_(&names), file_of_(&file_of) {}
-
-  void start(const std::vector<size_t>& startup) {
-    for (size_t o : startup) {
-      if (loaded(o)) continue;
-      loaded_[file(o)] = true;
-      scope_.push_back(o);
-      if (const Binary* b = elf_binary(g_, o); b && b->tls_size && b->tls_size <= kLargestModelledBlock &&
-                                                 b->tls_align <= kLargestModelledBlock)
-        block_.add_startup_block(block_of(*b));
-    }
-    static_ = loaded_;  // start-up blocks are all static
-    block_.finish_startup();
-  }
-  void widen(uint64_t bytes) { block_.widen(bytes); }
-
-  // Loads `searchlist` (what a dlopen'd object needs, in load order): the first block of a new
-  // object that does not fit.
-  struct Failure {
-    Demand demand;
-    StaticTlsBlock::Outcome outcome;
-    uint64_t left;
-  };
-  std::optional<Failure> open(const std::vector<size_t>& searchlist) {
-    std::vector<size_t> local = scope_, group;  // lookups: the global scope, then the searchlist
-    for (size_t o : searchlist) {
-      local.push_back(o);
-      if (!loaded(o)) group.push_back(o), loaded_[file(o)] = true;
-    }
-    for (auto it = group.rbegin(); it != group.rend(); ++it)  // relocated dependencies first
-      for (const Demand& d : demands(*it, local))
-        if (auto failure = place(d)) return failure;
-    return std::nullopt;
-  }
-  bool loaded(size_t object) const { return loaded_[file(object)]; }
-  uint64_t bytes_left() const { return block_.bytes_left(); }
-
- private:
-  std::vector<Demand> demands(size_t object, const std::vector<size_t>& scope) {
-    const Binary* b = elf_binary(g_, object);
-    std::vector<Demand> out;
-    if (!b || !b->static_tls()) return out;
-    for (uint32_t index : b->static_tls_symbols) {
-      // Without its symbol table (--no-symbols) a named variable is taken to be the object's own.
-      if (index == 0 || (!b->symbols_read && b->tls_size)) {
-        out.push_back({object, std::nullopt, ""});
-        continue;
-      }
-      if (index > b->symbols.size()) continue;
-      const Symbol& s = b->symbols[index - 1];
-      if (s.defined && (s.binding == SymbolBinding::Local || s.visibility >= 2)) {
-        out.push_back({object, std::nullopt, std::string(s.name)});
-        continue;
-      }
-      if (auto provider = definer(s.name, scope))
-        out.push_back({*provider, *provider == object ? std::nullopt : std::optional<size_t>(object), std::string(s.name)});
-    }
-    return out;
-  }
-
-  // The first object of the scope that defines thread-local `name`, as the symbol lookup finds it.
-  std::optional<size_t> definer(std::string_view name, const std::vector<size_t>& scope) {
-    for (size_t o : scope) {
-      const Binary* b = elf_binary(g_, o);
-      if (!b || b->tls_size == 0) continue;  // only an object with a TLS block defines TLS symbols
-      const auto& names = names_->of(o, *b);
-      if (std::find(names.begin(), names.end(), name) != names.end()) return o;
-    }
-    return std::nullopt;
-  }
-
-  size_t file(size_t object) const { return (*file_of_)[object]; }
-
-  std::optional<Failure> place(const Demand& d) {
-    if (static_[file(d.object)]) return std::nullopt;
-    const Binary* b = elf_binary(g_, d.object);
-    if (!b || b->tls_size == 0) return std::nullopt;
-    static_[file(d.object)] = true;
-    uint64_t left = block_.bytes_left();
-    auto outcome = b->tls_size > kLargestModelledBlock || b->tls_align > kLargestModelledBlock
-                       ? StaticTlsBlock::Outcome::TooLarge
-                       : block_.allocate(block_of(*b));
-    if (outcome == StaticTlsBlock::Outcome::Placed) return std::nullopt;
-    return Failure{d, outcome, left};
-  }
-
-  const Graph& g_;
-  StaticTlsBlock block_;
-  std::vector<bool> loaded_, static_;
-  std::vector<size_t> scope_;
-  TlsNames* names_;
-  const std::vector<size_t>* file_of_;
-};
 
 class StaticTlsCheck {
  public:
@@ -193,7 +63,7 @@ class StaticTlsCheck {
   }
 
   void check_program(size_t root, const std::vector<size_t>& edges, TlsAbi abi) {
-    Process process(g_, new_block(abi, *elf_binary(g_, root)), names_, file_of_);
+    StaticTlsProcess process(g_, new_block(abi, *elf_binary(g_, root)), names_, file_of_);
     process.start(load_closure(g_, edges, {root}, false));
     for (size_t e : edges) {
       const Edge& edge = g_.edges[e];
@@ -208,7 +78,7 @@ class StaticTlsCheck {
   // An install's extension modules each fit, but Python may import them into one process, where
   // their static TLS adds up: the one imported last fails. Modules are taken in the scan's order.
   void check_imported_together(const std::vector<std::vector<size_t>>& by_root) {
-    std::optional<Process> process;
+    std::optional<StaticTlsProcess> process;
     uint16_t machine = 0;
     std::vector<std::string> takers;  // modules whose import took static TLS, with the bytes
     for (size_t r = 0; r < g_.roots.size(); ++r) {
@@ -259,7 +129,7 @@ class StaticTlsCheck {
   // a failure is certain only when it also happens with the most the block's rounding can add.
   void check_library(size_t root, const std::vector<size_t>& edges, TlsAbi abi) {
     auto [startup, group] = split_libc(load_closure(g_, edges, {root}, true));
-    Process tight(g_, new_block(abi, *elf_binary(g_, root)), names_, file_of_), wide = tight;
+    StaticTlsProcess tight(g_, new_block(abi, *elf_binary(g_, root)), names_, file_of_), wide = tight;
     tight.start(startup);
     wide.start(startup);
     auto failure = tight.open(group);
@@ -284,7 +154,7 @@ class StaticTlsCheck {
     return StaticTlsBlock(abi, surplus, release && *release >= kRseqInStaticTls);
   }
 
-  void report(const Process::Failure& failure, const std::string& how, Severity severity) {
+  void report(const StaticTlsProcess::Failure& failure, const std::string& how, Severity severity) {
     const Demand& d = failure.demand;
     const Object& o = g_.objects[d.object];
     auto [it, added] = said_.emplace(file_key(g_, d.object), out_.size());
