@@ -2,7 +2,8 @@
 // (PF_X in PT_GNU_STACK, or no PT_GNU_STACK where the ABI then presumes it): the load fails with
 // "cannot enable executable stack as shared object requires: Invalid argument" unless the stack
 // is executable already (elf/dl-load.c, _dl_map_object_from_fd). At start-up ld.so still makes it
-// executable, so only libraries loaded by dlopen, and what they need, are at risk.
+// executable, so only libraries loaded by dlopen, and what they need, are at risk, unless the
+// glibc.rtld.execstack tunable says otherwise.
 #include <map>
 #include <optional>
 #include <tuple>
@@ -53,7 +54,7 @@ class StackCheck {
   explicit StackCheck(const CheckContext& ctx) : ctx_(ctx), g_(ctx.graph) {}
 
   std::vector<Finding> run() {
-    mode_ = execstack_mode(release(), ctx_.target.glibc_tunables);
+    if (!ctx_.target.glibc_tunables.empty()) mode_ = execstack_mode(release(), ctx_.target.glibc_tunables);
     if (mode_ == ExecstackMode::Force) return {};
     auto by_root = edges_by_root(g_);
     for (size_t r = 0; r < g_.roots.size(); ++r) check_root(r, by_root[r]);
