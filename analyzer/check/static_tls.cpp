@@ -23,12 +23,6 @@ namespace {
 
 constexpr GlibcRelease kRseqInStaticTls{2, 41}, kSurplusTunables{2, 32};
 
-bool any_static_tls(const Graph& g) {
-  for (size_t i = 0; i < g.objects.size(); ++i)
-    if (const Binary* b = elf_binary(g, i); b && b->static_tls()) return true;
-  return false;
-}
-
 // For each object, the first object of the same file.
 std::vector<size_t> file_ids(const Graph& g) {
   std::map<std::pair<uint64_t, uint64_t>, size_t> first;
@@ -38,6 +32,24 @@ std::vector<size_t> file_ids(const Graph& g) {
 }
 
 bool is_libc(const Binary& b) { return b.soname && *b.soname == "libc.so.6"; }
+
+// Whether some object's initial-exec relocations may need a block other than the C library's, which
+// is loaded at start-up: the C library's own, and other libraries' references to its variables
+// (libm's errno@GLIBC_PRIVATE), are in every graph and never fail, so the usual scan stops here.
+bool could_need_static_tls(const Graph& g) {
+  for (size_t i = 0; i < g.objects.size(); ++i) {
+    const Binary* b = elf_binary(g, i);
+    if (!b || !b->static_tls() || is_libc(*b)) continue;
+    for (uint32_t index : b->static_tls_symbols) {
+      bool named = index != 0 && b->symbols_read && index <= b->symbols.size();
+      if (!named && b->tls_size) return true;  // its own block
+      if (!named) continue;
+      const Symbol& s = b->symbols[index - 1];
+      if (s.defined ? b->tls_size != 0 : s.version_file != "libc.so.6") return true;
+    }
+  }
+  return false;
+}
 
 class StaticTlsCheck {
  public:
@@ -193,7 +205,7 @@ class StaticTlsCheck {
 }  // namespace
 
 std::vector<Finding> check_static_tls(const CheckContext& ctx) {
-  if (ctx.graph.roots.empty() || !any_static_tls(ctx.graph)) return {};
+  if (ctx.graph.roots.empty() || !could_need_static_tls(ctx.graph)) return {};
   return StaticTlsCheck(ctx).run();
 }
 
