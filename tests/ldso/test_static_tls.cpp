@@ -9,6 +9,8 @@
 
 #include <gnu/libc-version.h>
 
+#include <fstream>
+#include <iterator>
 #include <set>
 #include <vector>
 
@@ -129,6 +131,33 @@ TEST_CASE("static TLS: extension modules that fit alone and not in one process a
   auto r = run_command(depscan_bin() + " --no-color " + shell_quote(dir() + "/mods"));
   CHECK(r.output.find("into a process that imported " + dir() + "/" + a + " (1008 bytes) first") != std::string::npos);
   if (host_is_glibc_2_36()) CHECK(r.output.find("only 704 bytes") != std::string::npos);
+}
+
+TEST_CASE("static TLS: hostile PT_TLS sizes and alignments end in a finding, not a crash or a wrapped sum") {
+  // big/libcudnn.so.9 copied with its PT_TLS rewritten; the program dlopens it from that directory.
+  std::ifstream in(dir() + "/big/libcudnn.so.9", std::ios::binary);
+  std::vector<char> bytes((std::istreambuf_iterator<char>(in)), {});
+  REQUIRE(bytes.size() > 64);
+  auto field = [&](uint64_t at) -> uint64_t& { return *reinterpret_cast<uint64_t*>(bytes.data() + at); };
+  uint64_t phoff = field(32), tls = 0;
+  uint16_t count = *reinterpret_cast<uint16_t*>(bytes.data() + 56);
+  for (uint16_t i = 0; i < count; ++i)
+    if (*reinterpret_cast<uint32_t*>(bytes.data() + phoff + 56u * i) == 7) tls = phoff + 56u * i;
+  REQUIRE(tls != 0);
+  const std::vector<std::pair<uint64_t, uint64_t>> hostile = {
+      {UINT64_MAX, 16}, {uint64_t{1} << 63, uint64_t{1} << 62}, {UINT64_MAX - 15, 0}, {1024, uint64_t{1} << 40}};
+  for (auto [size, align] : hostile) {
+    INFO("p_memsz " << size << ", p_align " << align);
+    test::TempDir libs("statictls-hostile");
+    field(tls + 40) = size;
+    field(tls + 48) = align;
+    std::ofstream(libs.str() + "/libcudnn.so.9", std::ios::binary).write(bytes.data(), bytes.size());
+    auto r = run_command(depscan_bin() + " --no-color --ld-library-path " + shell_quote(libs.str()) + " " +
+                         shell_quote(dir() + "/app"));
+    CHECK(r.exit_code == 1);
+    CHECK(r.output.find("error[static-tls]: " + libs.str() + "/libcudnn.so.9: its " + std::to_string(size) +
+                        " bytes") != std::string::npos);
+  }
 }
 
 TEST_CASE("static TLS: a library scanned on its own is a warning, a Python extension that cannot fit an error") {

@@ -217,6 +217,50 @@ TEST_CASE("dynamic section pointing outside") {
   }
 }
 
+TEST_CASE("initial-exec TLS relocations and PT_TLS from hostile headers") {
+  // A library flagged DF_STATIC_TLS, whose DT_RELA table the reader walks for thread-pointer relocations.
+  Bytes b = load(test::fixtures_dir() + "/statictls/over/libcudnn.so.9");
+  Layout layout(b);
+  constexpr uint64_t kDtRela = 7, kDtRelasz = 8;
+  REQUIRE(error_of(b) == "");
+  SUBCASE("DT_RELASZ claims the whole address space: the count is capped, then checked") {
+    put<uint64_t>(b, layout.entry(kDtRelasz) + 8, UINT64_MAX);
+    CHECK(error_of(b) == "DT_RELA (16777216 entries) not inside any PT_LOAD segment");
+  }
+  SUBCASE("DT_RELA outside every PT_LOAD") {
+    put<uint64_t>(b, layout.entry(kDtRela) + 8, 0xdead00000ull);
+    CHECK(error_of(b).find("DT_RELA (") == 0);
+    CHECK(error_of(b).find("not inside any PT_LOAD segment") != std::string::npos);
+  }
+  SUBCASE("an empty DT_RELA: no relocation named") {
+    put<uint64_t>(b, layout.entry(kDtRelasz) + 8, 0);
+    auto r = read(b);
+    REQUIRE(r);
+    CHECK(r->static_tls_symbols.empty());
+  }
+  SUBCASE("a relocation naming a symbol past the table is kept as read, for the check to skip") {
+    uint64_t table = layout.file_offset(layout.value(kDtRela));
+    bool patched = false;
+    for (uint64_t at = table; at < table + layout.value(kDtRelasz); at += 24)
+      if ((get<uint64_t>(b, at + 8) & 0xffffffff) == 18)  // R_X86_64_TPOFF64
+        put<uint64_t>(b, at + 8, (uint64_t{0xffffff} << 32) | 18), patched = true;
+    REQUIRE(patched);
+    auto r = read(b);
+    REQUIRE(r);
+    CHECK(r->static_tls_symbols == std::vector<uint32_t>{0xffffff});
+  }
+  SUBCASE("a PT_TLS of 2^63 bytes aligned to 2^62 is read as it is") {
+    uint64_t phoff = get<uint64_t>(b, 32);
+    for (uint16_t i = 0; i < get<uint16_t>(b, 56); ++i)
+      if (uint64_t p = phoff + 56u * i; get<uint32_t>(b, p) == 7)
+        put<uint64_t>(b, p + 40, uint64_t{1} << 63), put<uint64_t>(b, p + 48, uint64_t{1} << 62);
+    auto r = read(b);
+    REQUIRE(r);
+    CHECK(r->tls_size == uint64_t{1} << 63);
+    CHECK(r->tls_align == uint64_t{1} << 62);
+  }
+}
+
 TEST_CASE("version need chains that loop, stop early or claim too much") {
   Bytes b = fixture_library();
   Layout layout(b);
