@@ -151,6 +151,9 @@ struct Binary {
   // DF_STATIC_TLS objects only: the dynamic symbols that initial-exec TLS relocations name, by
   // index (0: the object's own block); sorted, unique.
   std::vector<uint32_t> static_tls_symbols;
+  // x86 only: GNU_PROPERTY_X86_ISA_1_NEEDED as ld.so reads it from the GNU property note (kIsaBit*
+  // bits; 0: no marker). glibc 2.33 and later refuse to load an object whose bits the CPU lacks.
+  uint32_t x86_isa_needed = 0;
   std::optional<std::string> soname;
   std::vector<std::string> needed;        // DT_NEEDED / PE imports, in order
   std::vector<std::string> delay_needed;  // PE delay-load imports
@@ -184,6 +187,15 @@ struct Binary {
 // A relocation type that gives a thread-local variable a fixed offset from the thread pointer
 // (initial-exec: R_X86_64_TPOFF64 and its kin on the machines glibc supports).
 bool is_static_tls_relocation(uint16_t machine, uint32_t type);
+
+// x86-64 ISA levels as GNU_PROPERTY_X86_ISA_1_NEEDED and glibc's cpu_features->isa_1 count them.
+inline constexpr uint32_t kIsaBaseline = 1, kIsaV2 = 2, kIsaV3 = 4, kIsaV4 = 8;
+
+// The machines whose objects carry the x86 ISA marker ld.so checks: x86-64 and i386.
+bool is_x86_machine(uint16_t machine);
+
+// "x86-64-baseline", "x86-64-v2" ... "x86-64-v4", or "unknown ISA bit N" for bits glibc does not name.
+std::vector<std::string> x86_isa_level_names(uint32_t bits);
 
 // Records a PT_TLS segment as ld.so does (_dl_map_object_from_fd).
 void set_tls_block(Binary& binary, uint64_t memsz, uint64_t align, uint64_t vaddr);

@@ -163,6 +163,7 @@ void print_text(const Binary& b, bool with_symbols) {
   if (b.runpath) fmt::print("runpath: {}\n", *b.runpath);
   if (b.format == Format::Elf)
     fmt::print("flags: {}\nstack: {}\npages: {}\ntls: {}\n", flag_names(b), stack_text(b), pages_text(b), tls_text(b));
+  if (b.x86_isa_needed) fmt::print("isa needed: {}\n", fmt::join(x86_isa_level_names(b.x86_isa_needed), ", "));
   if (!b.version_needs.empty()) fmt::print("version needs:\n");
   for (const VersionNeed& n : b.version_needs)
     fmt::print("  {} {} (index {}){}\n", n.file, n.version, n.index, n.weak ? " weak" : "");
@@ -206,6 +207,7 @@ nlohmann::json to_json(const Binary& b, bool with_symbols) {
               {"tls", b.tls_size ? json{{"size", b.tls_size}, {"align", b.tls_align}, {"first_byte", b.tls_first_byte}}
                                  : json(nullptr)},
               {"static_tls", b.static_tls()}, {"static_tls_targets", static_tls_targets(b)},
+              {"x86_isa_needed", x86_isa_level_names(b.x86_isa_needed)},
               {"version_needs", needs}, {"version_defs", defs},
               {"symbol_counts", {{"total", c.total}, {"defined", c.defined}, {"undefined", c.undefined},
                                  {"weak", c.weak}, {"versioned", c.versioned}, {"hidden", c.hidden}}},

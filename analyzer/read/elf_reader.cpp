@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "analyzer/read/elf_dynamic.h"
+#include "analyzer/read/elf_gnu_property.h"
 
 namespace depscan {
 namespace {
@@ -198,6 +199,7 @@ Expected<Binary> read_elf(const ByteSource& file, const std::string& logical_pat
   binary.file_size = file.size();
   if (auto problem = read_interpreter(*image, binary)) return Error{*problem};
   read_segment_facts(*image, binary);
+  if (auto problem = elf::read_x86_isa_needed(*image, binary)) return Error{*problem};
   if (auto problem = read_dynamic_view(*image, binary, options.symbols)) return Error{*problem};
   if (auto problem = read_sections(*image, binary, options.all_sections)) return Error{*problem};
   return binary;

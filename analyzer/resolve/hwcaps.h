@@ -7,10 +7,9 @@
 #include <string>
 #include <vector>
 
-namespace depscan {
+#include "analyzer/model.h"
 
-// ISA level bits as in GNU_PROPERTY_X86_ISA_1_*: baseline, v2, v3, v4.
-inline constexpr uint32_t kIsaBaseline = 1, kIsaV2 = 2, kIsaV3 = 4, kIsaV4 = 8;
+namespace depscan {
 
 struct HwcapInfo {
   std::vector<std::string> glibc_hwcaps;    // supported levels, best first

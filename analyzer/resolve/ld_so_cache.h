@@ -39,7 +39,7 @@ struct CacheQuery {
   int32_t default_id = kCacheFlagElfLibc6 | kCacheFlagX8664Lib64;  // _DL_CACHE_DEFAULT_ID
   bool also_accept_plain_elf = false;  // generic _dl_cache_check_flags: flags 1 too (i386)
   std::vector<std::string> glibc_hwcaps;  // supported levels, best first
-  uint32_t isa_levels = 0;                // kIsa* bits of this CPU (hwcaps.h)
+  uint32_t isa_levels = 0;                // kIsa* bits of this CPU (model.h)
   uint64_t hwcap = 0;                     // dl_hwcap & mask (legacy hwcap entries)
   int platform_index = -1;                // x86_platform_index(dl_platform)
   bool legacy_hwcap_entries = true;       // entries with legacy hwcap or platform bits (before 2.40)

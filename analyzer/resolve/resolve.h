@@ -27,7 +27,7 @@ struct LoaderEnvironment {
   std::vector<std::string> hwcaps;            // glibc-hwcaps levels searched, best first
   std::vector<std::string> legacy_hwcaps;     // legacy hwcap subdirectories searched
   std::string cwd = "/";                      // relative NEEDED paths resolve against this
-  uint32_t isa_levels = 0;                    // x86-64 ISA levels of the CPU (hwcaps.h kIsa*)
+  uint32_t isa_levels = 0;                    // x86-64 ISA levels of the CPU (model.h kIsa*)
   uint64_t hwcap_bits = 0;                    // dl_hwcap & mask, for legacy ld.so.cache entries
   std::vector<std::string> pe_search_path;    // PE: PATH-like directories after the system dirs
 };

@@ -1,6 +1,7 @@
 #include "analyzer/model.h"
 
 #include <algorithm>
+#include <string>
 
 namespace depscan {
 
@@ -24,6 +25,21 @@ bool is_static_tls_relocation(uint16_t machine, uint32_t type) {
     case kRiscv: return type == 10 || type == 11;  // R_RISCV_TLS_TPREL32, R_RISCV_TLS_TPREL64
     default: return false;
   }
+}
+
+bool is_x86_machine(uint16_t machine) {
+  constexpr uint16_t kI386 = 3, kX8664 = 62;
+  return machine == kX8664 || machine == kI386;
+}
+
+std::vector<std::string> x86_isa_level_names(uint32_t bits) {
+  static const char* const names[] = {"x86-64-baseline", "x86-64-v2", "x86-64-v3", "x86-64-v4"};
+  std::vector<std::string> out;
+  for (uint32_t bit = 0; bit < 32; ++bit) {
+    if (!(bits & (uint32_t{1} << bit))) continue;
+    out.push_back(bit < 4 ? std::string(names[bit]) : "unknown ISA bit " + std::to_string(bit));
+  }
+  return out;
 }
 
 void set_tls_block(Binary& binary, uint64_t memsz, uint64_t align, uint64_t vaddr) {

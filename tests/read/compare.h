@@ -58,6 +58,7 @@ inline std::string model_difference(const Binary& a, const Binary& b, bool with_
                         scalar("PT_LOAD alignment", a.load_alignment, b.load_alignment),
                         scalar("PT_TLS size", a.tls_size, b.tls_size), scalar("PT_TLS align", a.tls_align, b.tls_align),
                         scalar("PT_TLS first byte", a.tls_first_byte, b.tls_first_byte),
+                        scalar("x86 ISA needed", a.x86_isa_needed, b.x86_isa_needed),
                         first_difference("static TLS relocation symbols", a.static_tls_symbols, b.static_tls_symbols),
                         scalar("has_dynamic", a.has_dynamic, b.has_dynamic),
                         scalar("soname", show(a.soname), show(b.soname)), first_difference("needed", a.needed, b.needed),

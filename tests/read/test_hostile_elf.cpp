@@ -15,13 +15,16 @@
 #include "analyzer/read/elf_reader.h"
 #include "read/compare.h"
 #include "analyzer/read/lief_elf_reader.h"
+#include "read/byte_edit.h"
 #include "support.h"
 
 using namespace depscan;
 
 namespace {
 
-using Bytes = std::vector<uint8_t>;
+using test::Bytes;
+using test::get;
+using test::put;
 
 Bytes load(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -30,18 +33,6 @@ Bytes load(const std::string& path) {
 }
 
 Bytes fixture_library() { return load(test::fixtures_dir() + "/read/libuser.so.1"); }
-
-template <class T>
-T get(const Bytes& b, uint64_t at) {
-  T v;
-  std::memcpy(&v, b.data() + at, sizeof v);
-  return v;
-}
-
-template <class T>
-void put(Bytes& b, uint64_t at, T v) {
-  std::memcpy(b.data() + at, &v, sizeof v);
-}
 
 // The input as a scan reads it: written to a file, read with pread (FileSource).
 Expected<Binary> read_from_file(const Bytes& b) {

@@ -88,6 +88,13 @@ TEST_CASE("inspect: the TLS block, and what initial-exec relocations name") {
   CHECK(d["static_tls"] == false);
 }
 
+TEST_CASE("inspect: the x86 ISA levels a file's GNU property note asks for") {
+  CHECK(inspect(fixture("isalevel/v3/libcudnn.so.9")).output.find("\nisa needed: x86-64-v3\n") != std::string::npos);
+  CHECK(inspect(fixture("isalevel/baseline/libcudnn.so.9")).output.find("isa needed") == std::string::npos);
+  auto j = nlohmann::json::parse(inspect(fixture("isalevel/app_future") + " --format json").output);
+  CHECK(j["x86_isa_needed"] == nlohmann::json::array({"x86-64-baseline", "unknown ISA bit 4"}));
+}
+
 TEST_CASE("inspect errors: one line, exit code 2") {
   test::TempDir dir("inspect");
   auto missing = inspect(test::shell_quote(dir.str() + "/nope.so"));

@@ -97,6 +97,29 @@ void read_header(const le::Binary& elf, Binary& out) {
   }
 }
 
+// The reference reading of the x86 ISA marker: the ISA_1_NEEDED item of the only
+// NT_GNU_PROPERTY_TYPE_0 note, items padded to the word size. Two property notes: none counts.
+void read_x86_isa_needed(const le::Binary& elf, Binary& out) {
+  constexpr uint32_t kNtGnuPropertyType0 = 5, kX86Isa1Needed = 0xc0008002;
+  if (!is_x86_machine(out.machine) || !elf.has(le::SEGMENT_TYPES::PT_NOTE)) return;  // LIEF also reads .o sections
+  const le::Note* property = nullptr;
+  for (const le::Note& n : elf.notes()) {
+    if (static_cast<uint32_t>(n.type()) != kNtGnuPropertyType0 || n.name().c_str() != std::string("GNU")) continue;
+    if (property) return;
+    property = &n;
+  }
+  if (!property) return;
+  const std::vector<uint8_t>& desc = property->description();
+  ByteView items(desc.data(), desc.size());
+  size_t word = out.bits / 8;
+  for (size_t at = 0; at + 8 <= desc.size();) {
+    uint32_t type = items.read<uint32_t>(at).value_or(0), size = items.read<uint32_t>(at + 4).value_or(0);
+    if (type == kX86Isa1Needed && size == 4) out.x86_isa_needed = items.read<uint32_t>(at + 8).value_or(0);
+    if (type >= kX86Isa1Needed) return;
+    at += 8 + (size + word - 1) / word * word;
+  }
+}
+
 void read_dynamic(const le::Binary& elf, Binary& out) {
   out.has_dynamic = elf.has(le::SEGMENT_TYPES::PT_DYNAMIC);
   for (const le::DynamicEntry& e : elf.dynamic_entries()) {
@@ -198,6 +221,7 @@ void read_sections(const le::Binary& elf, Binary& out) {
 Expected<Binary> convert(const le::Binary& elf, uint64_t file_size, Binary out) {
   if (auto problem = validate(elf, file_size)) return Error{*problem};
   read_header(elf, out);
+  read_x86_isa_needed(elf, out);
   read_dynamic(elf, out);
   read_versions(elf, out);
   read_static_tls_relocations(elf, out);
