@@ -3,11 +3,11 @@
 // before that also "ELF load command alignment not page-aligned" when p_align is not a multiple
 // of the page. x86 has 4 KiB pages only, so only aarch64 and ppc64 objects (16 or 64 KiB) are checked.
 #include <optional>
-#include <set>
 
 #include <fmt/format.h>
 
 #include "analyzer/check/check.h"
+#include "analyzer/check/per_file.h"
 #include "analyzer/resolve/glibc_release.h"
 
 namespace depscan {
@@ -21,58 +21,35 @@ bool may_have_large_pages(uint16_t machine) { return machine == kEmAarch64 || ma
 
 std::string kib(uint64_t bytes) { return fmt::format("{} KiB", bytes / 1024); }
 
-class PageSizeCheck {
- public:
-  explicit PageSizeCheck(const CheckContext& ctx) : ctx_(ctx), g_(ctx.graph) {}
-
-  std::vector<Finding> run() {
-    for (size_t i = 0; i < g_.objects.size(); ++i) check_object(i);
-    return std::move(out_);
-  }
-
- private:
-  void check_object(size_t index) {
-    const Object& o = g_.objects[index];
-    if (!o.binary || o.binary->format != Format::Elf || !o.binary->load_congruence) return;
-    const Binary& b = *o.binary;
-    if (!may_have_large_pages(b.machine)) return;  // x86 kernels have 4 KiB pages only
-    std::optional<uint64_t> target = ctx_.target.page_size;
-    uint64_t page = target.value_or(kLargePage);
-    uint64_t largest = b.largest_page_size(before_2_35(b));
-    if (largest >= page) return;
-    if (!reported_.insert(file_key(g_, index)).second) return;
-    std::string fits = largest ? fmt::format("its PT_LOAD segments fit pages of at most {}", kib(largest))
-                               : std::string("its PT_LOAD segments fit no page size");
-    std::string error = before_2_35(b) && b.load_alignment < page ? "ELF load command alignment not page-aligned"
-                                                                   : "ELF load command address/offset not page-aligned";
-    std::string where = target ? fmt::format("the target's kernel uses {} pages (--page-size)", kib(page))
-                               : fmt::format("kernels with {} pages (common on aarch64 servers such as NVIDIA Grace, and "
-                                             "on ppc64le) refuse it; give the target's page size with --page-size",
-                                             kib(page));
-    out_.push_back(Finding{"page-size", target ? Severity::Error : Severity::Warning, index,
-                           fmt::format("{}: {}: ld.so fails with \"{}\"; {}", o.path, fits, error, where),
-                           "relink it with -Wl,-z,max-page-size=65536 (segments aligned for every page size up to 64 KiB)",
-                           ""});
-  }
-
-  bool before_2_35(const Binary& b) {
-    if (!release_read_) {
-      release_read_ = true;
-      release_ = system_glibc_release(ctx_.fs, b.bits, b.machine);
-    }
-    return release_ && *release_ < kCongruenceOnly;
-  }
-
-  const CheckContext& ctx_;
-  const Graph& g_;
-  std::set<std::pair<uint64_t, uint64_t>> reported_;  // file_key of each file reported
-  std::vector<Finding> out_;
-  bool release_read_ = false;
-  std::optional<GlibcRelease> release_;
-};
+std::optional<Finding> page_size_finding(const CheckContext& ctx, SystemGlibcReleases& releases, size_t index) {
+  const Object& o = ctx.graph.objects[index];
+  if (!o.binary || o.binary->format != Format::Elf || !o.binary->load_congruence) return std::nullopt;
+  const Binary& b = *o.binary;
+  if (!may_have_large_pages(b.machine)) return std::nullopt;  // x86 kernels have 4 KiB pages only
+  std::optional<uint64_t> target = ctx.target.page_size;
+  uint64_t page = target.value_or(kLargePage);
+  const auto& release = releases.of(b.bits, b.machine);
+  bool before_2_35 = release && *release < kCongruenceOnly;
+  uint64_t largest = b.largest_page_size(before_2_35);
+  if (largest >= page) return std::nullopt;
+  std::string fits = largest ? fmt::format("its PT_LOAD segments fit pages of at most {}", kib(largest))
+                             : std::string("its PT_LOAD segments fit no page size");
+  std::string error = before_2_35 && b.load_alignment < page ? "ELF load command alignment not page-aligned"
+                                                             : "ELF load command address/offset not page-aligned";
+  std::string where = target ? fmt::format("the target's kernel uses {} pages (--page-size)", kib(page))
+                             : fmt::format("kernels with {} pages (common on aarch64 servers such as NVIDIA Grace, and "
+                                           "on ppc64le) refuse it; give the target's page size with --page-size",
+                                           kib(page));
+  return Finding{"page-size", target ? Severity::Error : Severity::Warning, index,
+                 fmt::format("{}: {}: ld.so fails with \"{}\"; {}", o.path, fits, error, where),
+                 "relink it with -Wl,-z,max-page-size=65536 (segments aligned for every page size up to 64 KiB)", ""};
+}
 
 }  // namespace
 
-std::vector<Finding> check_page_size(const CheckContext& ctx) { return PageSizeCheck(ctx).run(); }
+std::vector<Finding> check_page_size(const CheckContext& ctx) {
+  SystemGlibcReleases releases(ctx.fs);
+  return once_per_file(ctx.graph, [&](size_t index) { return page_size_finding(ctx, releases, index); });
+}
 
 }  // namespace depscan

@@ -158,9 +158,7 @@ class StaticTlsCheck {
   }
 
   StaticTlsBlock new_block(TlsAbi abi, const Binary& root) {
-    auto [it, added] = releases_.emplace(std::pair(root.bits, root.machine), std::nullopt);
-    if (added) it->second = system_glibc_release(ctx_.fs, root.bits, root.machine);
-    const auto& release = it->second;
+    const auto& release = releases_.of(root.bits, root.machine);
     uint64_t surplus = release && *release < kSurplusTunables ? StaticTlsBlock::kDefaultSurplus
                                                                 : tunables_.static_tls_surplus();
     return StaticTlsBlock(abi, surplus, release && *release >= kRseqInStaticTls);
@@ -197,7 +195,7 @@ class StaticTlsCheck {
   TlsNames names_;
   std::vector<size_t> file_of_;
   std::set<size_t> failed_alone_;  // library roots whose own load does not fit
-  std::map<std::pair<int, uint16_t>, std::optional<GlibcRelease>> releases_;  // by class and machine
+  SystemGlibcReleases releases_{ctx_.fs};
   std::map<std::pair<uint64_t, uint64_t>, size_t> said_;  // file -> index into out_
   std::vector<Finding> out_;
 };

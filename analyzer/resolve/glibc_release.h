@@ -7,6 +7,8 @@
 #pragma once
 
 #include <compare>
+#include <map>
+#include <utility>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -34,6 +36,17 @@ std::optional<GlibcRelease> glibc_release_of(const FileSystem& fs, const std::st
 
 // The release of the analysed system's default loader for programs of this class and machine.
 std::optional<GlibcRelease> system_glibc_release(const FileSystem& fs, int bits, uint16_t machine);
+
+// system_glibc_release, read once per class and machine: for checks that ask about every object.
+class SystemGlibcReleases {
+ public:
+  explicit SystemGlibcReleases(const FileSystem& fs) : fs_(fs) {}
+  const std::optional<GlibcRelease>& of(int bits, uint16_t machine);
+
+ private:
+  const FileSystem& fs_;
+  std::map<std::pair<int, uint16_t>, std::optional<GlibcRelease>> by_class_and_machine_;
+};
 
 struct HwcapRules {
   bool glibc_hwcaps = true;          // glibc-hwcaps subdirectories and cache entries (2.33 on)
