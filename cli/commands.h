@@ -3,6 +3,9 @@
 // input, 3 runtime verification contradicted the prediction or failed.
 #pragma once
 
+#include <cstdint>
+#include <optional>
+
 #include <CLI/CLI.hpp>
 
 namespace depscan::cli {
@@ -15,5 +18,8 @@ void add_symbol_command(CLI::App& app, int& exit_code);  // depscan symbol NAME 
 void add_why_command(CLI::App& app, int& exit_code);     // depscan why FILE LIBNAME
 void add_inspect_command(CLI::App& app, int& exit_code);  // depscan inspect FILE (deep LIEF view)
 void add_matrix_command(CLI::App& app, int& exit_code);   // depscan matrix driver 12.4 | cudnn 9.1 | ...
+
+// --cpu-level x86-64-v2: the target CPU's ISA levels, for the glibc-hwcaps search and the x86 ISA check.
+void add_cpu_level_option(CLI::App& app, std::optional<uint32_t>& isa_levels);
 
 }  // namespace depscan::cli

@@ -8,6 +8,7 @@
 
 #include "analyzer/check/gpu_targets.h"
 #include "analyzer/check/baselines.h"
+#include "analyzer/resolve/hwcaps.h"
 #include "analyzer/util/keep_until_exit.h"
 #include "analyzer/util/phase_timer.h"
 #include "cli/commands.h"
@@ -59,6 +60,16 @@ int run(const ScanArgs& args) {
 
 }  // namespace
 
+void add_cpu_level_option(CLI::App& app, std::optional<uint32_t>& isa_levels) {
+  app.add_option_function<std::string>(
+         "--cpu-level", [&isa_levels](const std::string& name) { isa_levels = parse_cpu_level(name); },
+         "x86-64 ISA level of the target CPU (x86-64, x86-64-v2, x86-64-v3, x86-64-v4; default: this CPU's): the "
+         "glibc-hwcaps subdirectories searched and the ISA level each object may need")
+      ->check(CLI::Validator(
+          [](std::string& name) { return parse_cpu_level(name) ? std::string() : "unknown ISA level: " + name; },
+          "LEVEL"));
+}
+
 void add_scan_command(CLI::App& app, int& exit_code) {
   auto args = std::make_shared<ScanArgs>();
   app.add_option("inputs", args->scan.inputs, "ELF/PE files, directories, wheels or images");
@@ -73,6 +84,7 @@ void add_scan_command(CLI::App& app, int& exit_code) {
   app.add_option("--page-size", args->scan.target.page_size,
                  "page size of the target's aarch64 or ppc64 kernel in bytes (4096, 16384, 65536): every object must map with it")
       ->check(CLI::IsMember({uint64_t{4096}, uint64_t{16384}, uint64_t{65536}}));
+  add_cpu_level_option(app, args->scan.target.cpu_isa_levels);
   if (const char* tunables = std::getenv("GLIBC_TUNABLES")) args->scan.target.glibc_tunables = tunables;
   app.add_option("--glibc-tunables", args->scan.target.glibc_tunables,
                  "GLIBC_TUNABLES of the target process (default: this environment's); glibc.rtld.optional_static_tls "

@@ -122,6 +122,7 @@ void add_why_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--root", args->scan.root, "analyse a container root file system as if it were /");
   cmd->add_option("--ld-library-path", args->scan.ld_library_path, "LD_LIBRARY_PATH of the target process");
   cmd->add_option("--preload", args->scan.preload, "LD_PRELOAD of the target process");
+  add_cpu_level_option(*cmd, args->scan.target.cpu_isa_levels);
   cmd->add_flag("--no-etc-preload", args->scan.no_etc_preload, "ignore /etc/ld.so.preload");
   cmd->add_flag("--no-dlopen", [args](int64_t) { args->dlopen = false; },
                 "only the libraries the loader maps at start-up, not those opened with dlopen");

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs every package depscan needs to build, test and benchmark, from Debian.
+# Installs every package depscan needs to build, test and benchmark, from Debian (qemu-user: the
+# tests run the real loader on emulated older CPUs).
 # Idempotent: packages already present are skipped by apt.
 set -euo pipefail
 packages=(
@@ -8,6 +9,7 @@ packages=(
   libarchive-dev libzstd-dev zstd zip unzip
   gcc-mingw-w64-x86-64 binutils-mingw-w64-x86-64 gcc-mingw-w64-i686 binutils-mingw-w64-i686
   patchelf libtree pax-utils python3-pyelftools hyperfine time xxd
+  qemu-user
   clang libclang-rt-14-dev
 )
 missing=()

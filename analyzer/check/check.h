@@ -26,6 +26,7 @@ struct Target {
   bool bind_now = false;                 // --bind-now: model LD_BIND_NOW=1
   std::optional<uint64_t> page_size;     // --page-size 65536: the target kernel's page size
   std::string glibc_tunables;            // --glibc-tunables, else this environment's GLIBC_TUNABLES
+  std::optional<uint32_t> cpu_isa_levels; // --cpu-level x86-64-v2: kIsa* bits of the target CPU; else this CPU's
 };
 
 struct CheckContext {
@@ -50,6 +51,9 @@ std::vector<Finding> check_executable_stack(const CheckContext& ctx);
 // Libraries loaded with dlopen whose initial-exec TLS does not fit the static TLS block's surplus
 // (static-tls).
 std::vector<Finding> check_static_tls(const CheckContext& ctx);
+
+// x86 objects whose GNU property note asks for an ISA level the CPU lacks (cpu-isa-level).
+std::vector<Finding> check_cpu_isa_level(const CheckContext& ctx);
 
 // aarch64 and ppc64 objects whose PT_LOAD segments do not fit the target's page size (--page-size),
 // or 64 KiB pages without it (page-size).

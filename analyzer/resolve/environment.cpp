@@ -28,13 +28,16 @@ LoaderEnvironment default_environment() {
   if (const char* preload = std::getenv("LD_PRELOAD")) env.preload = split_preload_list(preload);
   char buf[PATH_MAX];
   if (::getcwd(buf, sizeof buf)) env.cwd = buf;
-  HwcapInfo hw = detect_hwcaps();
+  set_hwcaps(env, detect_hwcaps());
+  return env;
+}
+
+void set_hwcaps(LoaderEnvironment& env, const HwcapInfo& hw) {
   env.hwcaps = hw.glibc_hwcaps;
   env.legacy_hwcaps = hw.legacy_subdirs;
   env.platform = hw.platform;
   env.isa_levels = hw.isa_levels;
   env.hwcap_bits = hw.hwcap;
-  return env;
 }
 
 }  // namespace depscan

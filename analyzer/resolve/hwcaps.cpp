@@ -73,6 +73,15 @@ uint32_t isa_levels_of(const Features& f) {
 
 constexpr uint64_t kHwcapX86_64 = 1u << 1, kHwcapAvx512_1 = 1u << 2;
 
+std::vector<std::string> legacy_subdirs_of(const HwcapInfo& info) {
+  std::vector<std::string> names;
+  for (int b = 0; b < 3; ++b)
+    if (info.hwcap & (1ull << b)) names.push_back(x86_hwcap_name(b));
+  names.push_back(info.platform);
+  names.push_back("tls");
+  return legacy_hwcap_subdirs(names);
+}
+
 }  // namespace
 
 std::vector<std::string> glibc_hwcaps_for(uint32_t isa_levels) {
@@ -134,13 +143,26 @@ HwcapInfo detect_hwcaps() {
       platform = "haswell";
   }
   if (!platform.empty()) info.platform = platform;
-  std::vector<std::string> names;
-  for (int b = 0; b < 3; ++b)
-    if (info.hwcap & (1ull << b)) names.push_back(x86_hwcap_name(b));
-  names.push_back(info.platform);
-  names.push_back("tls");
-  info.legacy_subdirs = legacy_hwcap_subdirs(names);
+  info.legacy_subdirs = legacy_subdirs_of(info);
   return info;
+}
+
+std::optional<uint32_t> parse_cpu_level(std::string_view name) {
+  if (name == "x86-64" || name == "x86-64-v1" || name == "x86-64-baseline") return kIsaBaseline;
+  if (name == "x86-64-v2") return kIsaBaseline | kIsaV2;
+  if (name == "x86-64-v3") return kIsaBaseline | kIsaV2 | kIsaV3;
+  if (name == "x86-64-v4") return kIsaBaseline | kIsaV2 | kIsaV3 | kIsaV4;
+  return std::nullopt;
+}
+
+HwcapInfo hwcaps_at_level(HwcapInfo host, uint32_t isa_levels) {
+  host.isa_levels = isa_levels;
+  host.glibc_hwcaps = glibc_hwcaps_for(isa_levels);
+  // haswell and xeon_phi need features of x86-64-v3, the AVX-512 hwcap bit those of v4.
+  if (!(isa_levels & kIsaV3)) host.platform = "x86_64";
+  if (!(isa_levels & kIsaV4)) host.hwcap &= ~kHwcapAvx512_1;
+  host.legacy_subdirs = legacy_subdirs_of(host);
+  return host;
 }
 
 }  // namespace depscan

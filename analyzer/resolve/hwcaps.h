@@ -4,7 +4,9 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "analyzer/model.h"
@@ -21,6 +23,14 @@ struct HwcapInfo {
 
 // What an x86-64 process would see on this CPU (the features glibc's init_cpu_features found).
 HwcapInfo detect_hwcaps();
+
+// A level as --cpu-level names it (x86-64, x86-64-v1 .. x86-64-v4): the kIsa* bits of a CPU at that
+// level; nullopt for another name.
+std::optional<uint32_t> parse_cpu_level(std::string_view name);
+
+// What a process sees on a CPU of exactly these ISA levels, taking what the levels do not decide
+// (the vendor's platform names) from `host`.
+HwcapInfo hwcaps_at_level(HwcapInfo host, uint32_t isa_levels);
 
 // Levels of x86-64-v4..v2 contained in an ISA mask, best first.
 std::vector<std::string> glibc_hwcaps_for(uint32_t isa_levels);

@@ -38,6 +38,10 @@ std::vector<std::string> split_ld_library_path(std::string_view list);
 
 LoaderEnvironment default_environment();
 
+struct HwcapInfo;
+// The CPU facts in `hw` (hwcaps.h): the glibc-hwcaps and legacy subdirectories, $PLATFORM, ISA levels.
+void set_hwcaps(LoaderEnvironment& env, const HwcapInfo& hw);
+
 struct WindowsDllLists {
   // Lower-case names of the DLLs every Windows installs (matrix/data/windows-dlls.json): missing
   // from a tree without a Windows directory, they are marked system_provided, not plain missing.

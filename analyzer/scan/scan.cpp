@@ -16,6 +16,7 @@
 #include "analyzer/input/collect.h"
 #include "analyzer/input/sniff.h"
 #include "analyzer/read/fatbin_reader.h"
+#include "analyzer/resolve/hwcaps.h"
 #include "analyzer/scan/prefetch.h"
 #include "analyzer/scan/cuda_audit.h"
 #include "analyzer/scan/dlopen_edges.h"
@@ -108,6 +109,7 @@ LoaderEnvironment environment_for(const ScanOptions& options) {
   if (options.preload) env.preload = split_preload_list(*options.preload);
   if (options.no_etc_preload) env.use_etc_preload = false;
   if (options.root) env.cwd = "/";
+  if (options.target.cpu_isa_levels) set_hwcaps(env, hwcaps_at_level(detect_hwcaps(), *options.target.cpu_isa_levels));
   return env;
 }
 
@@ -158,6 +160,7 @@ ScanReport run_scan(const ScanOptions& options) {
   for (auto& f : check_missing_libraries(ctx)) report.result.findings.push_back(std::move(f));
   for (auto& f : check_executable_stack(ctx)) report.result.findings.push_back(std::move(f));  // PT_GNU_STACK
   for (auto& f : check_page_size(ctx)) report.result.findings.push_back(std::move(f));         // PT_LOAD vs pages
+  for (auto& f : check_cpu_isa_level(ctx)) report.result.findings.push_back(std::move(f));     // x86 ISA marker
   for (auto& f : check_static_tls(ctx)) report.result.findings.push_back(std::move(f));        // PT_TLS vs surplus
   for (auto& f : check_gpu_code(ctx)) report.result.findings.push_back(std::move(f));           // --gpu vs fatbin
   for (auto& f : check_cuda_stack(ctx)) report.result.findings.push_back(std::move(f));         // CUDA/cuDNN/driver compatibility
