@@ -5,6 +5,7 @@
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -109,6 +110,31 @@ TEST_CASE("x86 ISA marker: a PT_NOTE with two property notes (older linkers) cou
   CHECK(m.isa_needed() == kIsaV3);  // PT_GNU_PROPERTY reads the first note only, and the PT_NOTE is skipped
   put<uint32_t>(m.bytes, m.property_header, kPtNull);
   CHECK(m.isa_needed() == 0);
+}
+
+TEST_CASE("x86 ISA marker: random damage to the note and its program headers never reads outside the file") {
+  Marked m;
+  std::mt19937 random(20261127);
+  std::vector<uint64_t> targets;
+  for (uint64_t at = m.note; at < m.note + 32; ++at) targets.push_back(at);
+  for (uint64_t header : {m.property_header, m.note_header})
+    for (uint64_t field : {8, 32, 40, 48}) targets.push_back(header + field);  // offset, sizes, alignment
+  for (int round = 0; round < 3000; ++round) {
+    Marked damaged;
+    for (int edits = 0; edits < 3; ++edits) {
+      uint64_t at = targets[random() % targets.size()];
+      damaged.bytes[at] = static_cast<uint8_t>(random());
+    }
+    auto binary = read_elf(ByteView(damaged.bytes.data(), damaged.bytes.size()), "damaged.so");
+    if (!binary) {
+      CHECK(binary.error().find('\n') == std::string::npos);
+      continue;
+    }
+    uint32_t isa = binary->x86_isa_needed;  // 0, or a word of the file's own bytes
+    bool in_file = isa == 0;
+    for (uint64_t at = 0; !in_file && at + 4 <= damaged.bytes.size(); at += 4) in_file = get<uint32_t>(damaged.bytes, at) == isa;
+    CHECK_MESSAGE(in_file, "round " << round << ": " << isa);
+  }
 }
 
 TEST_CASE("x86 ISA marker: LIEF's notes give the same bits as the fast reader") {
