@@ -55,13 +55,18 @@ void add_run_time_edges(Resolver& resolver, const FileSystem& fs) {
   else fmt::print(stderr, "depscan: warning: no dlopen edges: {}\n", matrix.error());
 }
 
-// Which glibc's rules the search follows: the hwcaps subdirectories changed with its releases.
-void print_loader(const FileSystem& fs, const Binary& binary) {
+// Which glibc's rules the search follows (the hwcaps subdirectories changed with its releases), and
+// the glibc-hwcaps levels of the CPU.
+void print_loader(const FileSystem& fs, const Binary& binary, const ScanOptions& options) {
   if (binary.format != Format::Elf) return;
   std::string interpreter = default_interpreter(binary.bits, binary.machine);
   if (interpreter.empty()) return;
   auto release = glibc_release_of(fs, interpreter, detect_layout(fs, binary.bits, binary.machine).system_dirs);
   fmt::print("loader {}: {}\n", interpreter, describe_hwcap_rules(release));
+  if (!is_x86_machine(binary.machine)) return;
+  auto levels = environment_for(options).hwcaps;
+  fmt::print("cpu: {}; glibc-hwcaps levels: {}\n", options.target.cpu_isa_levels ? "--cpu-level" : "this machine's",
+             levels.empty() ? std::string("none") : fmt::format("{}", fmt::join(levels, ", ")));
 }
 
 int run(const WhyArgs& args) {
@@ -91,7 +96,7 @@ int run(const WhyArgs& args) {
     else later.push_back(&e);
   }
   if (!first) {
-    print_loader(*fs, *g.objects[root_object].binary);
+    print_loader(*fs, *g.objects[root_object].binary, args.scan);
     fmt::print("{} is not requested by anything in the graph of {}; if {} asked for it:\n", args.library,
                logical, logical);
     std::vector<Attempt> steps = resolver.explain(root, root_object, args.library);
@@ -99,7 +104,7 @@ int run(const WhyArgs& args) {
     bool found = !steps.empty() && steps.back().outcome.rfind("found", 0) == 0;
     return found ? kExitClean : kExitFindings;
   }
-  print_loader(*fs, *g.objects[root_object].binary);
+  print_loader(*fs, *g.objects[root_object].binary, args.scan);
   fmt::print("{} requested by {} ({}), first in load order:\n", first->name, g.objects[first->from].path,
              to_string(first->kind));
   if (first->kind == EdgeKind::Dlopen) fmt::print("  opened at run time with dlopen: {}\n", first->source);

@@ -137,6 +137,9 @@ TEST_CASE("CPU ISA level: --cpu-level picks the glibc-hwcaps subdirectory as ld.
   if (loader_takes("x86-64-v3") == v3)  // this CPU has x86-64-v3
     CHECK(edge_target("--cpu-level x86-64-v3 " + hw, "libhw.so.1") == v3);
   CHECK(isa_findings("--cpu-level x86-64-v3 " + hw).empty());
+  auto why = run_command(depscan_bin() + " why --cpu-level x86-64-v2 " + hw + " libhw.so.1");
+  CHECK(why.output.find("\ncpu: --cpu-level; glibc-hwcaps levels: x86-64-v2\n") != std::string::npos);
+  CHECK(why.output.find("=> found " + plain + " ") != std::string::npos);
   // A directory scan reads the v3 build as an input of its own: a CPU without v3 never loads it.
   CHECK(isa_findings("--cpu-level x86-64-v2 " + in_dir("hwcaps")).empty());
 }
