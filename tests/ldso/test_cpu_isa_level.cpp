@@ -93,6 +93,8 @@ TEST_CASE("CPU ISA level: --cpu-level stands for an older CPU") {
   CHECK(with("x86-64-v4", "v4").empty());
   CHECK(with("x86-64", "v2") == std::set<std::string>{"error v2/libcudnn.so.9"});
   CHECK(with("x86-64-v4", "future") == std::set<std::string>{"error future/libcudnn.so.9"});
+  CHECK(isa_findings("--cpu-level x86-64-v2 " + in_dir("i386/libcudnn.so.9")) ==
+        std::set<std::string>{"error i386/libcudnn.so.9"});  // 32-bit processes: the same levels
   // Without x86-64-v2, ld.so does not look in glibc-hwcaps/x86-64-v2 and takes the unmarked copy.
   CHECK(with("x86-64", "mislabeled").empty());
   CHECK(with("x86-64-v2", "mislabeled") == std::set<std::string>{"error x86-64-v2/libcudnn.so.9"});

@@ -138,7 +138,7 @@ TEST_CASE("x86 ISA marker: random damage to the note and its program headers nev
 }
 
 TEST_CASE("x86 ISA marker: LIEF's notes give the same bits as the fast reader") {
-  for (const std::string name : {"v2", "v3", "v4", "future", "baseline"}) {
+  for (const std::string name : {"v2", "v3", "v4", "future", "baseline", "i386"}) {
     INFO(name);
     std::string path = test::fixtures_dir() + "/isalevel/" + name + "/libcudnn.so.9";
     auto lief = read_elf_with_lief(path, path);
@@ -150,4 +150,8 @@ TEST_CASE("x86 ISA marker: LIEF's notes give the same bits as the fast reader") 
     CHECK(fast->x86_isa_needed == lief->x86_isa_needed);
     CHECK((fast->x86_isa_needed != 0) == (name != "baseline"));
   }
+  auto i386 = read_elf_with_lief(test::fixtures_dir() + "/isalevel/i386/libcudnn.so.9", "i386");
+  REQUIRE(i386);
+  CHECK(i386->bits == 32);
+  CHECK(i386->x86_isa_needed == kIsaV3);
 }
