@@ -1,6 +1,8 @@
 #include "analyzer/resolve/hwcaps.h"
 
 #include <cpuid.h>
+
+#include <cstdlib>
 #if defined(__clang__)
 #define _Bool bool  // glibc 2.36's <sys/platform/x86.h> spells C's _Bool, which clang's C++ lacks
 #include <sys/platform/x86.h>
@@ -31,32 +33,48 @@ bool is_intel() {
   return ebx == 0x756e6547 && edx == 0x49656e69 && ecx == 0x6c65746e;  // "GenuineIntel"
 }
 
-Features read_features() {
+// Whether the OS saves these XCR0 state components (xgetbv), as glibc asks before AVX or AVX-512
+// counts as usable.
+bool os_saves(uint32_t components) {
+  if (!CPU_FEATURE_PRESENT(OSXSAVE)) return false;
+  uint32_t low = 0, high = 0;
+  __asm__ volatile("xgetbv" : "=a"(low), "=d"(high) : "c"(0));
+  return (low & components) == components;
+}
+
+constexpr uint32_t kXcrYmm = 0x6, kXcrZmm = 0xe6;  // SSE+AVX state; and the three AVX-512 states
+
+// The features as glibc left them (`before_tunables` false: GLIBC_TUNABLES' glibc.cpu.hwcaps masks
+// applied), or as the CPU and the OS offer them, which glibc computed its isa_1 from before masking.
+Features read_features(bool before_tunables) {
+  bool ymm = !before_tunables || os_saves(kXcrYmm), zmm = !before_tunables || os_saves(kXcrZmm);
+#define DEPSCAN_USABLE(name, os) (before_tunables ? CPU_FEATURE_PRESENT(name) && (os) : CPU_FEATURE_ACTIVE(name))
   Features f;
   f.intel = is_intel();
   // get_isa_level asks whether the FPU is present, the rest whether they are usable.
-  f.baseline = CPU_FEATURE_ACTIVE(CMOV) && CPU_FEATURE_ACTIVE(CX8) && CPU_FEATURE_PRESENT(FPU) &&
-               CPU_FEATURE_ACTIVE(FXSR) && CPU_FEATURE_ACTIVE(MMX) && CPU_FEATURE_ACTIVE(SSE) &&
-               CPU_FEATURE_ACTIVE(SSE2);
-  f.popcnt = CPU_FEATURE_ACTIVE(POPCNT);
-  f.v2 = CPU_FEATURE_ACTIVE(CMPXCHG16B) && CPU_FEATURE_ACTIVE(LAHF64_SAHF64) && f.popcnt &&
-         CPU_FEATURE_ACTIVE(SSE3) && CPU_FEATURE_ACTIVE(SSSE3) && CPU_FEATURE_ACTIVE(SSE4_1) &&
-         CPU_FEATURE_ACTIVE(SSE4_2);
-  f.avx = CPU_FEATURE_ACTIVE(AVX);
-  f.avx2 = CPU_FEATURE_ACTIVE(AVX2);
-  f.f16c = CPU_FEATURE_ACTIVE(F16C);
-  f.fma = CPU_FEATURE_ACTIVE(FMA);
-  f.lzcnt = CPU_FEATURE_ACTIVE(LZCNT);
-  f.movbe = CPU_FEATURE_ACTIVE(MOVBE);
-  f.bmi1 = CPU_FEATURE_ACTIVE(BMI1);
-  f.bmi2 = CPU_FEATURE_ACTIVE(BMI2);
-  f.avx512f = CPU_FEATURE_ACTIVE(AVX512F);
-  f.avx512dq = CPU_FEATURE_ACTIVE(AVX512DQ);
-  f.avx512pf = CPU_FEATURE_ACTIVE(AVX512PF);
-  f.avx512er = CPU_FEATURE_ACTIVE(AVX512ER);
-  f.avx512cd = CPU_FEATURE_ACTIVE(AVX512CD);
-  f.avx512bw = CPU_FEATURE_ACTIVE(AVX512BW);
-  f.avx512vl = CPU_FEATURE_ACTIVE(AVX512VL);
+  f.baseline = DEPSCAN_USABLE(CMOV, true) && DEPSCAN_USABLE(CX8, true) && CPU_FEATURE_PRESENT(FPU) &&
+               DEPSCAN_USABLE(FXSR, true) && DEPSCAN_USABLE(MMX, true) && DEPSCAN_USABLE(SSE, true) &&
+               DEPSCAN_USABLE(SSE2, true);
+  f.popcnt = DEPSCAN_USABLE(POPCNT, true);
+  f.v2 = DEPSCAN_USABLE(CMPXCHG16B, true) && DEPSCAN_USABLE(LAHF64_SAHF64, true) && f.popcnt &&
+         DEPSCAN_USABLE(SSE3, true) && DEPSCAN_USABLE(SSSE3, true) && DEPSCAN_USABLE(SSE4_1, true) &&
+         DEPSCAN_USABLE(SSE4_2, true);
+  f.avx = DEPSCAN_USABLE(AVX, ymm);
+  f.avx2 = DEPSCAN_USABLE(AVX2, ymm);
+  f.f16c = DEPSCAN_USABLE(F16C, ymm);
+  f.fma = DEPSCAN_USABLE(FMA, ymm);
+  f.lzcnt = DEPSCAN_USABLE(LZCNT, true);
+  f.movbe = DEPSCAN_USABLE(MOVBE, true);
+  f.bmi1 = DEPSCAN_USABLE(BMI1, true);
+  f.bmi2 = DEPSCAN_USABLE(BMI2, true);
+  f.avx512f = DEPSCAN_USABLE(AVX512F, zmm);
+  f.avx512dq = DEPSCAN_USABLE(AVX512DQ, zmm);
+  f.avx512pf = DEPSCAN_USABLE(AVX512PF, zmm);
+  f.avx512er = DEPSCAN_USABLE(AVX512ER, zmm);
+  f.avx512cd = DEPSCAN_USABLE(AVX512CD, zmm);
+  f.avx512bw = DEPSCAN_USABLE(AVX512BW, zmm);
+  f.avx512vl = DEPSCAN_USABLE(AVX512VL, zmm);
+#undef DEPSCAN_USABLE
   return f;
 }
 
@@ -125,10 +143,12 @@ int x86_platform_index(const std::string& platform) {
 }
 
 HwcapInfo detect_hwcaps() {
-  Features f = read_features();
+  Features f = read_features(false);
   HwcapInfo info;
-  info.isa_levels = isa_levels_of(f);
-  info.glibc_hwcaps = glibc_hwcaps_for(info.isa_levels);
+  // The loader's ISA check and ld.so.cache filter use isa_1, computed before GLIBC_TUNABLES masks
+  // features; the glibc-hwcaps subdirectories follow the masked features (dl-hwcaps-subdirs.c).
+  info.isa_levels = std::getenv("GLIBC_TUNABLES") ? isa_levels_of(read_features(true)) : isa_levels_of(f);
+  info.glibc_hwcaps = glibc_hwcaps_for(isa_levels_of(f));
   info.hwcap = kHwcapX86_64;
   std::string platform;
   if (f.intel) {

@@ -14,10 +14,10 @@
 namespace depscan {
 
 struct HwcapInfo {
-  std::vector<std::string> glibc_hwcaps;    // supported levels, best first
+  std::vector<std::string> glibc_hwcaps;    // levels searched, best first (GLIBC_TUNABLES masks applied)
   std::vector<std::string> legacy_subdirs;  // legacy subdirectories in search order, "" excluded
   std::string platform = "x86_64";          // GLRO(dl_platform): x86_64, haswell or xeon_phi
-  uint32_t isa_levels = 0;                  // kIsa* bits this CPU supports
+  uint32_t isa_levels = 0;                  // kIsa* bits of the CPU (glibc's isa_1: GLIBC_TUNABLES masks aside)
   uint64_t hwcap = 0;                       // dl_hwcap & hwcap_mask (legacy ld.so.cache filter)
 };
 

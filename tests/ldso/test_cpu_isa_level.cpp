@@ -146,6 +146,19 @@ TEST_CASE("CPU ISA level: --cpu-level picks the glibc-hwcaps subdirectory as ld.
   CHECK(isa_findings("--cpu-level x86-64-v2 " + in_dir("hwcaps")).empty());
 }
 
+TEST_CASE("CPU ISA level: GLIBC_TUNABLES' glibc.cpu.hwcaps masks the glibc-hwcaps search, not the ISA check") {
+  // ld.so computes the level it checks (isa_1) before the tunables mask features, and chooses the
+  // glibc-hwcaps subdirectories from the masked ones. Needs a CPU with x86-64-v3.
+  if (run_command("/lib64/ld-linux-x86-64.so.2 --help").output.find("x86-64-v3 (supported") == std::string::npos) return;
+  std::string tunables = "GLIBC_TUNABLES=glibc.cpu.hwcaps=-AVX2";
+  CHECK(loader_refused(tunables + " LD_LIBRARY_PATH=v3 ./app").empty());
+  CHECK(finding_set("--ld-library-path " + in_dir("v3") + " " + in_dir("app"), "cpu-isa-level", 2, tunables).empty());
+  std::string hw = in_dir("hwcaps/app_hw"), plain = dir() + "/hwcaps/lib/libhw.so.1";
+  CHECK(run_command(tunables + " /lib64/ld-linux-x86-64.so.2 --list " + hw).output.find(plain + " (") != std::string::npos);
+  CHECK(run_command(tunables + " " + depscan_bin() + " why " + hw + " libhw.so.1").output.find("=> found " + plain + " ") !=
+        std::string::npos);
+}
+
 TEST_CASE("CPU ISA level: glibc before 2.33 loads the object, which dies on its first unknown instruction") {
   std::string root = shell_quote(dir() + "/root");
   CHECK(isa_findings("--root " + root + " --ld-library-path /t/future /t/app") ==
