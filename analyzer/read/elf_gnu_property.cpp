@@ -1,8 +1,9 @@
-// The x86 ISA level an object needs, read from its GNU property note as ld.so reads it (glibc 2.34
+// The x86 ISA level an object needs, read from its GNU property note as ld.so reads it (glibc 2.35
 // and later: elf/dl-load.c _dl_process_pt_gnu_property, sysdeps/x86/dl-prop.h). ld.so walks the
 // program headers backwards: a PT_GNU_PROPERTY is read item by item, a PT_NOTE only while nothing
 // was read before it, and a PT_NOTE holding two property notes (older linkers) is ignored whole.
-// A malformed note is skipped, never an error, as in ld.so.
+// A malformed note is skipped, never an error, as in ld.so. (2.33 and 2.34, which first checked the
+// marker, differ only in reading past a GNU_PROPERTY_1_NEEDED item that is not 4 bytes long.)
 #include <algorithm>
 
 #include "analyzer/read/elf_gnu_property.h"
