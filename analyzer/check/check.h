@@ -35,6 +35,7 @@ struct CheckContext {
   const Target& target;
   const FileSystem& fs;
   const ShippedLibraries* shipped = nullptr;  // what an install's distributions ship: wheels, site-packages, --python-env
+  uint32_t cpu_isa_levels = 0;  // kIsa* bits of the CPU the search ran for (--cpu-level or this CPU's); 0: ask the CPU
 };
 
 // Every NEEDED that did not resolve (library-not-found) and every unreadable object (parse-error).

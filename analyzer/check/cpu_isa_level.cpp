@@ -81,7 +81,7 @@ class IsaLevelCheck {
   }
 
   uint32_t cpu_levels() {
-    if (!levels_) levels_ = ctx_.target.cpu_isa_levels ? *ctx_.target.cpu_isa_levels : detect_hwcaps().isa_levels;
+    if (!levels_) levels_ = ctx_.cpu_isa_levels ? ctx_.cpu_isa_levels : detect_hwcaps().isa_levels;
     return *levels_;
   }
 

@@ -136,7 +136,9 @@ ScanReport run_scan(const ScanOptions& options) {
   BinaryCache& cache = work->cache.emplace(*fs, ReadOptions{.symbols = options.symbols, .all_sections = false});  // read, once per inode
   prefetch_binaries(cache, roots, options.read_threads, std::move(inputs.open_roots));  // roots read (in parallel if from disk)
   timer.mark("read roots");
-  Resolver& resolver = work->resolver.emplace(cache, resolve_options_for(options));  // ld.so rules
+  ResolveOptions resolve = resolve_options_for(options);
+  uint32_t cpu_isa_levels = resolve.env.isa_levels;
+  Resolver& resolver = work->resolver.emplace(cache, std::move(resolve));  // ld.so rules
   add_roots_within_budget(resolver, roots, report.result.findings);
   timer.mark("resolve");
   // Knowledge, decoded here: a second thread to decode it beside the reading cost more than it saved.
@@ -155,7 +157,7 @@ ScanReport run_scan(const ScanOptions& options) {
     attach_cuda_code(report.result.graph, *fs);                             //   read only when asked for
   for (auto& f : attribute_owners(report.result.graph, inputs, owners)) report.result.findings.push_back(std::move(f));  // distributions
   ShippedLibraries shipped(&inputs.distributions);
-  CheckContext ctx{report.result.graph, matrix, options.target, *fs, &shipped};  // checks
+  CheckContext ctx{report.result.graph, matrix, options.target, *fs, &shipped, cpu_isa_levels};  // checks
   for (auto& f : check_program_interpreters(ctx)) report.result.findings.push_back(std::move(f));  // PT_INTERP
   for (auto& f : check_missing_libraries(ctx)) report.result.findings.push_back(std::move(f));
   for (auto& f : check_executable_stack(ctx)) report.result.findings.push_back(std::move(f));  // PT_GNU_STACK
