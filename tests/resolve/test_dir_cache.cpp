@@ -7,31 +7,12 @@
 #include <fstream>
 
 #include "analyzer/resolve/search.h"
+#include "counting_fs.h"
 #include "support.h"
 
 using namespace depscan;
 
-namespace {
-
-// The real file system, counting its directory listings.
-class CountingFs final : public FileSystem {
- public:
-  CountingFs() : inner_(make_real_fs()) {}
-  Expected<std::string> canonical(std::string_view p) const override { return inner_->canonical(p); }
-  Expected<FileInfo> stat(std::string_view p) const override { return inner_->stat(p); }
-  Expected<std::string> host_path(std::string_view p) const override { return inner_->host_path(p); }
-  std::vector<std::string> list(std::string_view dir) const override {
-    ++listings;
-    return inner_->list(dir);
-  }
-  const std::string& root() const override { return inner_->root(); }
-  mutable int listings = 0;
-
- private:
-  std::unique_ptr<FileSystem> inner_;
-};
-
-}  // namespace
+using depscan::test::CountingFs;
 
 TEST_CASE("DirCache lists a small directory after a few misses, once for all its names") {
   test::TempDir tmp("dircache-small");
