@@ -78,12 +78,14 @@ Features read_features(bool before_tunables) {
   return f;
 }
 
+// get_isa_level (sysdeps/x86/get-isa-level.h). x86-64-v3 needs BMI1 and BMI2 since glibc 2.37
+// (b80f16adbd), and in 2.33 to 2.36 from their release branches on (Debian 12's 2.36 has it).
 uint32_t isa_levels_of(const Features& f) {
   if (!f.baseline) return 0;
   uint32_t levels = kIsaBaseline;
   if (!f.v2) return levels;
   levels |= kIsaV2;
-  if (!(f.avx && f.avx2 && f.f16c && f.fma && f.lzcnt && f.movbe)) return levels;
+  if (!(f.avx && f.avx2 && f.bmi1 && f.bmi2 && f.f16c && f.fma && f.lzcnt && f.movbe)) return levels;
   levels |= kIsaV3;
   if (f.avx512f && f.avx512bw && f.avx512cd && f.avx512dq && f.avx512vl) levels |= kIsaV4;
   return levels;

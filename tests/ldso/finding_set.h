@@ -12,10 +12,11 @@ namespace depscan::test {
 
 // "severity tail" of each finding with this code, where tail is the last `components` parts of
 // the path of the object the finding is about. `args` are depscan's arguments after --format json;
-// `environment` (VAR=value ...) is set for depscan's process.
+// `prefix` goes before depscan's command: VAR=value settings for its process, or a program that
+// runs it (qemu-x86_64 -cpu ...).
 inline std::set<std::string> finding_set(const std::string& args, const std::string& code, int components,
-                                         const std::string& environment = "") {
-  auto r = run_command(environment + " " + depscan_bin() + " --format json " + args);
+                                         const std::string& prefix = "") {
+  auto r = run_command(prefix + " " + depscan_bin() + " --format json " + args);
   nlohmann::json report = nlohmann::json::parse(r.output, nullptr, false);
   REQUIRE_MESSAGE(!report.is_discarded(), r.output);
   std::set<std::string> out;
