@@ -12,6 +12,7 @@
 #include "analyzer/read/read.h"
 #include "analyzer/resolve/glibc_release.h"
 #include "analyzer/resolve/resolve.h"
+#include "analyzer/resolve/loader_build.h"
 #include "analyzer/resolve/system_layout.h"
 #include "analyzer/scan/dlopen_edges.h"
 #include "analyzer/scan/scan.h"
@@ -60,8 +61,17 @@ void add_run_time_edges(Resolver& resolver, const FileSystem& fs) {
 void print_loader(const FileSystem& fs, const Binary& binary, const ScanOptions& options) {
   if (binary.format != Format::Elf) return;
   std::string interpreter = default_interpreter(binary.bits, binary.machine);
+  std::vector<std::string> system_dirs = detect_layout(fs, binary.bits, binary.machine).system_dirs;
+  if (auto own = own_loader_path(fs, binary)) {
+    if (auto build = read_loader_build(fs, *own)) {
+      interpreter = *own;
+      system_dirs = build->system_dirs;
+      fmt::print("the program's own loader {}: search path {}; cache {}\n", *own, fmt::join(system_dirs, ":"),
+                 build->cache_path.empty() ? "none" : build->cache_path);
+    }
+  }
   if (interpreter.empty()) return;
-  auto release = glibc_release_of(fs, interpreter, detect_layout(fs, binary.bits, binary.machine).system_dirs);
+  auto release = glibc_release_of(fs, interpreter, system_dirs);
   fmt::print("loader {}: {}\n", interpreter, describe_hwcap_rules(release));
   if (!is_x86_machine(binary.machine)) return;
   auto levels = environment_for(options).hwcaps;

@@ -8,12 +8,14 @@
 #include <unordered_map>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "analyzer/resolve/dst.h"
 #include "analyzer/resolve/glibc_release.h"
 #include "analyzer/resolve/hwcaps.h"
 #include "analyzer/resolve/ld_so_cache.h"
 #include "analyzer/resolve/ld_so_conf.h"
+#include "analyzer/resolve/loader_build.h"
 #include "analyzer/resolve/pe_search.h"
 #include "analyzer/resolve/resolve.h"
 #include "analyzer/resolve/search.h"
@@ -34,10 +36,17 @@ std::string display_name(const Object& obj) {
   return basename_of(obj.path);
 }
 
-// The loader of one ABI (class, byte order, machine) on the analysed root.
+// The loader of one ABI (class, byte order, machine) on the analysed root: the system's, or a
+// program's own (another glibc's ld.so in its PT_INTERP).
 struct AbiContext {
   SystemLayout layout;
   std::unique_ptr<LibrarySearch> search;
+};
+
+// A program's own loader and what it was built with.
+struct OwnLoader {
+  std::string path;
+  LoaderBuild build;
 };
 
 // One object as loaded within one root walk.
@@ -82,7 +91,9 @@ struct Resolver::Impl {
   std::vector<Finding> diagnostics;
   std::vector<RootWalk> walks;
   StringMap<size_t> object_by_path;
-  std::map<std::tuple<int, bool, uint16_t, bool>, std::unique_ptr<AbiContext>> abis;  // last: PE
+  std::map<std::tuple<int, bool, uint16_t, bool, std::string>, std::unique_ptr<AbiContext>> abis;  // PE; own loader
+  std::map<std::string, std::optional<LoaderBuild>> loader_builds;  // by own loader path
+  std::map<std::string, std::optional<LdSoCache>> own_loader_caches;  // by cache path
   std::unique_ptr<DirCache> dir_cache;
   bool cache_loaded = false;
   std::optional<LdSoCache> ld_cache;
@@ -128,14 +139,34 @@ struct Resolver::Impl {
     conf = read_ld_so_conf(fs);
   }
 
+  // The ld.so.cache a program's own loader reads; null when the file is absent (that loader then
+  // searches its directories only; ld.so.conf is ldconfig's, never the loader's) or damaged.
+  const LdSoCache* own_loader_cache(const std::string& path) {
+    if (path.empty()) return nullptr;
+    auto [it, fresh] = own_loader_caches.try_emplace(path);
+    if (fresh) {
+      auto text = fs.read_text(path, size_t{256} << 20);
+      auto parsed = text ? LdSoCache::parse(std::move(*text)) : Expected<LdSoCache>(Error{text.error()});
+      if (parsed) it->second = std::move(*parsed);
+      else if (text)
+        diagnostics.push_back({"ld-so-cache-error", Severity::Warning, std::nullopt,
+                               fmt::format("{}: {}; the loader that reads it searches its own directories only", path,
+                                           parsed.error()),
+                               "run that glibc's ldconfig, or remove the damaged file", path});
+    }
+    return it->second ? &*it->second : nullptr;
+  }
+
   // A Windows process never consults ld.so.cache or ld.so.conf (a Windows tree has neither).
-  AbiContext& abi_for(const ProcessAbi& abi, bool pe) {
-    auto key = std::make_tuple(abi.bits, abi.little_endian, abi.machine, pe);
+  AbiContext& abi_for(const ProcessAbi& abi, bool pe, const OwnLoader* own = nullptr) {
+    auto key = std::make_tuple(abi.bits, abi.little_endian, abi.machine, pe, own ? own->path : std::string());
     auto it = abis.find(key);
     if (it != abis.end()) return *it->second;
-    if (!pe) load_cache_once();
+    bool system_cache = !pe && (!own || own->build.cache_path == kCachePath);
+    if (system_cache) load_cache_once();
     auto ctx = std::make_unique<AbiContext>();
     ctx->layout = detect_layout(fs, abi.bits, abi.machine);
+    if (own) ctx->layout.system_dirs = own->build.system_dirs;
     if (!env().lib.empty()) ctx->layout.lib = env().lib;
     SearchConfig config;
     config.abi = abi;
@@ -143,8 +174,8 @@ struct Resolver::Impl {
     config.system_dirs = ctx->layout.system_dirs;
     CacheSource source;
     source.query = cache_query_for(abi.bits, abi.machine);
-    HwcapRules rules =
-        hwcap_rules_for(glibc_release_of(fs, default_interpreter(abi.bits, abi.machine), ctx->layout.system_dirs));
+    std::string interpreter = own ? own->path : default_interpreter(abi.bits, abi.machine);
+    HwcapRules rules = hwcap_rules_for(glibc_release_of(fs, interpreter, ctx->layout.system_dirs));
     if (abi.machine == kEmX8664 && abi.bits == 64) {
       if (rules.glibc_hwcaps) {
         for (const std::string& level : env().hwcaps) config.subdirs.push_back("glibc-hwcaps/" + level);
@@ -161,8 +192,12 @@ struct Resolver::Impl {
       config.subdirs = {"tls"};
     }
     source.query.legacy_hwcap_entries = rules.legacy_cache_entries;
-    source.cache = ld_cache ? &*ld_cache : nullptr;
-    source.conf_dirs = ld_cache ? nullptr : &conf.dirs;
+    if (system_cache) {
+      source.cache = ld_cache ? &*ld_cache : nullptr;
+      source.conf_dirs = ld_cache ? nullptr : &conf.dirs;
+    } else if (own) {
+      source.cache = own_loader_cache(own->build.cache_path);
+    }
     ctx->search = std::make_unique<LibrarySearch>(fs, *dir_cache, std::move(config), source);
     return *abis.emplace(key, std::move(ctx)).first->second;
   }
@@ -548,6 +583,39 @@ struct Resolver::Impl {
     walk.names.emplace(interp, index);
   }
 
+  // The loader a program runs under, when it is its own: with what that loader was built with,
+  // and a finding saying which loader the graph follows.
+  std::optional<OwnLoader> own_loader_of(size_t object, const Binary& b) {
+    auto path = own_loader_path(fs, b);
+    if (!path) return std::nullopt;
+    auto loader = cache.get(*path);  // not an ELF loader of the program's kind: program-interpreter says so
+    if (!loader || (*loader)->format != Format::Elf || (*loader)->bits != b.bits || (*loader)->machine != b.machine)
+      return std::nullopt;
+    auto [it, fresh] = loader_builds.try_emplace(*path);
+    if (fresh) it->second = read_loader_build(fs, *path);
+    const std::optional<LoaderBuild>& build = it->second;
+    std::string system = default_interpreter(b.bits, b.machine);
+    if (!build) {
+      diagnostics.push_back({"program-loader", Severity::Warning, object,
+                             fmt::format("{}: runs under its own loader {}, not the system's {}, and depscan cannot "
+                                         "read that loader's built-in search path: the graph follows the system loader's",
+                                         graph.objects[object].path, *path, system),
+                             "check the graph with that loader: " + *path + " --list PROGRAM", ""});
+      return std::nullopt;
+    }
+    std::string cache_note = build->cache_path.empty()        ? std::string("none")
+                        : build->cache_path == kCachePath         ? build->cache_path
+                        : own_loader_cache(build->cache_path)     ? build->cache_path
+                                                                  : build->cache_path + ", absent: not used";
+    diagnostics.push_back({"program-loader", Severity::Info, object,
+                           fmt::format("{}: runs under its own loader {}, not the system's {}: the graph follows that "
+                                       "loader's search path ({}) and cache ({})",
+                                       graph.objects[object].path, *path, system, fmt::join(build->system_dirs, ":"),
+                                       cache_note),
+                           "", ""});
+    return OwnLoader{*path, *build};
+  }
+
   size_t add_root(const std::string& path) {
     size_t root_index = graph.roots.size();
     auto bin = cache.get(path);
@@ -568,7 +636,8 @@ struct Resolver::Impl {
     const Binary& b = **bin;
     walk.pe = b.format == Format::Pe;
     walk.process = ProcessAbi{b.bits ? b.bits : 64, b.little_endian, b.machine};
-    walk.abi = &abi_for(walk.process, walk.pe);
+    std::optional<OwnLoader> own = walk.pe ? std::nullopt : own_loader_of(object, b);
+    walk.abi = &abi_for(walk.process, walk.pe, own ? &*own : nullptr);
     size_t index = add_loaded(walk, object, kNone, b.is_executable() && !walk.pe);
     if (walk.pe) walk.names.emplace(pe_name_key(basename_of(path)), index);
     else if (walk.main == kNone) walk.names.emplace(path, index);  // known by the path it was opened by

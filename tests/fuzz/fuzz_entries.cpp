@@ -19,6 +19,7 @@
 #include "analyzer/resolve/glibc_release.h"
 #include "analyzer/resolve/ld_so_cache.h"
 #include "analyzer/resolve/ld_so_conf.h"
+#include "analyzer/resolve/loader_build.h"
 #include "analyzer/scan/scan.h"
 #include "loader/probe_events.h"
 #include "matrix/matrix.h"
@@ -118,7 +119,8 @@ void text_parsers(const uint8_t* data, size_t size) {
 }
 
 // Files of an analysed root the resolver reads as text or for a banner: the input becomes
-// /etc/ld.so.conf (with an included directory holding it again), the loader and libc.so.6.
+// /etc/ld.so.conf (with an included directory holding it again), the loader (its banner, its
+// search path and cache) and libc.so.6.
 void root_files(const uint8_t* data, size_t size) {
   auto dir = TempDirectory::create("fuzz-root");
   if (!dir) return;
@@ -136,6 +138,7 @@ void root_files(const uint8_t* data, size_t size) {
   auto fs = make_rooted_fs(root.string());
   (void)read_ld_so_conf(*fs);
   (void)glibc_release_of(*fs, "/lib64/ld-linux-x86-64.so.2", {"/lib/x86_64-linux-gnu"});
+  (void)read_loader_build(*fs, "/lib64/ld-linux-x86-64.so.2");
 }
 
 void matrix_loader(const uint8_t* data, size_t size) {

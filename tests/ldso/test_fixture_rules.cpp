@@ -207,6 +207,8 @@ TEST_CASE("ldso rule: breadth-first load order") { check_rule("bfs_order"); }
 TEST_CASE("ldso rule: LD_PRELOAD by path and by name") { check_rule("preload"); }
 TEST_CASE("ldso rule: /etc/ld.so.preload of a --root") { check_rule("etc_preload"); }
 TEST_CASE("ldso rule: ld.so.cache of a --root (ldconfig -r, include glob)") { check_rule("root_cache"); }
+TEST_CASE("ldso rule: a program's own loader, with its own search path and no cache") { check_rule("own_loader"); }
+TEST_CASE("ldso rule: a program's own loader in a --root, with its own cache") { check_rule("own_loader_root"); }
 TEST_CASE("ldso rule: NEEDED with a slash") { check_rule("needed_slash"); }
 TEST_CASE("ldso rule: an already-loaded soname is reused") { check_rule("soname_reuse"); }
 TEST_CASE("ldso rule: RPATH chain inherited through a library") { check_rule("rpath_chain"); }
@@ -247,7 +249,7 @@ TEST_CASE("ldso fixtures: every built rule has a test case") {
       "rpath_chain", "rpath_blocked", "exe_rpath_and_runpath", "lib_rpath_and_runpath",
       "search_order", "runpath_not_inherited", "origin_tokens", "origin_symlink_exe",
       "origin_symlink_dir", "origin_symlink_lib", "lib_platform", "nodeflib", "wrong_class",
-      "wrong_machine", "hwcaps", "legacy_hwcaps", "missing"};
+      "wrong_machine", "hwcaps", "legacy_hwcaps", "missing", "own_loader", "own_loader_root"};
   std::set<std::string> built;
   for (const auto& entry : fs::directory_iterator(fs::path(fixtures_dir()) / "ldso"))
     if (entry.is_directory() && entry.path().filename().string()[0] != '.')
