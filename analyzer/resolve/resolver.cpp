@@ -600,13 +600,14 @@ struct Resolver::Impl {
                              fmt::format("{}: runs under its own loader {}, not the system's {}, and depscan cannot "
                                          "read that loader's built-in search path: the graph follows the system loader's",
                                          graph.objects[object].path, *path, system),
-                             "check the graph with that loader: " + *path + " --list PROGRAM", ""});
+                             fmt::format("compare with that loader's own listing: {} --list {}", *path,
+                                         graph.objects[object].path),
+                             ""});
       return std::nullopt;
     }
-    std::string cache_note = build->cache_path.empty()        ? std::string("none")
-                        : build->cache_path == kCachePath         ? build->cache_path
-                        : own_loader_cache(build->cache_path)     ? build->cache_path
-                                                                  : build->cache_path + ", absent: not used";
+    std::string cache_note = build->cache_path;
+    if (cache_note.empty()) cache_note = "none";
+    else if (cache_note != kCachePath && !own_loader_cache(cache_note)) cache_note += ", absent: not used";
     diagnostics.push_back({"program-loader", Severity::Info, object,
                            fmt::format("{}: runs under its own loader {}, not the system's {}: the graph follows that "
                                        "loader's search path ({}) and cache ({})",

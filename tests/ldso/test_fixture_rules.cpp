@@ -209,6 +209,27 @@ TEST_CASE("ldso rule: /etc/ld.so.preload of a --root") { check_rule("etc_preload
 TEST_CASE("ldso rule: ld.so.cache of a --root (ldconfig -r, include glob)") { check_rule("root_cache"); }
 TEST_CASE("ldso rule: a program's own loader, with its own search path and no cache") { check_rule("own_loader"); }
 TEST_CASE("ldso rule: a program's own loader in a --root, with its own cache") { check_rule("own_loader_root"); }
+TEST_CASE("a program's own loader whose search path cannot be read: a warning, and the system's search") {
+  std::string dir = fixtures_dir() + "/ldso/own_loader";
+  CommandResult r = run_command(depscan_bin() + " --format json " + shell_quote(dir + "/app_unknown_loader"));
+  nlohmann::json doc = nlohmann::json::parse(r.output, nullptr, false);
+  REQUIRE(!doc.is_discarded());
+  int warnings = 0;
+  for (const nlohmann::json& f : doc["findings"])
+    if (f["code"] == "program-loader") {
+      CHECK(f["severity"] == "warning");
+      CHECK(f["message"].get<std::string>().find("cannot read that loader's built-in search path") != std::string::npos);
+      ++warnings;
+    }
+  CHECK(warnings == 1);
+  int own_edges = 0;
+  for (const nlohmann::json& e : doc["edges"])
+    if (e["name"] == "libown.so.1") {
+      CHECK(e["to"].is_null());  // only the loader built with $SYSDIR searches it
+      ++own_edges;
+    }
+  CHECK(own_edges == 1);
+}
 TEST_CASE("ldso rule: NEEDED with a slash") { check_rule("needed_slash"); }
 TEST_CASE("ldso rule: an already-loaded soname is reused") { check_rule("soname_reuse"); }
 TEST_CASE("ldso rule: RPATH chain inherited through a library") { check_rule("rpath_chain"); }
