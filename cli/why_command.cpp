@@ -12,7 +12,6 @@
 #include "analyzer/read/read.h"
 #include "analyzer/resolve/glibc_release.h"
 #include "analyzer/resolve/resolve.h"
-#include "analyzer/resolve/loader_build.h"
 #include "analyzer/resolve/system_layout.h"
 #include "analyzer/scan/dlopen_edges.h"
 #include "analyzer/scan/scan.h"
@@ -56,19 +55,18 @@ void add_run_time_edges(Resolver& resolver, const FileSystem& fs) {
   else fmt::print(stderr, "depscan: warning: no dlopen edges: {}\n", matrix.error());
 }
 
-// Which glibc's rules the search follows (the hwcaps subdirectories changed with its releases), and
-// the glibc-hwcaps levels of the CPU.
-void print_loader(const FileSystem& fs, const Binary& binary, const ScanOptions& options) {
+// Which loader and glibc's rules the search follows (the hwcaps subdirectories changed with its
+// releases), and the glibc-hwcaps levels of the CPU. `own` is the program's own loader the
+// resolver followed, if any.
+void print_loader(const FileSystem& fs, const Binary& binary, const ScanOptions& options, const OwnLoader* own) {
   if (binary.format != Format::Elf) return;
   std::string interpreter = default_interpreter(binary.bits, binary.machine);
   std::vector<std::string> system_dirs = detect_layout(fs, binary.bits, binary.machine).system_dirs;
-  if (auto own = own_loader_path(fs, binary)) {
-    if (auto build = read_loader_build(fs, *own)) {
-      interpreter = *own;
-      system_dirs = build->system_dirs;
-      fmt::print("the program's own loader {}: search path {}; cache {}\n", *own, fmt::join(system_dirs, ":"),
-                 build->cache_path.empty() ? "none" : build->cache_path);
-    }
+  if (own) {
+    interpreter = own->path;
+    system_dirs = own->build.system_dirs;
+    fmt::print("the program's own loader {}: search path {}; cache {}\n", own->path, fmt::join(system_dirs, ":"),
+               own->build.cache_path.empty() ? "none" : own->build.cache_path);
   }
   if (interpreter.empty()) return;
   auto release = glibc_release_of(fs, interpreter, system_dirs);
@@ -106,7 +104,7 @@ int run(const WhyArgs& args) {
     else later.push_back(&e);
   }
   if (!first) {
-    print_loader(*fs, *g.objects[root_object].binary, args.scan);
+    print_loader(*fs, *g.objects[root_object].binary, args.scan, resolver.own_loader(root));
     fmt::print("{} is not requested by anything in the graph of {}; if {} asked for it:\n", args.library,
                logical, logical);
     std::vector<Attempt> steps = resolver.explain(root, root_object, args.library);
@@ -114,7 +112,7 @@ int run(const WhyArgs& args) {
     bool found = !steps.empty() && steps.back().outcome.rfind("found", 0) == 0;
     return found ? kExitClean : kExitFindings;
   }
-  print_loader(*fs, *g.objects[root_object].binary, args.scan);
+  print_loader(*fs, *g.objects[root_object].binary, args.scan, resolver.own_loader(root));
   fmt::print("{} requested by {} ({}), first in load order:\n", first->name, g.objects[first->from].path,
              to_string(first->kind));
   if (first->kind == EdgeKind::Dlopen) fmt::print("  opened at run time with dlopen: {}\n", first->source);

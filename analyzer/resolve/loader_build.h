@@ -20,6 +20,12 @@ struct LoaderBuild {
   std::string cache_path;                // "" when the loader names none
 };
 
+// A program's own loader and what it was built with.
+struct OwnLoader {
+  std::string path;
+  LoaderBuild build;
+};
+
 // Reads them from the loader's bytes: system_dirs is one char array of absolute directories, each
 // ending in '/' and NUL-terminated, back to back. The first run of such strings that names the
 // loader's own directory, or of two or more whose table of lengths is in the file too, is taken.

@@ -12,6 +12,7 @@
 #include "analyzer/input/fs.h"
 #include "analyzer/model.h"
 #include "analyzer/read/read.h"
+#include "analyzer/resolve/loader_build.h"
 
 namespace depscan {
 
@@ -82,6 +83,8 @@ class Resolver {
   std::vector<Attempt> explain(size_t root_index, size_t from, const std::string& name) const;
 
   const Graph& graph() const;
+  // The loader the root's program runs under when it is its own (loader_build.h), else null.
+  const OwnLoader* own_loader(size_t root_index) const;
   Graph take_graph();
   // Problems met while loading (unreadable files, parse errors, bad ld.so.cache).
   const std::vector<Finding>& diagnostics() const;

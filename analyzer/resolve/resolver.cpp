@@ -43,12 +43,6 @@ struct AbiContext {
   std::unique_ptr<LibrarySearch> search;
 };
 
-// A program's own loader and what it was built with.
-struct OwnLoader {
-  std::string path;
-  LoaderBuild build;
-};
-
 // One object as loaded within one root walk.
 struct Loaded {
   size_t object = 0;           // index into Graph::objects
@@ -60,6 +54,7 @@ struct Loaded {
 struct RootWalk {
   size_t root_object = 0;
   AbiContext* abi = nullptr;
+  std::optional<OwnLoader> own_loader;  // the program's own loader, when it runs under one
   ProcessAbi process;
   bool pe = false;
   size_t main = kNone;         // Loaded index of the main program; kNone for library roots
@@ -637,8 +632,8 @@ struct Resolver::Impl {
     const Binary& b = **bin;
     walk.pe = b.format == Format::Pe;
     walk.process = ProcessAbi{b.bits ? b.bits : 64, b.little_endian, b.machine};
-    std::optional<OwnLoader> own = walk.pe ? std::nullopt : own_loader_of(object, b);
-    walk.abi = &abi_for(walk.process, walk.pe, own ? &*own : nullptr);
+    if (!walk.pe) walk.own_loader = own_loader_of(object, b);
+    walk.abi = &abi_for(walk.process, walk.pe, walk.own_loader ? &*walk.own_loader : nullptr);
     size_t index = add_loaded(walk, object, kNone, b.is_executable() && !walk.pe);
     if (walk.pe) walk.names.emplace(pe_name_key(basename_of(path)), index);
     else if (walk.main == kNone) walk.names.emplace(path, index);  // known by the path it was opened by
@@ -719,6 +714,11 @@ std::vector<Attempt> Resolver::explain(size_t root_index, size_t from, const std
 }
 
 const Graph& Resolver::graph() const { return impl_->graph; }
+
+const OwnLoader* Resolver::own_loader(size_t root_index) const {
+  const auto& own = impl_->walks[root_index].own_loader;
+  return own ? &*own : nullptr;
+}
 Graph Resolver::take_graph() { return std::move(impl_->graph); }
 const std::vector<Finding>& Resolver::diagnostics() const { return impl_->diagnostics; }
 
