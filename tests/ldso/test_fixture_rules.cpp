@@ -209,6 +209,18 @@ TEST_CASE("ldso rule: /etc/ld.so.preload of a --root") { check_rule("etc_preload
 TEST_CASE("ldso rule: ld.so.cache of a --root (ldconfig -r, include glob)") { check_rule("root_cache"); }
 TEST_CASE("ldso rule: a program's own loader, with its own search path and no cache") { check_rule("own_loader"); }
 TEST_CASE("ldso rule: a program's own loader in a --root, with its own cache") { check_rule("own_loader_root"); }
+TEST_CASE("the program-loader finding and depscan why name the loader, its search path and cache") {
+  std::string root = fixtures_dir() + "/ldso/own_loader_root/root";
+  CommandResult r = run_command(depscan_bin() + " why --root " + shell_quote(root) + " /app/app libcached.so.1");
+  CHECK(r.output.starts_with("the program's own loader /opt/glibc-2.36-build/lib/ld-linux-x86-64.so.2: search path "
+                             "/lib/x86_64-linux-gnu:/opt/glibc-2.36-build/lib:/lib:/usr/lib; cache /opt/ld.so.cache\n"
+                             "loader /opt/glibc-2.36-build/lib/ld-linux-x86-64.so.2: "));
+  CHECK(r.output.find("=> found /opt/cached/libcached.so.1 ") != std::string::npos);
+  CommandResult here = run_command(depscan_bin() + " --no-color " + shell_quote(fixtures_dir() + "/ldso/own_loader/app"));
+  CHECK(here.output.find("info[program-loader]: ") != std::string::npos);
+  CHECK(here.output.find("and cache (/nx/ld.so.cache, absent: not used)") != std::string::npos);
+}
+
 TEST_CASE("a program's own loader whose search path cannot be read: a warning, and the system's search") {
   std::string dir = fixtures_dir() + "/ldso/own_loader";
   CommandResult r = run_command(depscan_bin() + " --format json " + shell_quote(dir + "/app_unknown_loader"));
