@@ -4,6 +4,7 @@
 // are `delay_needed`.
 #pragma once
 
+#include <compare>
 #include <cstdint>
 #include <deque>
 #include <initializer_list>
@@ -271,11 +272,24 @@ struct Object {
   std::string owner;           // distribution / package owning the file, if known
 };
 
+struct GlibcRelease {
+  int major = 0;
+  int minor = 0;
+  auto operator<=>(const GlibcRelease&) const = default;
+};
+
+// The loader a root runs under, as the resolver followed it.
+struct RootLoader {
+  std::string own;                      // the program's own loader (its PT_INTERP), when not the system's default
+  std::optional<GlibcRelease> release;  // that loader's glibc release, when known
+};
+
 struct Graph {
   std::vector<Object> objects;
   std::vector<Edge> edges;
   std::vector<size_t> roots;                   // objects scanned as roots, in order
   std::vector<std::vector<size_t>> load_order; // per root: breadth-first load order = lookup scope
+  std::vector<RootLoader> root_loaders;        // per root
 };
 
 // Per root, the indices of its edges in graph order: a check that looks at one root's edges

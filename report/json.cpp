@@ -1,5 +1,6 @@
 #include <set>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "report/json_writer.h"
@@ -139,6 +140,19 @@ void write_finding(JsonWriter& w, const Finding& f) {
   w.end_object();
 }
 
+// Per root: the glibc release of the loader the checks judged it by, and that loader when it is
+// the program's own rather than the system's.
+void write_root_loader(JsonWriter& w, const RootLoader& loader) {
+  w.begin_object();
+  w.key("glibc");
+  if (loader.release) w.value(fmt::format("{}.{}", loader.release->major, loader.release->minor));
+  else w.null();
+  w.key("own_loader");
+  if (!loader.own.empty()) w.value(loader.own);
+  else w.null();
+  w.end_object();
+}
+
 }  // namespace
 
 // Keys in sorted order: the layout nlohmann::json (a std::map per object) gave the report first.
@@ -157,6 +171,10 @@ std::string render_json(const ScanReport& report) {
   w.key("objects");
   w.begin_array();
   for (const Object& o : g.objects) write_object(w, o);
+  w.end_array();
+  w.key("root_loaders");
+  w.begin_array();
+  for (const RootLoader& loader : g.root_loaders) write_root_loader(w, loader);
   w.end_array();
   w.key("roots");
   w.begin_array();

@@ -11,7 +11,7 @@
 #include "analyzer/check/check.h"
 #include "analyzer/check/listing.h"
 #include "analyzer/check/per_file.h"
-#include "analyzer/resolve/glibc_release.h"
+#include "analyzer/check/loader_releases.h"
 #include "analyzer/resolve/hwcaps.h"
 
 namespace depscan {
@@ -40,7 +40,7 @@ bool in_unsearched_hwcaps_dir(const std::string& path, uint32_t levels) {
 
 class IsaLevelCheck {
  public:
-  explicit IsaLevelCheck(const CheckContext& ctx) : ctx_(ctx), releases_(ctx.fs) {}
+  explicit IsaLevelCheck(const CheckContext& ctx) : ctx_(ctx), releases_(ctx.graph) {}
 
   std::optional<Finding> finding_for(size_t index) {
     const Object& o = ctx_.graph.objects[index];
@@ -49,17 +49,18 @@ class IsaLevelCheck {
     if ((needed & ~kIsaBaseline) == 0) return std::nullopt;  // every x86-64 CPU has the baseline
     if ((needed & ~cpu_levels()) == 0 || is_dynamic_loader(*o.binary)) return std::nullopt;
     if (in_unsearched_hwcaps_dir(o.path, cpu_levels())) return std::nullopt;
-    return Finding{"cpu-isa-level", Severity::Error, index, message(o, needed), fix(needed), ""};
+    return Finding{"cpu-isa-level", Severity::Error, index, message(index, needed), fix(needed), ""};
   }
 
  private:
-  std::string message(const Object& o, uint32_t needed) {
+  std::string message(size_t index, uint32_t needed) {
+    const Object& o = ctx_.graph.objects[index];
     const Binary& b = *o.binary;
     std::string cpu = ctx_.target.cpu_isa_levels ? "the target CPU (--cpu-level)" : "this machine's CPU";
     std::string what = fmt::format("{}: its GNU property note says it needs {}, which {} lacks (it supports up to {})",
                                    o.path, join_limited(x86_isa_level_names(needed & ~cpu_levels())), cpu,
                                    highest_level(cpu_levels()));
-    const std::optional<GlibcRelease>& release = releases_.of(b.bits, b.machine);
+    const std::optional<GlibcRelease>& release = releases_.of_object(index);
     if (release && *release < kChecksIsaLevel)
       return fmt::format("{}: glibc {}.{} loads it without looking, and the process dies with SIGILL (illegal "
                          "instruction) when it first runs an instruction the CPU lacks", what, release->major,
@@ -86,7 +87,7 @@ class IsaLevelCheck {
   }
 
   const CheckContext& ctx_;
-  SystemGlibcReleases releases_;
+  LoaderReleases releases_;
   std::optional<uint32_t> levels_;
 };
 

@@ -13,7 +13,7 @@
 
 #include "analyzer/check/check.h"
 #include "analyzer/check/load_order.h"
-#include "analyzer/resolve/glibc_release.h"
+#include "analyzer/check/loader_releases.h"
 #include "analyzer/resolve/glibc_tunables.h"
 
 namespace depscan {
@@ -25,8 +25,7 @@ constexpr GlibcRelease kRefusesDlopenExecstack{2, 41}, kForcesExecstack{2, 42};
 // only in dlopen; 2 (2.42 and later) makes the stack executable at start-up, so no dlopen is refused.
 enum class ExecstackMode { Default, Disable, Force };
 
-ExecstackMode execstack_mode(const std::optional<GlibcRelease>& release, const std::string& tunables) {
-  auto value = parse_glibc_tunables(tunables).execstack;
+ExecstackMode execstack_mode(const std::optional<GlibcRelease>& release, const std::optional<uint64_t>& value) {
   if (!release || *release < kRefusesDlopenExecstack || !value) return ExecstackMode::Default;
   if (*value == 0) return ExecstackMode::Disable;
   if (*value == 2 && *release >= kForcesExecstack) return ExecstackMode::Force;
@@ -51,11 +50,10 @@ std::string stack_reason(const Binary& b) {
 
 class StackCheck {
  public:
-  explicit StackCheck(const CheckContext& ctx) : ctx_(ctx), g_(ctx.graph) {}
+  explicit StackCheck(const CheckContext& ctx)
+      : g_(ctx.graph), releases_(ctx.graph), execstack_tunable_(parse_glibc_tunables(ctx.target.glibc_tunables).execstack) {}
 
   std::vector<Finding> run() {
-    if (!ctx_.target.glibc_tunables.empty()) mode_ = execstack_mode(release(), ctx_.target.glibc_tunables);
-    if (mode_ == ExecstackMode::Force) return {};
     auto by_root = edges_by_root(g_);
     for (size_t r = 0; r < g_.roots.size(); ++r) check_root(r, by_root[r]);
     return std::move(out_);
@@ -66,14 +64,16 @@ class StackCheck {
     size_t root = g_.roots[r];
     const auto& bin = g_.objects[root].binary;
     if (!bin || bin->format != Format::Elf) return;
+    ExecstackMode mode = execstack_mode(releases_.of_root(r), execstack_tunable_);
+    if (mode == ExecstackMode::Force) return;
     if (!bin->is_executable()) {  // a library: whatever program loads it may use dlopen
-      for (size_t o : load_closure(g_, edges, {root}, true)) report_library_root(o, root);
+      for (size_t o : load_closure(g_, edges, {root}, true)) report_library_root(o, r);
       return;
     }
     std::vector<size_t> startup = load_closure(g_, edges, {root}, false);
     for (size_t o : startup)
       if (needs_exec(g_, o)) {  // ld.so makes the stack executable at start-up, unless told not to
-        if (mode_ == ExecstackMode::Disable) return report_refused_at_startup(o, root);
+        if (mode == ExecstackMode::Disable) return report_refused_at_startup(o, root);
         return;
       }
     std::vector<bool> at_startup(g_.objects.size());
@@ -82,7 +82,7 @@ class StackCheck {
       const Edge& edge = g_.edges[e];
       if (edge.kind != EdgeKind::Dlopen || !edge.to || at_startup[*edge.to]) continue;
       for (size_t o : load_closure(g_, edges, {*edge.to}, false))
-        if (!at_startup[o]) report_dlopened(o, edge);
+        if (!at_startup[o]) report_dlopened(o, edge, r);
     }
   }
 
@@ -99,22 +99,23 @@ class StackCheck {
         Severity::Error, true);
   }
 
-  void report_dlopened(size_t object, const Edge& opened_by) {
+  void report_dlopened(size_t object, const Edge& opened_by, size_t r) {
     if (!needs_exec(g_, object)) return;
     std::string how = fmt::format("{} opens {} with dlopen, and the program's stack is not executable",
                                   g_.objects[opened_by.from].path, opened_by.name);
-    add(object, dlopen_message(object, how), refuses() ? Severity::Error : Severity::Warning, true);
+    add(object, dlopen_message(object, how, r), refuses(r) ? Severity::Error : Severity::Warning, true);
   }
 
-  void report_library_root(size_t object, size_t root) {
+  void report_library_root(size_t object, size_t r) {
     if (!needs_exec(g_, object)) return;
+    size_t root = g_.roots[r];
     const std::string& root_path = g_.objects[root].path;
     bool python = python_extension_name(root_path);
     std::string loads = object == root ? "it" : root_path + ", which needs it,";
     std::string how = python ? fmt::format("Python imports {} with dlopen", object == root ? "it" : root_path)
                              : fmt::format("a program whose stack is not executable (Python's is not) may load {} "
                                            "with dlopen", loads);
-    add(object, dlopen_message(object, how), python && refuses() ? Severity::Error : Severity::Warning, python);
+    add(object, dlopen_message(object, how, r), python && refuses(r) ? Severity::Error : Severity::Warning, python);
   }
 
   // One finding per file (one file may be several objects, by several paths): the most severe, then
@@ -133,32 +134,23 @@ class StackCheck {
     out_[it->second.index] = std::move(finding);
   }
 
-  // "...: its PT_GNU_STACK asks ...; <how>: glibc 2.41 and later refuse that (...); <the system's release>"
-  std::string dlopen_message(size_t object, const std::string& how) {
+  // "...: its PT_GNU_STACK asks ...; <how>: glibc 2.41 and later refuse that (...); <the loader's release>"
+  std::string dlopen_message(size_t object, const std::string& how, size_t r) {
     const Object& o = g_.objects[object];
-    std::string system = !release() ? "the analysed system's glibc release is unknown"
-                         : refuses() ? fmt::format("the analysed system has glibc {}.{}", release()->major, release()->minor)
-                                     : fmt::format("the analysed system's glibc {}.{} still allows it and makes the "
-                                                   "whole stack executable", release()->major, release()->minor);
+    std::string release = releases_.describe(r);
+    if (releases_.of_root(r) && !refuses(r)) release += ", which still allows it and makes the whole stack executable";
     return fmt::format("{}: {}; {}: glibc 2.41 and later refuse that (\"cannot enable executable stack as shared "
-                       "object requires: Invalid argument\"); {}", o.path, stack_reason(*o.binary), how, system);
+                       "object requires: Invalid argument\"); {}", o.path, stack_reason(*o.binary), how, release);
   }
 
-  bool refuses() { return release() && *release() >= kRefusesDlopenExecstack; }
-
-  const std::optional<GlibcRelease>& release() {
-    if (!release_read_) {
-      release_read_ = true;
-      const auto& b = g_.objects[g_.roots.front()].binary;
-      int bits = b ? b->bits : 64;
-      uint16_t machine = b ? b->machine : 62;
-      release_ = system_glibc_release(ctx_.fs, bits, machine);
-    }
-    return release_;
+  bool refuses(size_t r) const {
+    const auto& release = releases_.of_root(r);
+    return release && *release >= kRefusesDlopenExecstack;
   }
 
-  const CheckContext& ctx_;
   const Graph& g_;
+  LoaderReleases releases_;
+  std::optional<uint64_t> execstack_tunable_;
   struct Said {
     size_t index;  // into out_
     Severity severity;
@@ -166,9 +158,6 @@ class StackCheck {
   };
   std::map<std::pair<uint64_t, uint64_t>, Said> by_file_;
   std::vector<Finding> out_;
-  ExecstackMode mode_ = ExecstackMode::Default;
-  bool release_read_ = false;
-  std::optional<GlibcRelease> release_;
 };
 
 }  // namespace

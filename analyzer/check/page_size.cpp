@@ -8,7 +8,7 @@
 
 #include "analyzer/check/check.h"
 #include "analyzer/check/per_file.h"
-#include "analyzer/resolve/glibc_release.h"
+#include "analyzer/check/loader_releases.h"
 
 namespace depscan {
 namespace {
@@ -21,14 +21,14 @@ bool may_have_large_pages(uint16_t machine) { return machine == kEmAarch64 || ma
 
 std::string kib(uint64_t bytes) { return fmt::format("{} KiB", bytes / 1024); }
 
-std::optional<Finding> page_size_finding(const CheckContext& ctx, SystemGlibcReleases& releases, size_t index) {
+std::optional<Finding> page_size_finding(const CheckContext& ctx, LoaderReleases& releases, size_t index) {
   const Object& o = ctx.graph.objects[index];
   if (!o.binary || o.binary->format != Format::Elf || !o.binary->load_congruence) return std::nullopt;
   const Binary& b = *o.binary;
   if (!may_have_large_pages(b.machine)) return std::nullopt;  // x86 kernels have 4 KiB pages only
   std::optional<uint64_t> target = ctx.target.page_size;
   uint64_t page = target.value_or(kLargePage);
-  const auto& release = releases.of(b.bits, b.machine);
+  const auto& release = releases.of_object(index);
   bool before_2_35 = release && *release < kCongruenceOnly;
   uint64_t largest = b.largest_page_size(before_2_35);
   if (largest >= page) return std::nullopt;
@@ -48,7 +48,7 @@ std::optional<Finding> page_size_finding(const CheckContext& ctx, SystemGlibcRel
 }  // namespace
 
 std::vector<Finding> check_page_size(const CheckContext& ctx) {
-  SystemGlibcReleases releases(ctx.fs);
+  LoaderReleases releases(ctx.graph);
   return once_per_file(ctx.graph, [&](size_t index) { return page_size_finding(ctx, releases, index); });
 }
 

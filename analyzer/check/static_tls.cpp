@@ -15,7 +15,7 @@
 #include "analyzer/check/check.h"
 #include "analyzer/check/load_order.h"
 #include "analyzer/check/static_tls_process.h"
-#include "analyzer/resolve/glibc_release.h"
+#include "analyzer/check/loader_releases.h"
 #include "analyzer/resolve/glibc_tunables.h"
 
 namespace depscan {
@@ -58,23 +58,24 @@ class StaticTlsCheck {
 
   std::vector<Finding> run() {
     auto by_root = edges_by_root(g_);
-    for (size_t r = 0; r < g_.roots.size(); ++r) check_root(g_.roots[r], by_root[r]);
+    for (size_t r = 0; r < g_.roots.size(); ++r) check_root(r, by_root[r]);
     check_imported_together(by_root);
     return std::move(out_);
   }
 
  private:
-  void check_root(size_t root, const std::vector<size_t>& edges) {
-    const Binary* bin = elf_binary(g_, root);
+  void check_root(size_t r, const std::vector<size_t>& edges) {
+    const Binary* bin = elf_binary(g_, g_.roots[r]);
     if (!bin) return;
     auto abi = tls_abi(bin->machine);
     if (!abi) return;
-    if (bin->is_executable()) return check_program(root, edges, *abi);
-    check_library(root, edges, *abi);
+    if (bin->is_executable()) return check_program(r, edges, *abi);
+    check_library(r, edges, *abi);
   }
 
-  void check_program(size_t root, const std::vector<size_t>& edges, TlsAbi abi) {
-    StaticTlsProcess process(g_, new_block(abi, *elf_binary(g_, root)), names_, file_of_);
+  void check_program(size_t r, const std::vector<size_t>& edges, TlsAbi abi) {
+    size_t root = g_.roots[r];
+    StaticTlsProcess process(g_, new_block(abi, r), names_, file_of_);
     process.start(load_closure(g_, edges, {root}, false));
     for (size_t e : edges) {
       const Edge& edge = g_.edges[e];
@@ -100,7 +101,7 @@ class StaticTlsCheck {
       if (!abi || failed_alone_.count(root) || (process && bin->machine != machine)) continue;
       auto [startup, group] = split_libc(load_closure(g_, by_root[r], {root}, true));
       if (!process) {
-        process.emplace(g_, new_block(*abi, *bin), names_, file_of_);
+        process.emplace(g_, new_block(*abi, r), names_, file_of_);
         process->start(startup);
         machine = bin->machine;
       }
@@ -139,9 +140,10 @@ class StaticTlsCheck {
 
   // The program that loads a library is unknown: its start-up TLS is taken as the C library's, and
   // a failure is certain only when it also happens with the most the block's rounding can add.
-  void check_library(size_t root, const std::vector<size_t>& edges, TlsAbi abi) {
+  void check_library(size_t r, const std::vector<size_t>& edges, TlsAbi abi) {
+    size_t root = g_.roots[r];
     auto [startup, group] = split_libc(load_closure(g_, edges, {root}, true));
-    StaticTlsProcess tight(g_, new_block(abi, *elf_binary(g_, root)), names_, file_of_), wide = tight;
+    StaticTlsProcess tight(g_, new_block(abi, r), names_, file_of_), wide = tight;
     tight.start(startup);
     wide.start(startup);
     auto failure = tight.open(group);
@@ -157,8 +159,8 @@ class StaticTlsCheck {
     report(*failure, how, python && certain ? Severity::Error : Severity::Warning);
   }
 
-  StaticTlsBlock new_block(TlsAbi abi, const Binary& root) {
-    const auto& release = releases_.of(root.bits, root.machine);
+  StaticTlsBlock new_block(TlsAbi abi, size_t root_index) {
+    const auto& release = releases_.of_root(root_index);
     uint64_t surplus = release && *release < kSurplusTunables ? StaticTlsBlock::kDefaultSurplus
                                                                 : tunables_.static_tls_surplus();
     return StaticTlsBlock(abi, surplus, release && *release >= kRseqInStaticTls);
@@ -195,7 +197,7 @@ class StaticTlsCheck {
   TlsNames names_;
   std::vector<size_t> file_of_;
   std::set<size_t> failed_alone_;  // library roots whose own load does not fit
-  SystemGlibcReleases releases_{ctx_.fs};
+  LoaderReleases releases_{ctx_.graph};
   std::map<std::pair<uint64_t, uint64_t>, size_t> said_;  // file -> index into out_
   std::vector<Finding> out_;
 };

@@ -77,16 +77,6 @@ std::optional<GlibcRelease> glibc_release_of(const FileSystem& fs, const std::st
   return std::nullopt;
 }
 
-std::optional<GlibcRelease> system_glibc_release(const FileSystem& fs, int bits, uint16_t machine) {
-  return glibc_release_of(fs, default_interpreter(bits, machine), detect_layout(fs, bits, machine).system_dirs);
-}
-
-const std::optional<GlibcRelease>& SystemGlibcReleases::of(int bits, uint16_t machine) {
-  auto [it, added] = by_class_and_machine_.emplace(std::pair(bits, machine), std::nullopt);
-  if (added) it->second = system_glibc_release(fs_, bits, machine);
-  return it->second;
-}
-
 HwcapRules hwcap_rules_for(std::optional<GlibcRelease> release) {
   HwcapRules rules;
   if (!release) return rules;

@@ -6,24 +6,15 @@
 //   2.40  ld.so.cache entries with legacy hwcap or platform bits are skipped.
 #pragma once
 
-#include <compare>
-#include <map>
-#include <utility>
-#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "analyzer/input/fs.h"
+#include "analyzer/model.h"
 
 namespace depscan {
-
-struct GlibcRelease {
-  int major = 0;
-  int minor = 0;
-  auto operator<=>(const GlibcRelease&) const = default;
-};
 
 // The release in a glibc banner ("... stable release version 2.31."), as ld.so (from 2.33) and
 // libc.so.6 carry it.
@@ -33,20 +24,6 @@ std::optional<GlibcRelease> parse_release_banner(std::string_view bytes);
 // libc.so.6 beside it, else of the first libc.so.6 in `system_dirs` that has one. nullopt when none says.
 std::optional<GlibcRelease> glibc_release_of(const FileSystem& fs, const std::string& interpreter,
                                              const std::vector<std::string>& system_dirs = {});
-
-// The release of the analysed system's default loader for programs of this class and machine.
-std::optional<GlibcRelease> system_glibc_release(const FileSystem& fs, int bits, uint16_t machine);
-
-// system_glibc_release, read once per class and machine: for checks that ask about every object.
-class SystemGlibcReleases {
- public:
-  explicit SystemGlibcReleases(const FileSystem& fs) : fs_(fs) {}
-  const std::optional<GlibcRelease>& of(int bits, uint16_t machine);
-
- private:
-  const FileSystem& fs_;
-  std::map<std::pair<int, uint16_t>, std::optional<GlibcRelease>> by_class_and_machine_;
-};
 
 struct HwcapRules {
   bool glibc_hwcaps = true;          // glibc-hwcaps subdirectories and cache entries (2.33 on)

@@ -40,6 +40,7 @@ std::string display_name(const Object& obj) {
 // program's own (another glibc's ld.so in its PT_INTERP).
 struct AbiContext {
   SystemLayout layout;
+  std::optional<GlibcRelease> release;  // the glibc release of the loader this context searches like
   std::unique_ptr<LibrarySearch> search;
 };
 
@@ -170,7 +171,8 @@ struct Resolver::Impl {
     CacheSource source;
     source.query = cache_query_for(abi.bits, abi.machine);
     std::string interpreter = own ? own->path : default_interpreter(abi.bits, abi.machine);
-    HwcapRules rules = hwcap_rules_for(glibc_release_of(fs, interpreter, ctx->layout.system_dirs));
+    if (!pe) ctx->release = glibc_release_of(fs, interpreter, ctx->layout.system_dirs);
+    HwcapRules rules = hwcap_rules_for(ctx->release);
     if (abi.machine == kEmX8664 && abi.bits == 64) {
       if (rules.glibc_hwcaps) {
         for (const std::string& level : env().hwcaps) config.subdirs.push_back("glibc-hwcaps/" + level);
@@ -618,6 +620,7 @@ struct Resolver::Impl {
     size_t object = object_for(path, bin);
     graph.roots.push_back(object);
     graph.load_order.emplace_back();
+    graph.root_loaders.emplace_back();
     walks.emplace_back();
     RootWalk& walk = walks.back();
     walk.root_object = object;
@@ -634,6 +637,7 @@ struct Resolver::Impl {
     walk.process = ProcessAbi{b.bits ? b.bits : 64, b.little_endian, b.machine};
     if (!walk.pe) walk.own_loader = own_loader_of(object, b);
     walk.abi = &abi_for(walk.process, walk.pe, walk.own_loader ? &*walk.own_loader : nullptr);
+    graph.root_loaders[root_index] = RootLoader{walk.own_loader ? walk.own_loader->path : std::string(), walk.abi->release};
     size_t index = add_loaded(walk, object, kNone, b.is_executable() && !walk.pe);
     if (walk.pe) walk.names.emplace(pe_name_key(basename_of(path)), index);
     else if (walk.main == kNone) walk.names.emplace(path, index);  // known by the path it was opened by
@@ -658,6 +662,7 @@ void Resolver::reserve_roots(size_t count) {
   g.edges.reserve(g.edges.size() + std::min(count * kEdgesPerRoot, kMostEdgesReserved));
   g.roots.reserve(g.roots.size() + count);
   g.load_order.reserve(g.load_order.size() + count);
+  g.root_loaders.reserve(g.root_loaders.size() + count);
   impl_->walks.reserve(impl_->walks.size() + count);
 }
 

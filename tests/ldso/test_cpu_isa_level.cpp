@@ -186,6 +186,12 @@ TEST_CASE("CPU ISA level: glibc before 2.33 loads the object, which dies on its 
   auto r = run_command(depscan_bin() + " --no-color --root " + root + " --ld-library-path /t/future /t/app");
   CHECK(r.output.find("glibc 2.32 loads it without looking, and the process dies with SIGILL") != std::string::npos);
   CHECK(isa_findings("--root " + root + " --ld-library-path /t/baseline /t/app").empty());
+  // app_own runs under a loader of its own that says 2.33: that loader checks the marker.
+  r = run_command(depscan_bin() + " --no-color --root " + root + " --ld-library-path /t/future /t/app_own");
+  CHECK_MESSAGE(r.output.find("future/libcudnn.so.9: its GNU property note says it needs unknown ISA bit 4") !=
+                std::string::npos, r.output);
+  CHECK(r.output.find("ld.so refuses it with \"CPU ISA level is lower than required\"") != std::string::npos);
+  CHECK(r.output.find("SIGILL") == std::string::npos);
 }
 
 }  // namespace depscan::test

@@ -114,6 +114,31 @@ TEST_CASE("executable stack: the tunable's values that a release does not know a
   }
 }
 
+TEST_CASE("executable stack: a program under its own loader is judged by that loader's glibc, not the system's") {
+  // rootown/: the system's loader says 2.36; app_own241 and app_own242 run under loaders of their own.
+  std::string root = "--root " + shell_quote(dir() + "/rootown") + " --ld-library-path /t/rwe ";
+  CHECK(stack_findings(root + "/t/app") == std::set<std::string>{"warning rwe/libcudnn.so.9"});
+  CHECK(stack_findings(root + "/t/app_own241") == std::set<std::string>{"error rwe/libcudnn.so.9"});
+  CHECK(stack_findings(root + "/t/app_own242") == std::set<std::string>{"error rwe/libcudnn.so.9"});
+  // glibc.rtld.execstack=2 counts for 2.42's loader only; 2.36 ignores it (and allows the dlopen).
+  std::string force = "--glibc-tunables glibc.rtld.execstack=2 ";
+  CHECK(stack_findings(force + root + "/t/app_own242").empty());
+  CHECK(stack_findings(force + root + "/t/app_own241") == std::set<std::string>{"error rwe/libcudnn.so.9"});
+  CHECK(stack_findings(force + root + "/t/app") == std::set<std::string>{"warning rwe/libcudnn.so.9"});
+  auto r = run_command(depscan_bin() + " --no-color " + root + "/t/app_own241");
+  CHECK_MESSAGE(r.output.find("; the program runs under its own loader /opt/glibc-2.41-build/lib/ld-linux-x86-64.so.2, "
+                              "glibc 2.41\n") != std::string::npos, r.output);
+  r = run_command(depscan_bin() + " --no-color " + root + "/t/app");
+  CHECK_MESSAGE(r.output.find("; the analysed system has glibc 2.36, which still allows it and makes the whole stack "
+                              "executable\n") != std::string::npos, r.output);
+  // The JSON report says, per root, which loader's release the checks took.
+  r = run_command(depscan_bin() + " --format json " + root + "/t/app /t/app_own241");
+  json report = json::parse(r.output, nullptr, false);
+  REQUIRE(!report.is_discarded());
+  CHECK(report["root_loaders"] == json::parse(R"([{"glibc": "2.36", "own_loader": null},
+      {"glibc": "2.41", "own_loader": "/opt/glibc-2.41-build/lib/ld-linux-x86-64.so.2"}])"));
+}
+
 TEST_CASE("executable stack: a library scanned on its own is a warning, a Python extension an error on 2.41") {
   std::string ext = "ext.cpython-311-x86_64-linux-gnu.so";
   std::string host_severity = host_refuses() ? "error" : "warning";

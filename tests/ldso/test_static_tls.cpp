@@ -115,6 +115,20 @@ TEST_CASE("static TLS: under a root with glibc 2.41, depscan gives the outcomes 
     }
 }
 
+TEST_CASE("static TLS: a program under its own loader gets that loader's surplus, not the system's") {
+  // rootown/: the system's loader says 2.41 (rseq in static TLS); app_own runs under a copy of this
+  // machine's loader (2.36) that searches its own directory, so it fares as app does here.
+  if (!host_is_glibc_2_36()) return;
+  std::string root = "--root " + shell_quote(dir() + "/rootown") + " --ld-library-path /t/";
+  for (const std::string& library_dir : kLibraryDirs) {
+    INFO(library_dir);
+    CHECK(tls_findings(root + library_dir + " /t/app") == refused_by_glibc_2_41("app", library_dir));
+    CHECK(tls_findings(root + library_dir + " /t/app_own") == loader_refused("app", library_dir));
+  }
+  auto r = run_command(depscan_bin() + " --no-color " + root + "over /t/app_own");
+  CHECK_MESSAGE(r.output.find("only 1712 bytes of the static TLS block's surplus are left") != std::string::npos, r.output);
+}
+
 TEST_CASE("static TLS: extension modules that fit alone and not in one process are a warning on the last") {
   // dlopen_each opens its arguments in order, as Python imports modules.
   std::string a = "mods/a.cpython-311-x86_64-linux-gnu.so", b = "mods/b.cpython-311-x86_64-linux-gnu.so";
