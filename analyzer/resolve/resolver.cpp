@@ -171,7 +171,7 @@ struct Resolver::Impl {
     CacheSource source;
     source.query = cache_query_for(abi.bits, abi.machine);
     std::string interpreter = own ? own->path : default_interpreter(abi.bits, abi.machine);
-    if (!pe) ctx->release = glibc_release_of(fs, interpreter, ctx->layout.system_dirs);
+    ctx->release = glibc_release_of(fs, interpreter, ctx->layout.system_dirs);
     HwcapRules rules = hwcap_rules_for(ctx->release);
     if (abi.machine == kEmX8664 && abi.bits == 64) {
       if (rules.glibc_hwcaps) {
@@ -637,7 +637,8 @@ struct Resolver::Impl {
     walk.process = ProcessAbi{b.bits ? b.bits : 64, b.little_endian, b.machine};
     if (!walk.pe) walk.own_loader = own_loader_of(object, b);
     walk.abi = &abi_for(walk.process, walk.pe, walk.own_loader ? &*walk.own_loader : nullptr);
-    graph.root_loaders[root_index] = RootLoader{walk.own_loader ? walk.own_loader->path : std::string(), walk.abi->release};
+    if (!walk.pe)
+      graph.root_loaders[root_index] = RootLoader{walk.own_loader ? walk.own_loader->path : std::string(), walk.abi->release};
     size_t index = add_loaded(walk, object, kNone, b.is_executable() && !walk.pe);
     if (walk.pe) walk.names.emplace(pe_name_key(basename_of(path)), index);
     else if (walk.main == kNone) walk.names.emplace(path, index);  // known by the path it was opened by
