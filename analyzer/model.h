@@ -282,6 +282,7 @@ struct GlibcRelease {
 struct RootLoader {
   std::string own;                      // the program's own loader (its PT_INTERP), when not the system's default
   std::optional<GlibcRelease> release;  // that loader's glibc release, when known
+  bool musl = false;                    // musl's loader, whose rules are not glibc's
 };
 
 struct Graph {

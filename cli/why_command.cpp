@@ -62,6 +62,13 @@ void print_loader(const FileSystem& fs, const Binary& binary, const ScanOptions&
   if (binary.format != Format::Elf) return;
   std::string interpreter = default_interpreter(binary.bits, binary.machine);
   std::vector<std::string> system_dirs = detect_layout(fs, binary.bits, binary.machine).system_dirs;
+  if (own && own->musl) {
+    fmt::print("musl's loader {}: LD_LIBRARY_PATH, the RPATH or RUNPATH of each object up the chain that loaded it, "
+               "then {} ({}); no ld.so.cache, no hwcaps subdirectories\n",
+               own->path, fmt::join(own->build.system_dirs, ":"),
+               own->musl_path_file.empty() ? "musl's default" : "from " + own->musl_path_file);
+    return;
+  }
   if (own) {
     interpreter = own->path;
     system_dirs = own->build.system_dirs;

@@ -140,13 +140,15 @@ void write_finding(JsonWriter& w, const Finding& f) {
   w.end_object();
 }
 
-// Per root: the glibc release of the loader the checks judged it by, and that loader when it is
-// the program's own rather than the system's.
+// Per root: the glibc release of the loader the checks judged it by, whether that loader is
+// musl's, and the loader itself when it is the program's own rather than the system's.
 void write_root_loader(JsonWriter& w, const RootLoader& loader) {
   w.begin_object();
   w.key("glibc");
   if (loader.release) w.value(fmt::format("{}.{}", loader.release->major, loader.release->minor));
   else w.null();
+  w.key("musl");
+  w.value(loader.musl);
   w.key("own_loader");
   if (!loader.own.empty()) w.value(loader.own);
   else w.null();

@@ -46,7 +46,7 @@ std::string_view how_label(const Edge& e) {
   switch (e.how) {
     case How::Rpath: return detail_or(e, "rpath");
     case How::LdLibraryPath: return "LD_LIBRARY_PATH";
-    case How::Runpath: return "runpath";
+    case How::Runpath: return detail_or(e, "runpath");  // musl: "runpath of app" up the chain
     case How::LdSoCache: return "ld.so.cache";
     case How::DefaultPath: return "default path";
     case How::DirectPath: return "direct path";

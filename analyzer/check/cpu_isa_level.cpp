@@ -60,6 +60,9 @@ class IsaLevelCheck {
     std::string what = fmt::format("{}: its GNU property note says it needs {}, which {} lacks (it supports up to {})",
                                    o.path, join_limited(x86_isa_level_names(needed & ~cpu_levels())), cpu,
                                    highest_level(cpu_levels()));
+    if (releases_.musl_object(index))
+      return fmt::format("{}: musl's loader loads it without looking, and the process dies with SIGILL (illegal "
+                         "instruction) when it first runs an instruction the CPU lacks", what);
     const std::optional<GlibcRelease>& release = releases_.of_object(index);
     if (release && *release < kChecksIsaLevel)
       return fmt::format("{}: glibc {}.{} loads it without looking, and the process dies with SIGILL (illegal "

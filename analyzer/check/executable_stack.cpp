@@ -63,7 +63,7 @@ class StackCheck {
   void check_root(size_t r, const std::vector<size_t>& edges) {
     size_t root = g_.roots[r];
     const auto& bin = g_.objects[root].binary;
-    if (!bin || bin->format != Format::Elf) return;
+    if (!bin || bin->format != Format::Elf || releases_.musl_root(r)) return;  // musl ignores PT_GNU_STACK
     ExecstackMode mode = execstack_mode(releases_.of_root(r), execstack_tunable_);
     if (mode == ExecstackMode::Force) return;
     if (!bin->is_executable()) {  // a library: whatever program loads it may use dlopen

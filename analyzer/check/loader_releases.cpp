@@ -16,14 +16,28 @@ const std::optional<GlibcRelease>& LoaderReleases::of_root(size_t root_index) co
   return root_index < graph_.root_loaders.size() ? graph_.root_loaders[root_index].release : kUnknown;
 }
 
-const std::optional<GlibcRelease>& LoaderReleases::of_object(size_t object) {
+size_t LoaderReleases::first_root(size_t object) {
   if (first_root_.empty()) {
     first_root_.assign(graph_.objects.size(), kNoRoot);
     for (size_t r = graph_.roots.size(); r-- > 0;) first_root_[graph_.roots[r]] = r;
     for (const Edge& edge : graph_.edges)
       if (edge.to && first_root_[*edge.to] > edge.root) first_root_[*edge.to] = edge.root;
   }
-  return object < first_root_.size() && first_root_[object] != kNoRoot ? of_root(first_root_[object]) : kUnknown;
+  return object < first_root_.size() ? first_root_[object] : kNoRoot;
+}
+
+const std::optional<GlibcRelease>& LoaderReleases::of_object(size_t object) {
+  size_t root = first_root(object);
+  return root != kNoRoot ? of_root(root) : kUnknown;
+}
+
+bool LoaderReleases::musl_root(size_t root_index) const {
+  return root_index < graph_.root_loaders.size() && graph_.root_loaders[root_index].musl;
+}
+
+bool LoaderReleases::musl_object(size_t object) {
+  size_t root = first_root(object);
+  return root != kNoRoot && musl_root(root);
 }
 
 std::string LoaderReleases::describe(size_t root_index) const {

@@ -64,9 +64,10 @@ class StaticTlsCheck {
   }
 
  private:
+  // musl has no static TLS surplus to run out of (glibc's rules only).
   void check_root(size_t r, const std::vector<size_t>& edges) {
     const Binary* bin = elf_binary(g_, g_.roots[r]);
-    if (!bin) return;
+    if (!bin || releases_.musl_root(r)) return;
     auto abi = tls_abi(bin->machine);
     if (!abi) return;
     if (bin->is_executable()) return check_program(r, edges, *abi);
@@ -96,7 +97,7 @@ class StaticTlsCheck {
     for (size_t r = 0; r < g_.roots.size(); ++r) {
       size_t root = g_.roots[r];
       const Binary* bin = elf_binary(g_, root);
-      if (!bin || bin->is_executable() || !python_extension_name(g_.objects[root].path)) continue;
+      if (!bin || bin->is_executable() || !python_extension_name(g_.objects[root].path) || releases_.musl_root(r)) continue;
       auto abi = tls_abi(bin->machine);
       if (!abi || failed_alone_.count(root) || (process && bin->machine != machine)) continue;
       auto [startup, group] = split_libc(load_closure(g_, by_root[r], {root}, true));

@@ -72,6 +72,7 @@ std::vector<Finding> check_symbol_versions(const CheckContext& ctx, const Symbol
   // run of an object's needs (one file) is checked once per provider it met.
   std::vector<std::vector<std::pair<size_t, size_t>>> checked(ctx.graph.objects.size());  // per requester: (run, provider)
   for (size_t root = 0; root < ctx.graph.load_order.size(); ++root) {
+    if (root < ctx.graph.root_loaders.size() && ctx.graph.root_loaders[root].musl) continue;  // musl checks no versions
     for (size_t o : symbols.members(root)) {
       const Object& requester = ctx.graph.objects[o];
       const std::vector<VersionNeed>& needs = requester.binary->version_needs;

@@ -39,6 +39,7 @@ struct RootFacts {
   bool program = false;          // an executable: nothing comes before it in the scope
   bool missing_library = false;  // the loader stops at library-not-found before binding
   bool missing_in_dlopened = false;  // the same for a dlopen call
+  bool musl = false;             // musl's loader binds every reference at load
   bool missing_for(const SymbolIndex& symbols, size_t object) const {
     return symbols.is_dlopened(root, object) ? missing_in_dlopened : missing_library;
   }
@@ -140,24 +141,25 @@ void add_host_symbol_findings(const Graph& graph, size_t root, size_t object, co
 }
 
 // Why and when the unresolved reference fails: at load, or only at its first call.
-std::string when_it_fails(const Binary& requester, const Symbol& ref, const Target& target) {
+std::string when_it_fails(const Binary& requester, const Symbol& ref, const Target& target, bool musl) {
+  if (musl) return "fails at load: musl's loader binds every reference before the program starts";
   if (is_data(ref.type)) return "fails at load: data reference";
   if (requester.bind_now()) return "fails at load: the object is linked with -z now (BIND_NOW)";
   if (target.bind_now) return "fails at load: LD_BIND_NOW=1";
   return "fails only when first called (lazy binding); at load with LD_BIND_NOW=1";
 }
 
-bool fails_at_load(const Binary& requester, const Symbol& ref, const Target& target) {
-  return is_data(ref.type) || requester.bind_now() || target.bind_now;
+bool fails_at_load(const Binary& requester, const Symbol& ref, const Target& target, bool musl) {
+  return musl || is_data(ref.type) || requester.bind_now() || target.bind_now;
 }
 
 Finding named_provider_finding(const CheckContext& ctx, size_t provider, const Object& requester, const Symbol& ref,
-                               const std::vector<int>& process_majors) {
+                               const std::vector<int>& process_majors, bool musl) {
   const Object& p = ctx.graph.objects[provider];
   std::string soname = soname_or_file_name(p);
   Finding f;
   f.code = "undefined-symbol";
-  f.severity = fails_at_load(*requester.binary, ref, ctx.target) ? Severity::Error : Severity::Warning;
+  f.severity = fails_at_load(*requester.binary, ref, ctx.target, musl) ? Severity::Error : Severity::Warning;
   f.path = requester.path;
   f.message = fmt::format("symbol lookup error: {}: undefined symbol: {} (named after {}, which it NEEDs: the loaded "
                           "{} does not define it, so it is another release than the one {} was built against)",
@@ -223,9 +225,9 @@ std::optional<Finding> unresolved(const CheckContext& ctx, const SymbolIndex& sy
   if (!facts.missing_for(symbols, object)) {
     if (auto named = named_provider(ctx.graph, symbols, facts.root, object, ref)) {
       Finding f = named_provider_finding(ctx, *named, requester, ref,
-                                         cuda_majors_of_root(majors, ctx.graph, ctx.matrix, facts.root));
+                                         cuda_majors_of_root(majors, ctx.graph, ctx.matrix, facts.root), facts.musl);
       f.object = object;
-      f.message += "; " + when_it_fails(*requester.binary, ref, ctx.target);
+      f.message += "; " + when_it_fails(*requester.binary, ref, ctx.target, facts.musl);
       if (symbols.is_dlopened(facts.root, object)) f.message += " (it is loaded by dlopen: the dlopen call fails)";
       return f;
     }
@@ -240,11 +242,12 @@ std::optional<Finding> unresolved(const CheckContext& ctx, const SymbolIndex& sy
   }
   Finding f;
   f.code = "undefined-symbol";
-  f.severity = fails_at_load(*requester.binary, ref, ctx.target) ? Severity::Error : Severity::Warning;
+  f.severity = fails_at_load(*requester.binary, ref, ctx.target, facts.musl) ? Severity::Error : Severity::Warning;
   f.object = object;
   f.path = requester.path;
   std::string versioned = ref.version.empty() ? "" : fmt::format(", version {}", ref.version);
-  f.message = fmt::format("symbol lookup error: {}: undefined symbol: {}{}", requester.path, ref.name, versioned);
+  f.message = facts.musl ? fmt::format("Error relocating {}: {}: symbol not found", requester.path, ref.name)
+                         : fmt::format("symbol lookup error: {}: undefined symbol: {}{}", requester.path, ref.name, versioned);
   if (provider) {
     const Object& p = ctx.graph.objects[*provider];
     f.message += fmt::format(" (expected from {} => {}, which does not define it)", ref.version_file, p.path);
@@ -257,7 +260,7 @@ std::optional<Finding> unresolved(const CheckContext& ctx, const SymbolIndex& sy
     f.fix = fmt::format("load the library that defines {} (add it to NEEDED or LD_PRELOAD), or "
                         "rebuild {} without the reference", ref.name, requester.path);
   }
-  f.message += "; " + when_it_fails(*requester.binary, ref, ctx.target);
+  f.message += "; " + when_it_fails(*requester.binary, ref, ctx.target, facts.musl);
   if (symbols.is_dlopened(facts.root, object)) f.message += " (it is loaded by dlopen: the dlopen call fails)";
   return f;
 }
@@ -272,7 +275,8 @@ std::vector<Finding> check_undefined_symbols(const CheckContext& ctx, const Symb
     const Object& root_object = ctx.graph.objects[ctx.graph.roots[root]];
     RootFacts facts{root, root_object.binary && root_object.binary->is_executable(),
                     has_missing_library(ctx.graph, symbols, root, false),
-                    has_missing_library(ctx.graph, symbols, root, true)};
+                    has_missing_library(ctx.graph, symbols, root, true),
+                    root < ctx.graph.root_loaders.size() && ctx.graph.root_loaders[root].musl};
     for (size_t o : symbols.members(root)) {
       for (const SymbolIndex::Reference& reference : symbols.references(o)) {
         const Symbol& ref = *reference.symbol;

@@ -24,6 +24,8 @@ struct LoaderBuild {
 struct OwnLoader {
   std::string path;
   LoaderBuild build;
+  bool musl = false;          // musl's loader (musl_loader.h): its search rules, not glibc's
+  std::string musl_path_file; // musl: the file build.system_dirs came from ("" for musl's default)
 };
 
 // Reads them from the loader's bytes: system_dirs is one char array of absolute directories, each

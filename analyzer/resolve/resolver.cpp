@@ -16,6 +16,7 @@
 #include "analyzer/resolve/ld_so_cache.h"
 #include "analyzer/resolve/ld_so_conf.h"
 #include "analyzer/resolve/loader_build.h"
+#include "analyzer/resolve/musl_loader.h"
 #include "analyzer/resolve/pe_search.h"
 #include "analyzer/resolve/resolve.h"
 #include "analyzer/resolve/search.h"
@@ -41,6 +42,7 @@ std::string display_name(const Object& obj) {
 struct AbiContext {
   SystemLayout layout;
   std::optional<GlibcRelease> release;  // the glibc release of the loader this context searches like
+  bool musl = false;                    // musl's loader: its rules (musl_loader.h), not glibc's
   std::unique_ptr<LibrarySearch> search;
 };
 
@@ -59,6 +61,7 @@ struct RootWalk {
   ProcessAbi process;
   bool pe = false;
   size_t main = kNone;         // Loaded index of the main program; kNone for library roots
+  size_t interpreter = kNone;  // Loaded index of the dynamic loader, when it is in the walk
   std::vector<Loaded> loaded;
   StringMap<size_t> names;     // soname / requested name / path -> Loaded
   std::map<std::pair<uint64_t, uint64_t>, size_t> files;  // (device, inode) -> Loaded
@@ -90,6 +93,7 @@ struct Resolver::Impl {
   std::map<std::tuple<int, bool, uint16_t, bool, std::string>, std::unique_ptr<AbiContext>> abis;  // PE; own loader
   std::map<std::string, std::optional<LoaderBuild>> loader_builds;  // by own loader path
   std::map<std::string, std::optional<LdSoCache>> own_loader_caches;  // by cache path
+  std::map<std::pair<int, uint16_t>, std::optional<std::string>> system_musl_loaders;  // by class and machine
   std::unique_ptr<DirCache> dir_cache;
   bool cache_loaded = false;
   std::optional<LdSoCache> ld_cache;
@@ -97,7 +101,8 @@ struct Resolver::Impl {
   // Search lists, expanded once and kept for the scan, one copy of each distinct list (LibrarySearch
   // remembers answers by list: libraries in one directory share a RUNPATH of $ORIGIN).
   std::set<std::vector<std::string>> search_lists;
-  std::map<std::pair<size_t, bool>, const std::vector<std::string>*> rpath_memo, runpath_memo;
+  std::map<std::pair<size_t, bool>, const std::vector<std::string>*> rpath_memo, runpath_memo, musl_rpath_memo;
+  std::map<std::string, const std::vector<std::string>*> musl_ld_library_path;  // by the list as written
   std::map<std::pair<size_t, const AbiContext*>, const std::vector<std::string>*> ld_library_path_memo;
   std::optional<std::vector<std::string>> etc_preload;
   bool dry_run = false;  // explain(): search without loading or naming anything in the walk
@@ -158,6 +163,7 @@ struct Resolver::Impl {
     auto key = std::make_tuple(abi.bits, abi.little_endian, abi.machine, pe, own ? own->path : std::string());
     auto it = abis.find(key);
     if (it != abis.end()) return *it->second;
+    if (own && own->musl) return *abis.emplace(key, musl_context(abi, *own)).first->second;
     bool system_cache = !pe && (!own || own->build.cache_path == kCachePath);
     if (system_cache) load_cache_once();
     auto ctx = std::make_unique<AbiContext>();
@@ -197,6 +203,21 @@ struct Resolver::Impl {
     }
     ctx->search = std::make_unique<LibrarySearch>(fs, *dir_cache, std::move(config), source);
     return *abis.emplace(key, std::move(ctx)).first->second;
+  }
+
+  // musl's loader reads no cache and searches no hwcaps subdirectory; the first file a directory
+  // holds is taken.
+  std::unique_ptr<AbiContext> musl_context(const ProcessAbi& abi, const OwnLoader& own) {
+    auto ctx = std::make_unique<AbiContext>();
+    ctx->musl = true;
+    ctx->layout.system_dirs = own.build.system_dirs;
+    SearchConfig config;
+    config.abi = abi;
+    config.cwd = env().cwd;
+    config.system_dirs = own.build.system_dirs;
+    config.first_file_wins = true;
+    ctx->search = std::make_unique<LibrarySearch>(fs, *dir_cache, std::move(config), CacheSource{});
+    return ctx;
   }
 
   // ---------------------------------------------------------------- objects
@@ -323,6 +344,45 @@ struct Resolver::Impl {
     return req;
   }
 
+  // musl's RPATH, or its RUNPATH when it has one, with only $ORIGIN and ${ORIGIN} expanded: any other
+  // '$' makes musl drop the object's list.
+  const std::vector<std::string>& musl_rpath_dirs(const RootWalk& walk, size_t loaded) {
+    auto key = std::make_pair(walk.loaded[loaded].object, loaded == walk.main);
+    auto it = musl_rpath_memo.find(key);
+    if (it != musl_rpath_memo.end()) return *it->second;
+    std::vector<std::string> dirs;
+    const Binary* bin = binary_of(walk, loaded);
+    const std::optional<std::string>& list = bin && bin->runpath ? bin->runpath : bin ? bin->rpath : std::nullopt;
+    if (list && !(env().secure && loaded == walk.main && list->find('$') != std::string::npos))
+      if (auto expanded = expand_musl_origin(*list, dst_context(walk, loaded).origin))
+        dirs = split_musl_path(*expanded);
+    return *musl_rpath_memo.emplace(key, keep_list(std::move(dirs))).first->second;
+  }
+
+  // load_library's lists for a name without '/': LD_LIBRARY_PATH as written, then the RPATH or
+  // RUNPATH of the requester and of each object above it on the chain that loaded it (for dlopen,
+  // the main program's chain; for a preload, none); the system directories follow in the search.
+  SearchRequest musl_search_request(RootWalk& walk, const Request& rq, std::string_view name) {
+    SearchRequest req;
+    req.name = std::string(name);
+    if (!env().secure && !env().ld_library_path.empty()) {
+      std::string joined;
+      for (size_t i = 0; i < env().ld_library_path.size(); ++i) joined += (i ? ":" : "") + env().ld_library_path[i];
+      auto [it, fresh] = musl_ld_library_path.emplace(joined, nullptr);
+      if (fresh) it->second = keep_list(split_musl_path(joined));
+      if (!it->second->empty()) req.lists.push_back({How::LdLibraryPath, "LD_LIBRARY_PATH", it->second});
+    }
+    size_t at = rq.kind == EdgeKind::Preload ? kNone : rq.dlopen ? walk.main : rq.requester;
+    for (; at != kNone; at = walk.loaded[at].loader) {
+      const Binary* bin = binary_of(walk, at);
+      bool runpath = bin && bin->runpath;
+      std::string label = runpath ? "runpath" : "rpath";
+      if (at != rq.requester || rq.dlopen) label += " of " + display_name(graph.objects[walk.loaded[at].object]);
+      req.lists.push_back({runpath ? How::Runpath : How::Rpath, std::move(label), &musl_rpath_dirs(walk, at)});
+    }
+    return req;
+  }
+
   // The one attempt of an edge to an object already loaded as `name`; the roots share it.
   const AttemptList& already_loaded_attempts(size_t object, std::string_view name) {
     auto& lists = already_loaded_lists[object];
@@ -345,7 +405,7 @@ struct Resolver::Impl {
     const Object& obj = graph.objects[object];
     bool has_rpath = !rpath_dirs(walk, index).empty();
     walk.loaded[index].rpath_anchor = has_rpath ? index : loader == kNone ? kNone : walk.loaded[loader].rpath_anchor;
-    if (obj.binary && obj.binary->soname) walk.names.emplace(*obj.binary->soname, index);
+    if (obj.binary && obj.binary->soname && !walk.abi->musl) walk.names.emplace(*obj.binary->soname, index);
     if (obj.device || obj.inode) walk.files.emplace(std::make_pair(obj.device, obj.inode), index);
     return index;
   }
@@ -366,7 +426,7 @@ struct Resolver::Impl {
     edge.root = root_index;
     std::string_view name = rq.name;
     std::string expanded_name;  // name after $ORIGIN, $LIB and $PLATFORM
-    bool wants_expansion = rq.expand_bare_names || name.find('/') != std::string::npos;
+    bool wants_expansion = (rq.expand_bare_names || name.find('/') != std::string::npos) && !walk.abi->musl;
     if (wants_expansion && has_dst(name) && rq.requester != kNone) {
       if (env().secure && rq.kind == EdgeKind::Needed) {
         edge.how_detail = "DST not allowed in SUID/SGID programs";
@@ -383,6 +443,13 @@ struct Resolver::Impl {
       name = expanded_name;
     }
     if (walk.pe) return resolve_pe(walk, std::move(edge), std::string(name));
+    if (walk.abi->musl && is_musl_reserved_name(name) && walk.interpreter != kNone) {
+      edge.how = How::AlreadyLoaded;
+      edge.how_detail = "musl's C library itself";
+      edge.to = walk.loaded[walk.interpreter].object;
+      edge.tried = already_loaded_attempts(*edge.to, name);
+      return {std::move(edge), walk.interpreter};
+    }
     auto known = walk.names.find(name);
     if (known != walk.names.end()) {
       edge.how = How::AlreadyLoaded;
@@ -399,7 +466,8 @@ struct Resolver::Impl {
     SearchResult direct;
     const SearchResult& found = name.find('/') != std::string::npos
                                     ? (direct = search.open_direct(std::string(name)))
-                                    : search.search(search_request(walk, rq.requester, name));
+                                    : search.search(walk.abi->musl ? musl_search_request(walk, rq, name)
+                                                                   : search_request(walk, rq.requester, name));
     edge.tried = found.attempts;
     edge.how = found.how;
     edge.how_detail = found.how_detail;
@@ -434,7 +502,7 @@ struct Resolver::Impl {
     }
     Expected<BinaryPtr> bin = known != object_by_path.end() ? binary_or_error(graph.objects[known->second])
                                                             : cache.get(path);
-    if (bin && (*bin)->format == Format::Elf) {
+    if (bin && (*bin)->format == Format::Elf && !walk.abi->musl) {
       const char* refusal = (*bin)->file_type == kEtExec ? "cannot dynamically load executable"
                             : ((*bin)->dt_flags_1 & kDf1Pie)
                                 ? "cannot dynamically load position-independent executable"
@@ -448,7 +516,7 @@ struct Resolver::Impl {
     }
     if (dry_run) return {std::move(edge), kNone};
     size_t object = object_for(path, bin);
-    size_t loader = rq.dlopen ? kNone : rq.requester;
+    size_t loader = rq.dlopen ? (walk.abi->musl ? walk.main : kNone) : rq.requester;  // musl: needed_by = head
     size_t index = add_loaded(walk, object, loader);
     walk.names.emplace(std::string(name), index);
     walk.names.emplace(path, index);
@@ -553,7 +621,7 @@ struct Resolver::Impl {
   void load_preloads(RootWalk& walk, size_t root_index) {
     std::vector<std::pair<std::string, std::string>> entries;
     for (const std::string& p : env().preload) entries.emplace_back(p, "LD_PRELOAD");
-    if (env().use_etc_preload)
+    if (env().use_etc_preload && !walk.abi->musl)  // musl reads no /etc/ld.so.preload
       for (const std::string& p : etc_preload_entries()) entries.emplace_back(p, kPreloadPath);
     for (const auto& [name, source] : entries) {
       Request rq{name, EdgeKind::Preload, walk.main, false, false, source};
@@ -570,14 +638,23 @@ struct Resolver::Impl {
   }
 
   void seed_interpreter(RootWalk& walk, const Binary& bin) {
-    std::string interp = bin.interpreter.empty() ? default_interpreter(bin.bits, bin.machine) : bin.interpreter;
+    std::string interp = !bin.interpreter.empty() ? bin.interpreter
+                         : walk.own_loader      ? walk.own_loader->path
+                                                : default_interpreter(bin.bits, bin.machine);
     if (interp.empty() || bin.format != Format::Elf || !fs.is_regular(interp)) return;
     auto interp_bin = cache.get(interp);
     if (!interp_bin) return;
     auto info = fs.stat(interp);
-    if (info && walk.files.count({info->device, info->inode})) return;
+    if (info) {
+      auto same = walk.files.find({info->device, info->inode});
+      if (same != walk.files.end()) {
+        walk.interpreter = same->second;
+        return;
+      }
+    }
     size_t index = add_loaded(walk, object_for(interp, interp_bin), kNone);
     walk.names.emplace(interp, index);
+    walk.interpreter = index;
   }
 
   // The loader a program runs under, when it is its own: with what that loader was built with,
@@ -588,6 +665,7 @@ struct Resolver::Impl {
     auto loader = cache.get(*path);  // not an ELF loader of the program's kind: program-interpreter says so
     if (!loader || (*loader)->format != Format::Elf || (*loader)->bits != b.bits || (*loader)->machine != b.machine)
       return std::nullopt;
+    if (musl_loader_arch(*path)) return musl_loader(*path, object);
     auto [it, fresh] = loader_builds.try_emplace(*path);
     if (fresh) it->second = read_loader_build(fs, *path);
     const std::optional<LoaderBuild>& build = it->second;
@@ -611,7 +689,40 @@ struct Resolver::Impl {
                                        graph.objects[object].path, *path, system, fmt::join(build->system_dirs, ":"),
                                        cache_note),
                            "", ""});
-    return OwnLoader{*path, *build};
+    return OwnLoader{*path, *build, false, ""};
+  }
+
+  // system_musl_loader(), asked once per class and machine.
+  const std::optional<std::string>& system_musl(int bits, uint16_t machine) {
+    auto [it, fresh] = system_musl_loaders.try_emplace({bits, machine});
+    if (fresh) it->second = system_musl_loader(fs, bits, machine);
+    return it->second;
+  }
+
+  // The root's loader as the report names it: the program's own, not the system's.
+  std::string own_loader_named(const RootWalk& walk) {
+    if (!walk.own_loader) return "";
+    const auto& b = graph.objects[walk.root_object].binary;
+    bool system = walk.own_loader->musl && b && system_musl(b->bits, b->machine) == walk.own_loader->path;
+    return system ? "" : walk.own_loader->path;
+  }
+
+  // musl's loader at `path`; `program` runs under it in a system whose own loader is another (a
+  // finding says so), kNone for the system's loader of a musl root.
+  OwnLoader musl_loader(const std::string& path, size_t program) {
+    MuslSearchPath search = musl_search_path(fs, path);
+    OwnLoader own{path, LoaderBuild{search.dirs, ""}, true, search.path_file};
+    if (program == kNone ||
+        system_musl(graph.objects[program].binary->bits, graph.objects[program].binary->machine) == path)
+      return own;
+    std::string from = search.path_file.empty() ? "musl's default" : "from " + search.path_file;
+    diagnostics.push_back({"program-loader", Severity::Info, program,
+                           fmt::format("{}: runs under musl's loader {}: the graph follows musl's search: "
+                                       "LD_LIBRARY_PATH, the RPATH or RUNPATH of each object up the chain that "
+                                       "loaded it, then {} ({}); no ld.so.cache",
+                                       graph.objects[program].path, path, fmt::join(search.dirs, ":"), from),
+                           "", ""});
+    return own;
   }
 
   size_t add_root(const std::string& path) {
@@ -636,9 +747,12 @@ struct Resolver::Impl {
     walk.pe = b.format == Format::Pe;
     walk.process = ProcessAbi{b.bits ? b.bits : 64, b.little_endian, b.machine};
     if (!walk.pe) walk.own_loader = own_loader_of(object, b);
+    if (!walk.pe && !walk.own_loader)
+      if (const auto& musl = system_musl(walk.process.bits, walk.process.machine))
+        walk.own_loader = musl_loader(*musl, kNone);
     walk.abi = &abi_for(walk.process, walk.pe, walk.own_loader ? &*walk.own_loader : nullptr);
     if (!walk.pe)
-      graph.root_loaders[root_index] = RootLoader{walk.own_loader ? walk.own_loader->path : std::string(), walk.abi->release};
+      graph.root_loaders[root_index] = RootLoader{own_loader_named(walk), walk.abi->release, walk.abi->musl};
     size_t index = add_loaded(walk, object, kNone, b.is_executable() && !walk.pe);
     if (walk.pe) walk.names.emplace(pe_name_key(basename_of(path)), index);
     else if (walk.main == kNone) walk.names.emplace(path, index);  // known by the path it was opened by

@@ -99,7 +99,13 @@ LibrarySearch::Probe LibrarySearch::probe(const std::string& path, bool record_m
       out.attempts.push_back({path, why == kNoEntry ? "not found" : "permission denied, skipped"});
       return Probe::Continue;
     }
-    // open_path gives up on the rest of this list when open fails with another errno.
+    // open_path gives up on the rest of this list when open fails with another errno; musl on the
+    // whole search.
+    if (config_.first_file_wins) {
+      out.fatal = why;
+      out.attempts.push_back({path, why + " (the loader stops here)"});
+      return Probe::Fatal;
+    }
     out.attempts.push_back({path, why + " (rest of this search list skipped)"});
     return Probe::StopList;
   }
@@ -123,9 +129,13 @@ LibrarySearch::Probe LibrarySearch::probe(const std::string& path, bool record_m
       out.path = path;
       return Probe::Taken;
     case HeaderVerdict::OtherClass:
-      out.found_other_class = true;
-      [[fallthrough]];
     case HeaderVerdict::OtherMachine:
+      if (config_.first_file_wins) {  // musl maps the first file it opens, or fails
+        out.fatal = "Exec format error (" + check.message + ")";
+        out.attempts.push_back({path, out.fatal + " (the loader stops here)"});
+        return Probe::Fatal;
+      }
+      out.found_other_class = out.found_other_class || check.verdict == HeaderVerdict::OtherClass;
       out.attempts.push_back({path, "skipped: " + check.message});
       return Probe::Continue;
     case HeaderVerdict::Fatal:

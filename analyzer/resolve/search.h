@@ -47,6 +47,7 @@ struct SearchConfig {
   std::vector<std::string> subdirs;      // glibc-hwcaps/<level>..., legacy subdirs; "" excluded
   std::vector<std::string> system_dirs;  // the default path
   bool use_cache = true;                 // false in secure mode for __RTLD_SECURE loads
+  bool first_file_wins = false;          // musl: the first file found is loaded or the load fails
 };
 
 // Where ld.so.cache answers come from: the parsed cache, or the ld.so.conf fallback.

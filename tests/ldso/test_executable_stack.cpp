@@ -135,8 +135,8 @@ TEST_CASE("executable stack: a program under its own loader is judged by that lo
   r = run_command(depscan_bin() + " --format json " + root + "/t/app /t/app_own241");
   json report = json::parse(r.output, nullptr, false);
   REQUIRE(!report.is_discarded());
-  CHECK(report["root_loaders"] == json::parse(R"([{"glibc": "2.36", "own_loader": null},
-      {"glibc": "2.41", "own_loader": "/opt/glibc-2.41-build/lib/ld-linux-x86-64.so.2"}])"));
+  CHECK(report["root_loaders"] == json::parse(R"([{"glibc": "2.36", "musl": false, "own_loader": null},
+      {"glibc": "2.41", "musl": false, "own_loader": "/opt/glibc-2.41-build/lib/ld-linux-x86-64.so.2"}])"));
 }
 
 TEST_CASE("executable stack: a library scanned on its own is a warning, a Python extension an error on 2.41") {

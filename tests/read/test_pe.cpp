@@ -186,7 +186,7 @@ TEST_CASE("a 32-bit PE program on Linux: its DLL found beside it, the Windows sy
   CHECK(unchecked[0]["severity"] == "info");
   CHECK(unchecked[0]["message"].get<std::string>().starts_with("KERNEL32.dll, msvcrt.dll: Windows system DLLs"));
   // No glibc loader runs a Windows program.
-  CHECK(report["root_loaders"] == nlohmann::json::parse(R"([{"glibc": null, "own_loader": null}])"));
+  CHECK(report["root_loaders"] == nlohmann::json::parse(R"([{"glibc": null, "musl": false, "own_loader": null}])"));
 }
 
 TEST_CASE("a PE program without its DLL, or without the Visual C++ runtime: errors with Windows fixes") {

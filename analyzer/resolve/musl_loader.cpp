@@ -1,0 +1,92 @@
+#include "analyzer/resolve/musl_loader.h"
+
+#include "analyzer/resolve/system_layout.h"
+
+namespace depscan {
+namespace {
+
+constexpr uint16_t kEm386 = 3, kEmX8664 = 62, kEmAarch64 = 183;
+constexpr std::string_view kPrefix = "ld-musl-", kSuffix = ".so.1";
+constexpr size_t kMaxPathFileBytes = size_t{1} << 20;
+
+// musl's LDSO_ARCH for the machines depscan knows a glibc loader for.
+std::string musl_arch_of(int bits, uint16_t machine) {
+  switch (machine) {
+    case kEmX8664: return bits == 64 ? "x86_64" : "x32";
+    case kEm386: return "i386";
+    case kEmAarch64: return "aarch64";
+    default: return "";
+  }
+}
+
+// The directory above the loader's own: "/usr/local/musl/lib/ld-musl-x86_64.so.1" -> "/usr/local/musl".
+std::string prefix_of(const std::string& loader_path) {
+  if (loader_path.empty() || loader_path[0] != '/') return "";
+  size_t last = loader_path.rfind('/');
+  if (last == 0 || last == std::string::npos) return "";
+  size_t before = loader_path.rfind('/', last - 1);
+  return loader_path.substr(0, before);
+}
+
+}  // namespace
+
+std::optional<std::string> musl_loader_arch(std::string_view loader_path) {
+  std::string_view base = loader_path.substr(loader_path.rfind('/') + 1);
+  if (!base.starts_with(kPrefix) || !base.ends_with(kSuffix) || base.size() <= kPrefix.size() + kSuffix.size())
+    return std::nullopt;
+  return std::string(base.substr(kPrefix.size(), base.size() - kPrefix.size() - kSuffix.size()));
+}
+
+std::vector<std::string> split_musl_path(std::string_view list) {
+  std::vector<std::string> dirs;
+  size_t at = 0;
+  while (at < list.size()) {
+    size_t end = list.find_first_of(":\n", at);
+    if (end == std::string_view::npos) end = list.size();
+    if (end > at) dirs.emplace_back(list.substr(at, end - at));
+    at = end + 1;
+  }
+  return dirs;
+}
+
+MuslSearchPath musl_search_path(const FileSystem& fs, const std::string& loader_path) {
+  MuslSearchPath out;
+  auto arch = musl_loader_arch(loader_path);
+  std::string file = prefix_of(loader_path) + "/etc/ld-musl-" + arch.value_or("") + ".path";
+  auto text = fs.read_text(file, kMaxPathFileBytes);
+  if (text) {
+    out.dirs = split_musl_path(*text);
+    out.path_file = file;
+  } else if (text.error().find("No such file or directory") == std::string::npos) {
+    out.path_file = file;  // unreadable: musl searches no system directory at all
+  } else {
+    out.dirs = {"/lib", "/usr/local/lib", "/usr/lib"};
+  }
+  return out;
+}
+
+std::optional<std::string> expand_musl_origin(std::string list, const std::string& origin) {
+  for (size_t at = list.find('$'); at != std::string::npos; at = list.find('$', at + origin.size())) {
+    size_t length = list.compare(at, 7, "$ORIGIN") == 0 ? 7 : list.compare(at, 9, "${ORIGIN}") == 0 ? 9 : 0;
+    if (length == 0) return std::nullopt;
+    list.replace(at, length, origin);
+  }
+  return list;
+}
+
+bool is_musl_reserved_name(std::string_view name) {
+  if (!name.starts_with("lib")) return false;
+  for (std::string_view part : {"c.", "pthread.", "rt.", "m.", "dl.", "util.", "xnet."})
+    if (name.substr(3).starts_with(part)) return true;
+  return false;
+}
+
+std::optional<std::string> system_musl_loader(const FileSystem& fs, int bits, uint16_t machine) {
+  std::string arch = musl_arch_of(bits, machine);
+  if (arch.empty() || fs.is_regular(default_interpreter(bits, machine))) return std::nullopt;
+  std::string loader = "/lib/ld-musl-" + arch + ".so.1";
+  if (!fs.is_regular(loader)) return std::nullopt;
+  return loader;
+}
+
+}  // namespace depscan

@@ -1,0 +1,44 @@
+// musl's dynamic loader (ldso/dynlink.c), which Alpine and other musl systems run every program
+// under: /lib/ld-musl-<arch>.so.1, musl's libc.so itself. Its search differs from glibc's: no
+// ld.so.cache, no hwcaps subdirectories, LD_LIBRARY_PATH before the RPATH/RUNPATH of the requesting
+// object and of every object above it on the chain that loaded it (RUNPATH replaces RPATH and is
+// inherited like it), then the directories of <prefix>/etc/ld-musl-<arch>.path, else
+// /lib:/usr/local/lib:/usr/lib. The first file a directory holds is taken: another class or machine
+// stops the load. Sonames are never matched; names of the C library's parts are the loader itself.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "analyzer/input/fs.h"
+
+namespace depscan {
+
+struct MuslSearchPath {
+  std::vector<std::string> dirs;  // in search order
+  std::string path_file;          // the file they were read from; "" for musl's built-in default
+};
+
+// "/lib/ld-musl-x86_64.so.1" -> "x86_64"; nullopt for a path not named as musl names its loader.
+std::optional<std::string> musl_loader_arch(std::string_view loader_path);
+
+// The search path the loader at `loader_path` (its PT_INTERP spelling) reads inside fs.
+MuslSearchPath musl_search_path(const FileSystem& fs, const std::string& loader_path);
+
+// A list as path_open walks it: components split on ':' and newlines, empty ones skipped.
+std::vector<std::string> split_musl_path(std::string_view list);
+
+// An RPATH or RUNPATH as musl's fixup_rpath expands it: $ORIGIN and ${ORIGIN} become `origin`;
+// nullopt when it holds any other '$' (musl then ignores the object's list).
+std::optional<std::string> expand_musl_origin(std::string list, const std::string& origin);
+
+// lib{c,pthread,rt,m,dl,util,xnet}.<anything>: musl gives the loader itself for these names.
+bool is_musl_reserved_name(std::string_view name);
+
+// The musl loader of a root that has one and no glibc loader for this class and machine: the
+// loader its libraries are loaded by. nullopt otherwise.
+std::optional<std::string> system_musl_loader(const FileSystem& fs, int bits, uint16_t machine);
+
+}  // namespace depscan

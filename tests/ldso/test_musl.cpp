@@ -1,0 +1,242 @@
+// musl's loader (fixtures/musl): depscan's graph of each program against musl's own listing
+// (ld-musl-x86_64.so.1 --list), in the rules where musl differs from glibc, and the parts of
+// musl_loader.h that decide its search.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <string>
+#include <utility>
+
+#include <nlohmann/json.hpp>
+
+#include "analyzer/input/fs.h"
+#include "analyzer/resolve/musl_loader.h"
+#include "support.h"
+
+namespace depscan::test {
+namespace {
+
+using nlohmann::json;
+using Pairs = std::set<std::pair<std::string, std::string>>;  // (name, path) or (name, "missing")
+
+const std::string kMuslLoader = "/lib/ld-musl-x86_64.so.1";
+const std::vector<std::string> kCases = {"ldlp_first", "runpath_inherited", "soname_ignored",
+                                         "reserved",   "origin",            "wrong_class"};
+
+std::string dir() { return fixtures_dir() + "/musl"; }
+
+bool have_musl() { return std::filesystem::exists(kMuslLoader) && std::filesystem::exists(dir() + "/origin/app"); }
+
+std::string read_env(const std::string& case_dir) {
+  std::ifstream in(case_dir + "/env");
+  std::string line;
+  std::getline(in, line);
+  return line;
+}
+
+// A path as the listing prints it: relative ones ("./lib/libfo.so", from $ORIGIN of "./app") are
+// relative to the directory the listing ran in.
+std::string absolute_in(const std::string& base, const std::string& path) {
+  if (path.empty() || path[0] == '/') return path;
+  return std::filesystem::weakly_canonical(std::filesystem::path(base) / path).string();
+}
+
+// musl's listing: "\tNAME => PATH (0x...)" for each object it loads (and the first name of each
+// part of the C library), "Error loading shared library NAME: ..." for each it cannot.
+Pairs musl_listing(const std::string& output, const std::string& base) {
+  Pairs out;
+  std::istringstream lines(output);
+  const std::string error = "Error loading shared library ";
+  for (std::string line; std::getline(lines, line);) {
+    size_t arrow = line.find(" => ");
+    if (!line.empty() && line[0] == '\t' && arrow != std::string::npos) {
+      std::string path = line.substr(arrow + 4, line.rfind(" (") - arrow - 4);
+      out.emplace(line.substr(1, arrow - 1), absolute_in(base, path));
+    } else if (line.starts_with(error)) {
+      out.emplace(line.substr(error.size(), line.find(':') - error.size()), "missing");
+    }
+  }
+  return out;
+}
+
+// The same from depscan's JSON report: NEEDED edges that load an object, reach musl's C library
+// by a reserved name, or find nothing.
+Pairs depscan_listing(const std::string& args) {
+  auto run = run_command(depscan_bin() + " --format json " + args);
+  json report = json::parse(run.output, nullptr, false);
+  REQUIRE_MESSAGE(!report.is_discarded(), run.output);
+  Pairs out;
+  for (const json& e : report["edges"]) {
+    if (e["kind"] != "needed") continue;
+    if (e["to"].is_null()) out.emplace(e["name"], "missing");
+    else if (e["how"] != "already_loaded" || e.value("how_detail", "") == "musl's C library itself")
+      out.emplace(e["name"], report["objects"][e["to"].get<size_t>()]["path"]);
+  }
+  return out;
+}
+
+std::set<std::string> finding_codes_of(const std::string& command) {
+  json report = json::parse(run_command(command).output, nullptr, false);
+  std::set<std::string> codes;
+  if (!report.is_discarded())
+    for (const json& f : report["findings"]) codes.insert(f["code"]);
+  return codes;
+}
+
+}  // namespace
+
+TEST_CASE("musl: every program's graph is musl's own listing") {
+  if (!have_musl()) {
+    MESSAGE("musl-tools not installed: skipped");
+    return;
+  }
+  for (const std::string& name : kCases) {
+    INFO(name);
+    std::string case_dir = dir() + "/" + name, llp = read_env(case_dir);
+    auto truth = run_command("cd " + shell_quote(case_dir) + " && LD_LIBRARY_PATH=" + shell_quote(llp) + " " +
+                             kMuslLoader + " --list ./app 2>&1");
+    Pairs expected = musl_listing(truth.output, case_dir);
+    Pairs got = depscan_listing("--ld-library-path " + shell_quote(llp) + " " + shell_quote(case_dir + "/app"));
+    CHECK_MESSAGE(got == expected, truth.output);
+  }
+}
+
+TEST_CASE("musl: the rules where it differs from glibc's") {
+  if (!have_musl()) return;
+  auto listing = [](const std::string& name) {
+    std::string case_dir = dir() + "/" + name;
+    return depscan_listing("--ld-library-path " + shell_quote(read_env(case_dir)) + " " +
+                           shell_quote(case_dir + "/app"));
+  };
+  std::string d = dir();
+  CHECK(listing("ldlp_first").count({"libfa.so", d + "/ldlp_first/b/libfa.so"}));
+  CHECK(listing("runpath_inherited").count({"liby.so", d + "/runpath_inherited/r/liby.so"}));
+  CHECK(listing("soname_ignored").count({"libcommon.so.1", d + "/soname_ignored/lib/libcommon.so.1"}));
+  CHECK(listing("reserved").count({"libm.so.6", kMuslLoader}));
+  CHECK(listing("origin").count({"libdeep.so", "missing"}));
+  CHECK(listing("wrong_class").count({"libfa.so", "missing"}));
+  auto r = run_command(depscan_bin() + " --no-color " + shell_quote(d + "/runpath_inherited/app"));
+  CHECK(r.exit_code == 0);
+  CHECK_MESSAGE(r.output.find("info[program-loader]: " + d + "/runpath_inherited/app: runs under musl's loader " +
+                              kMuslLoader + ": the graph follows musl's search") != std::string::npos, r.output);
+  auto why = run_command(depscan_bin() + " why " + shell_quote(d + "/runpath_inherited/app") + " liby.so");
+  CHECK_MESSAGE(why.output.starts_with("musl's loader " + kMuslLoader + ": LD_LIBRARY_PATH, the RPATH or RUNPATH of "
+                                       "each object up the chain that loaded it, then "),
+                why.output);
+  CHECK(why.output.find("glibc") == std::string::npos);
+  CHECK(why.output.find("=> found " + d + "/runpath_inherited/r/liby.so ") != std::string::npos);
+  CHECK(why.output.find("[runpath of app]") != std::string::npos);
+}
+
+TEST_CASE("musl: dlopen searches the main program's chain, not the caller's") {
+  if (!have_musl()) return;
+  std::string case_dir = dir() + "/dlopen_chain";
+  auto run = run_command(shell_quote(case_dir + "/app") + " 2>&1");
+  CHECK(run.exit_code == 1);
+  CHECK_MESSAGE(run.output.starts_with("Error loading shared library libcudnn.so.9: No such file or directory"),
+                run.output);
+  auto r = run_command(depscan_bin() + " --format json " + shell_quote(case_dir + "/app"));
+  json report = json::parse(r.output);
+  size_t dlopens = 0;
+  for (const json& e : report["edges"])
+    if (e["kind"] == "dlopen" && e["name"] == "libcudnn.so.9") {
+      ++dlopens;
+      CHECK(e["to"].is_null());
+      CHECK(e["tried"][0] == case_dir + "/lib/libcudnn.so.9");  // the program's RUNPATH, not the caller's plugins/
+    }
+  CHECK(dlopens == 1);
+}
+
+TEST_CASE("musl: no symbol versions, every reference bound at load, no executable-stack refusal") {
+  if (!have_musl()) return;
+  std::string checks = dir() + "/checks";
+  auto truth = run_command("cd " + shell_quote(checks) + " && " + kMuslLoader + " --list ./app 2>&1");
+  CHECK(truth.exit_code != 0);
+  CHECK(truth.output.find("Error relocating " + checks + "/lib/libundef.so: missing_fn: symbol not found") !=
+        std::string::npos);
+  CHECK(truth.output.find("Error relocating " + checks + "/lib/libver.so") == std::string::npos);  // prov@VER_2: VER_1's
+  auto r = run_command(depscan_bin() + " --format json " + shell_quote(checks + "/app"));
+  json report = json::parse(r.output);
+  std::set<std::string> codes;
+  for (const json& f : report["findings"]) {
+    codes.insert(f["code"].get<std::string>() + " " + f["severity"].get<std::string>());
+    if (f["code"] == "undefined-symbol")
+      CHECK(f["message"].get<std::string>().starts_with("Error relocating " + checks +
+                                                        "/lib/libundef.so: missing_fn: symbol not found"));
+  }
+  CHECK(codes.count("undefined-symbol error"));
+  CHECK(!codes.count("symbol-version-not-found error"));
+  auto run = run_command("cd " + shell_quote(checks) + " && LD_LIBRARY_PATH=rwe ./app_stack 2>&1");
+  CHECK_MESSAGE(run.exit_code == 0, run.output);
+  CHECK(finding_codes_of(depscan_bin() + " --format json --ld-library-path " + shell_quote(checks + "/rwe") + " " +
+                         shell_quote(checks + "/app_stack"))
+            .count("executable-stack") == 0);
+  // An ISA level no CPU has: glibc refuses the library, musl loads it and the process dies later.
+  truth = run_command("cd " + shell_quote(checks) + " && " + kMuslLoader + " --list ./app_isa 2>&1");
+  CHECK_MESSAGE(truth.exit_code == 0, truth.output);
+  CHECK(truth.output.find("libfuture.so => " + checks + "/lib/libfuture.so") != std::string::npos);
+  r = run_command(depscan_bin() + " --no-color " + shell_quote(checks + "/app_isa"));
+  CHECK_MESSAGE(r.output.find("error[cpu-isa-level]: " + checks + "/lib/libfuture.so: ") != std::string::npos, r.output);
+  CHECK(r.output.find(": musl's loader loads it without looking, and the process dies with SIGILL") != std::string::npos);
+}
+
+TEST_CASE("musl: a musl root's path file replaces the default directories, for programs and libraries") {
+  if (!have_musl()) return;
+  std::string root = dir() + "/root";
+  auto truth = run_command("chroot " + shell_quote(root) + " " + kMuslLoader + " --list /app 2>&1");
+  if (truth.output.find("Operation not permitted") != std::string::npos) {
+    MESSAGE("chroot not permitted: skipped");
+    return;
+  }
+  Pairs expected = musl_listing(truth.output, "/");
+  CHECK(expected.count({"libusr.so", "missing"}));
+  CHECK(depscan_listing("--root " + shell_quote(root) + " /app") == expected);
+  Pairs library = depscan_listing("--root " + shell_quote(root) + " /opt/second/libp.so");
+  CHECK(library == Pairs{{"libq.so", "/opt/first/libq.so"}, {"libc.so", kMuslLoader}});
+  auto r = run_command(depscan_bin() + " --no-color --root " + shell_quote(root) + " /app");
+  CHECK(r.output.find("program-loader") == std::string::npos);  // musl is this root's own loader
+  r = run_command(depscan_bin() + " --format json --root " + shell_quote(root) + " /app /opt/second/libp.so");
+  CHECK(json::parse(r.output)["root_loaders"] == json::parse(R"([{"glibc": null, "musl": true, "own_loader": null},
+      {"glibc": null, "musl": true, "own_loader": null}])"));
+}
+
+TEST_CASE("musl: its search path, path lists and reserved names") {
+  CHECK(musl_loader_arch("/lib/ld-musl-x86_64.so.1") == "x86_64");
+  CHECK(musl_loader_arch("/lib/ld-musl-aarch64.so.1") == "aarch64");
+  CHECK(!musl_loader_arch("/lib64/ld-linux-x86-64.so.2"));
+  CHECK(!musl_loader_arch("/lib/ld-musl-.so.1"));
+  CHECK(split_musl_path("/a::/b\n/c:") == std::vector<std::string>{"/a", "/b", "/c"});
+  CHECK(split_musl_path("").empty());
+  CHECK(expand_musl_origin("$ORIGIN/lib:${ORIGIN}/../x:/abs", "/o") == "/o/lib:/o/../x:/abs");
+  CHECK(expand_musl_origin("$ORIGIN:$ORIGIN", "/$ORIGIN") == "/$ORIGIN:/$ORIGIN");  // never re-expanded
+  CHECK(!expand_musl_origin("$ORIGIN/a:$LIB", "/o"));
+  CHECK(!expand_musl_origin("/a/$PLATFORM", "/o"));
+  for (const char* name : {"libc.so", "libc.so.6", "libm.so.6", "libpthread.so.0", "libdl.so.2", "librt.so.1",
+                           "libutil.so.1", "libxnet.so", "libc.musl-x86_64.so.1"})
+    CHECK_MESSAGE(is_musl_reserved_name(name), name);
+  for (const char* name : {"libcrypt.so.1", "libmagic.so.1", "libdlfoo.so", "libcudart.so.12", "c.so"})
+    CHECK_MESSAGE(!is_musl_reserved_name(name), name);
+
+  TempDir tmp("musl-path");
+  std::filesystem::create_directories(tmp.str() + "/lib");
+  std::filesystem::create_directories(tmp.str() + "/opt/musl/etc");
+  auto rooted = make_rooted_fs(tmp.str());
+  const FileSystem& fs = *rooted;
+  auto none = musl_search_path(fs, "/lib/ld-musl-x86_64.so.1");
+  CHECK(none.dirs == std::vector<std::string>{"/lib", "/usr/local/lib", "/usr/lib"});
+  CHECK(none.path_file.empty());
+  std::filesystem::create_directories(tmp.str() + "/etc");
+  std::ofstream(tmp.str() + "/etc/ld-musl-x86_64.path") << "/x\n/y:/z\n";
+  auto listed = musl_search_path(fs, "/lib/ld-musl-x86_64.so.1");
+  CHECK(listed.dirs == std::vector<std::string>{"/x", "/y", "/z"});
+  CHECK(listed.path_file == "/etc/ld-musl-x86_64.path");
+  std::ofstream(tmp.str() + "/opt/musl/etc/ld-musl-x86_64.path") << "";
+  auto empty = musl_search_path(fs, "/opt/musl/lib/ld-musl-x86_64.so.1");  // <prefix>/etc: no directory at all
+  CHECK(empty.dirs.empty());
+  CHECK(empty.path_file == "/opt/musl/etc/ld-musl-x86_64.path");
+}
+
+}  // namespace depscan::test
