@@ -44,6 +44,14 @@ std::string tried_text(const Edge& e) {
   return tried;
 }
 
+// Whose RUNPATH a dlopen searches: the caller's under glibc, the main program's under musl.
+std::string runpath_owner(const Graph& g, const Edge& e) {
+  bool musl = e.root < g.root_loaders.size() && g.root_loaders[e.root].musl;
+  if (!musl) return basename_of(g.objects[e.from].path);
+  const Object& root = g.objects[g.roots[e.root]];
+  return root.binary && root.binary->is_executable() ? basename_of(root.path) : "the program";
+}
+
 std::string dlopen_fix(const Matrix& matrix, const std::string& name, const std::string& opener,
                        const std::vector<int>& process_majors) {
   if (auto hint = cuda_install_hint(matrix, name, opener, process_majors)) return *hint;
@@ -91,7 +99,7 @@ std::vector<Finding> check_dlopen_libraries(const CheckContext& ctx, const CudaS
                           from.path, e.name,
                           e.inferred ? " (name found in its read-only data)" : "",
                           tried.empty() ? "" : " (tried " + tried + ")", e.name),
-              dlopen_fix(ctx.matrix, e.name, basename_of(from.path), cuda_majors_of_root(majors, g, ctx.matrix, e.root)),
+              dlopen_fix(ctx.matrix, e.name, runpath_owner(g, e), cuda_majors_of_root(majors, g, ctx.matrix, e.root)),
               ""};
     if (const auto* found = shipped_library(ctx, e.name)) {  // cuDNN's dlopen of libnvrtc.so.12 in a PyTorch install
       f.severity = Severity::Warning;
