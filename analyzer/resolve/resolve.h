@@ -19,7 +19,7 @@ namespace depscan {
 // What the process would run with. Defaults are filled from the caller's environment and this
 // CPU by default_environment(); options override single fields.
 struct LoaderEnvironment {
-  std::vector<std::string> ld_library_path;   // already split on ':' and ';'
+  std::string ld_library_path;                // as written: glibc splits on ':' and ';', musl on ':'
   std::vector<std::string> preload;           // LD_PRELOAD, split on ' ' and ':'
   bool use_etc_preload = true;                // read /etc/ld.so.preload of the analysed root
   bool secure = false;                        // setuid: LD_LIBRARY_PATH ignored, $ORIGIN restricted
@@ -32,10 +32,6 @@ struct LoaderEnvironment {
   uint64_t hwcap_bits = 0;                    // dl_hwcap & mask, for legacy ld.so.cache entries
   std::vector<std::string> pe_search_path;    // PE: PATH-like directories after the system dirs
 };
-
-// Splits LD_LIBRARY_PATH on ':' and ';' keeping empty elements (they mean the current
-// directory); an empty string gives no element at all.
-std::vector<std::string> split_ld_library_path(std::string_view list);
 
 LoaderEnvironment default_environment();
 

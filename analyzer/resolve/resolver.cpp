@@ -102,7 +102,7 @@ struct Resolver::Impl {
   // remembers answers by list: libraries in one directory share a RUNPATH of $ORIGIN).
   std::set<std::vector<std::string>> search_lists;
   std::map<std::pair<size_t, bool>, const std::vector<std::string>*> rpath_memo, runpath_memo, musl_rpath_memo;
-  std::map<std::string, const std::vector<std::string>*> musl_ld_library_path;  // by the list as written
+  const std::vector<std::string>* musl_ld_library_path = nullptr;  // split once, on first use
   std::map<std::pair<size_t, const AbiContext*>, const std::vector<std::string>*> ld_library_path_memo;
   std::optional<std::vector<std::string>> etc_preload;
   bool dry_run = false;  // explain(): search without loading or naming anything in the walk
@@ -303,9 +303,6 @@ struct Resolver::Impl {
 
   std::vector<std::string> expand_ld_library_path(const RootWalk& walk) const {
     if (env().secure || env().ld_library_path.empty()) return {};
-    std::string joined;
-    for (size_t i = 0; i < env().ld_library_path.size(); ++i)
-      joined += (i ? ":" : "") + env().ld_library_path[i];
     DstContext ctx;
     if (walk.main != kNone) ctx = dst_context(walk, walk.main);
     else {
@@ -313,7 +310,7 @@ struct Resolver::Impl {
       ctx.lib = walk.abi->layout.lib;
       ctx.platform = env().platform;
     }
-    return split_search_path(joined, ":", ctx);
+    return split_search_path(env().ld_library_path, ":;", ctx);  // an empty element is the current directory
   }
 
   // _dl_map_object's search lists for a name requested by `requester`.
@@ -365,12 +362,10 @@ struct Resolver::Impl {
   SearchRequest musl_search_request(RootWalk& walk, const Request& rq, std::string_view name) {
     SearchRequest req;
     req.name = std::string(name);
-    if (!env().secure && !env().ld_library_path.empty()) {
-      std::string joined;
-      for (size_t i = 0; i < env().ld_library_path.size(); ++i) joined += (i ? ":" : "") + env().ld_library_path[i];
-      auto [it, fresh] = musl_ld_library_path.emplace(joined, nullptr);
-      if (fresh) it->second = keep_list(split_musl_path(joined));
-      if (!it->second->empty()) req.lists.push_back({How::LdLibraryPath, "LD_LIBRARY_PATH", it->second});
+    if (!env().secure) {
+      if (!musl_ld_library_path) musl_ld_library_path = keep_list(split_musl_path(env().ld_library_path));
+      if (!musl_ld_library_path->empty())
+        req.lists.push_back({How::LdLibraryPath, "LD_LIBRARY_PATH", musl_ld_library_path});
     }
     size_t at = rq.kind == EdgeKind::Preload ? kNone : rq.dlopen ? walk.main : rq.requester;
     for (; at != kNone; at = walk.loaded[at].loader) {

@@ -105,7 +105,7 @@ void add_roots_within_budget(Resolver& resolver, const std::vector<std::string>&
 
 LoaderEnvironment environment_for(const ScanOptions& options) {
   LoaderEnvironment env = default_environment();
-  if (options.ld_library_path) env.ld_library_path = split_ld_library_path(*options.ld_library_path);  // "" elements = cwd
+  if (options.ld_library_path) env.ld_library_path = *options.ld_library_path;
   if (options.preload) env.preload = split_preload_list(*options.preload);
   if (options.no_etc_preload) env.use_etc_preload = false;
   if (options.root) env.cwd = "/";

@@ -24,7 +24,8 @@ using Pairs = std::set<std::pair<std::string, std::string>>;  // (name, path) or
 
 const std::string kMuslLoader = "/lib/ld-musl-x86_64.so.1";
 const std::vector<std::string> kCases = {"ldlp_first", "runpath_inherited", "soname_ignored",
-                                         "reserved",   "origin",            "wrong_class"};
+                                         "reserved",   "origin",            "wrong_class",
+                                         "semicolon"};
 
 std::string dir() { return fixtures_dir() + "/musl"; }
 
@@ -120,6 +121,7 @@ TEST_CASE("musl: the rules where it differs from glibc's") {
   CHECK(listing("reserved").count({"libm.so.6", kMuslLoader}));
   CHECK(listing("origin").count({"libdeep.so", "missing"}));
   CHECK(listing("wrong_class").count({"libfa.so", "missing"}));
+  CHECK(listing("semicolon").count({"libsc.so", d + "/semicolon/semi;colon/libsc.so"}));
   auto r = run_command(depscan_bin() + " --no-color " + shell_quote(d + "/runpath_inherited/app"));
   CHECK(r.exit_code == 0);
   CHECK_MESSAGE(r.output.find("info[program-loader]: " + d + "/runpath_inherited/app: runs under musl's loader " +
@@ -216,6 +218,7 @@ TEST_CASE("musl: its search path, path lists and reserved names") {
   CHECK(!musl_loader_arch("/lib/ld-musl-.so.1"));
   CHECK(split_musl_path("/a::/b\n/c:") == std::vector<std::string>{"/a", "/b", "/c"});
   CHECK(split_musl_path("").empty());
+  CHECK(split_musl_path("/a;b:/c") == std::vector<std::string>{"/a;b", "/c"});  // ';' separates for glibc only
   CHECK(expand_musl_origin("$ORIGIN/lib:${ORIGIN}/../x:/abs", "/o") == "/o/lib:/o/../x:/abs");
   CHECK(expand_musl_origin("$ORIGIN:$ORIGIN", "/$ORIGIN") == "/$ORIGIN:/$ORIGIN");  // never re-expanded
   CHECK(!expand_musl_origin("$ORIGIN/a:$LIB", "/o"));
