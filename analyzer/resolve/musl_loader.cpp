@@ -1,5 +1,7 @@
 #include "analyzer/resolve/musl_loader.h"
 
+#include <algorithm>
+
 #include "analyzer/resolve/system_layout.h"
 
 namespace depscan {
@@ -55,6 +57,7 @@ MuslSearchPath musl_search_path(const FileSystem& fs, const std::string& loader_
   std::string file = prefix_of(loader_path) + "/etc/ld-musl-" + arch.value_or("") + ".path";
   auto text = fs.read_text(file, kMaxPathFileBytes);
   if (text) {
+    text->resize(std::min(text->find('\0'), text->size()));  // musl reads up to the first NUL byte
     out.dirs = split_musl_path(*text);
     out.path_file = file;
   } else if (text.error().find("No such file or directory") == std::string::npos) {

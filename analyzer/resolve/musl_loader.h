@@ -24,7 +24,8 @@ struct MuslSearchPath {
 // "/lib/ld-musl-x86_64.so.1" -> "x86_64"; nullopt for a path not named as musl names its loader.
 std::optional<std::string> musl_loader_arch(std::string_view loader_path);
 
-// The search path the loader at `loader_path` (its PT_INTERP spelling) reads inside fs.
+// The search path the loader at `loader_path` (its PT_INTERP spelling) reads inside fs: the path
+// file up to its first NUL byte; none when it cannot be read (a directory); the default when absent.
 MuslSearchPath musl_search_path(const FileSystem& fs, const std::string& loader_path);
 
 // A list as path_open walks it: components split on ':' and newlines, empty ones skipped.

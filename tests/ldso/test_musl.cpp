@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <random>
 #include <set>
 #include <sstream>
 #include <string>
@@ -209,6 +210,29 @@ TEST_CASE("musl: a musl root's path file replaces the default directories, for p
   r = run_command(depscan_bin() + " --format json --root " + shell_quote(root) + " /app /opt/second/libp.so");
   CHECK(json::parse(r.output)["root_loaders"] == json::parse(R"([{"glibc": null, "musl": true, "own_loader": null},
       {"glibc": null, "musl": true, "own_loader": null}])"));
+}
+
+TEST_CASE("musl: a hostile path file: a directory, bytes after a NUL, megabytes of noise") {
+  if (!have_musl()) return;
+  std::mt19937 noise_source(7);
+  std::string noise = "/opt/second\n";
+  while (noise.size() < (3u << 20)) noise += static_cast<char>(1 + noise_source() % 255);  // no NUL
+  const std::vector<std::pair<std::string, std::string>> variants = {
+      {"directory", ""}, {"nul", std::string("/nowhere\0\n/opt/second\n", 22)}, {"noise", noise}};
+  for (const auto& [name, content] : variants) {
+    INFO(name);
+    TempDir tmp("musl-hostile");
+    std::string root = tmp.str() + "/root", path_file = root + "/etc/ld-musl-x86_64.path";
+    std::filesystem::copy(dir() + "/root", root, std::filesystem::copy_options::recursive);
+    std::filesystem::remove(path_file);
+    if (name == "directory") std::filesystem::create_directory(path_file);
+    else std::ofstream(path_file, std::ios::binary) << content;
+    auto truth = run_command("chroot " + shell_quote(root) + " " + kMuslLoader + " --list /app 2>&1");
+    if (truth.output.find("Operation not permitted") != std::string::npos) return;
+    Pairs expected = musl_listing(truth.output, "/");
+    CHECK(expected.count({"libusr.so", "missing"}));
+    CHECK_MESSAGE(depscan_listing("--root " + shell_quote(root) + " /app") == expected, truth.output.substr(0, 500));
+  }
 }
 
 TEST_CASE("musl: its search path, path lists and reserved names") {
