@@ -55,6 +55,15 @@ void PolicySet::add(WheelPolicy policy) {
                    [](const WheelPolicy& a, const WheelPolicy& b) { return a.priority > b.priority; });
 }
 
+bool WheelPolicy::allows_library(const std::string& soname, const std::string& arch) const {
+  auto musl_libc = libc_so_by_arch.find(arch);
+  if (musl_libc != libc_so_by_arch.end() && lib_whitelist.count("libc.so")) {
+    if (soname == musl_libc->second) return true;
+    if (soname == "libc.so") return false;  // replaced by the architecture's name, as auditwheel does
+  }
+  return lib_whitelist.count(soname) != 0;
+}
+
 Expected<PolicySet> parse_policies(std::string_view json_text) {
   auto json = nlohmann::json::parse(json_text, nullptr, false);
   if (json.is_discarded()) return Error{"manylinux-policy.json: not valid JSON"};
@@ -73,6 +82,7 @@ Expected<PolicySet> parse_policies(std::string_view json_text) {
         for (const auto& [family, versions] : families.items())
           for (const auto& v : versions) p.symbol_versions[arch][family].insert(v.get<std::string>());
       for (const auto& lib : row.at("lib_whitelist")) p.lib_whitelist.insert(lib.get<std::string>());
+      if (row.contains("libc_so_by_arch")) p.libc_so_by_arch = row.at("libc_so_by_arch").get<std::map<std::string, std::string>>();
       for (const auto& [lib, symbols] : row.at("blacklist").items())
         for (const auto& s : symbols) p.blacklist[lib].insert(s.get<std::string>());
       set.add(std::move(p));

@@ -24,8 +24,13 @@ struct WheelPolicy {
   // arch -> version family ("GLIBC", "GLIBCXX", "CXXABI", "GCC", ...) -> allowed versions
   std::map<std::string, std::map<std::string, std::set<std::string>>> symbol_versions;
   std::set<std::string> lib_whitelist;
+  // musl: arch -> the soname "libc.so" in lib_whitelist stands for there (libc.musl-x86_64.so.1)
+  std::map<std::string, std::string> libc_so_by_arch;
   std::map<std::string, std::set<std::string>> blacklist;  // library -> symbols refused
   std::string source;
+
+  // Whether a wheel for `arch` may take the library named `soname` from the system.
+  bool allows_library(const std::string& soname, const std::string& arch) const;
 };
 
 // A platform tag split into its policy and architecture.

@@ -77,7 +77,7 @@ void symbol_violations(const WheelPolicy& policy, const std::string& arch, size_
                        std::vector<Violation>& out) {
   auto arch_it = policy.symbol_versions.find(arch);
   for (const VersionNeed& need : binary.version_needs) {
-    if (!policy.lib_whitelist.count(need.file) || arch_it == policy.symbol_versions.end()) continue;
+    if (!policy.allows_library(need.file, arch) || arch_it == policy.symbol_versions.end()) continue;
     std::string number;
     std::string family = family_of(need.version, number);
     auto allowed = arch_it->second.find(family);
@@ -127,15 +127,15 @@ std::set<std::string> optional_plugins(const Graph& graph, const Matrix& matrix)
 
 // Every NEEDED library from outside the install that the policy does not list, whether or not the
 // scanning machine has it: otherwise the verdict would depend on the machine doing the scan.
-void library_violations(const WheelPolicy& policy, const Graph& graph, size_t index, const Outside& outside,
-                        std::vector<Violation>& out) {
+void library_violations(const WheelPolicy& policy, const std::string& arch, const Graph& graph, size_t index,
+                        const Outside& outside, std::vector<Violation>& out) {
   std::set<std::string> reported;
   for (const Edge& e : graph.edges) {
     if (e.from != index || e.kind != EdgeKind::Needed) continue;
     std::string name = basename_of(e.name);
     if (e.to ? graph.objects[*e.to].owner != "system" : (outside.shipped && outside.shipped->find(name))) continue;
     bool interpreter = name.rfind("ld-", 0) == 0 || name.rfind("ld64.so", 0) == 0;  // part of the libc
-    if (interpreter || policy.lib_whitelist.count(name) || outside.driver.count(name) || !reported.insert(e.name).second)
+    if (interpreter || policy.allows_library(name, arch) || outside.driver.count(name) || !reported.insert(e.name).second)
       continue;
     std::string where = e.to ? fmt::format("takes {} from the system ({})", e.name, graph.objects[*e.to].path)
                              : fmt::format("needs {} from outside the install (no installed wheel ships it)", e.name);
@@ -151,7 +151,7 @@ std::vector<Violation> violations(const WheelPolicy& policy, const std::string& 
     const Object& o = graph.objects[index];
     if (!o.binary) continue;
     symbol_violations(policy, arch, index, *o.binary, out);
-    library_violations(policy, graph, index, outside, out);
+    library_violations(policy, arch, graph, index, outside, out);
   }
   return out;
 }

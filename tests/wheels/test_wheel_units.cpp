@@ -91,6 +91,15 @@ TEST_CASE("manylinux policies: every row has a source, aliases map, versions are
   CHECK_FALSE(p2014->lib_whitelist.count("libcudart.so.12"));
   CHECK(policies->find("manylinux1")->name == "manylinux_2_5");
   CHECK(policies->find("musllinux_1_2")->libc == "musl");
+  const WheelPolicy* musl = policies->find("musllinux_1_2");
+  CHECK(musl->allows_library("libc.musl-x86_64.so.1", "x86_64"));  // what "libc.so" stands for there
+  CHECK(musl->allows_library("libc.musl-x86.so.1", "i686"));
+  CHECK_FALSE(musl->allows_library("libc.musl-x86_64.so.1", "aarch64"));
+  CHECK_FALSE(musl->allows_library("libc.so", "x86_64"));
+  CHECK(musl->allows_library("libz.so.1", "x86_64"));
+  CHECK_FALSE(musl->allows_library("libstdc++.so.6", "x86_64"));
+  CHECK(p2014->allows_library("libc.so.6", "x86_64"));
+  CHECK_FALSE(p2014->allows_library("libc.musl-x86_64.so.1", "x86_64"));
   CHECK_FALSE(policies->find("linux"));
   CHECK(policies->policies().front().name == "manylinux_2_5");  // the most compatible first
 
