@@ -9,6 +9,7 @@
 #include "analyzer/check/cuda_install_hint.h"
 #include "analyzer/check/shipped_libraries.h"
 #include "analyzer/check/windows_dlls.h"
+#include "analyzer/resolve/musl_loader.h"
 #include "analyzer/resolve/pe_search.h"
 
 namespace depscan {
@@ -18,6 +19,11 @@ namespace {
 // application directory and its system directories; the C++ runtime has its own installer, and
 // CUDA libraries come from the driver, PyPI or the toolkit.
 std::string elf_fix(const Matrix& matrix, const std::string& name, const std::vector<int>& process_majors) {
+  if (is_musl_libc_name(name))
+    return fmt::format("{} is musl's C library: the file needing it is built for musl (Alpine; a musllinux wheel) and "
+                       "loads only in a process of musl's loader (/lib/ld-musl-<arch>.so.1), which the analysed system "
+                       "does not have: run it on a musl system, or use its glibc (manylinux) build",
+                       name);
   if (auto hint = cuda_install_hint(matrix, name, "the binary", process_majors)) return *hint;
   return fmt::format("install {} or add its directory to LD_LIBRARY_PATH or the binary's RUNPATH", name);
 }

@@ -84,12 +84,21 @@ bool is_musl_reserved_name(std::string_view name) {
   return false;
 }
 
-std::optional<std::string> system_musl_loader(const FileSystem& fs, int bits, uint16_t machine) {
+bool is_musl_libc_name(std::string_view needed) {
+  return needed == "libc.so" || (needed.starts_with("libc.musl-") && needed.ends_with(".so.1"));
+}
+
+std::optional<std::string> musl_loader_of_root(const FileSystem& fs, int bits, uint16_t machine) {
   std::string arch = musl_arch_of(bits, machine);
-  if (arch.empty() || fs.is_regular(default_interpreter(bits, machine))) return std::nullopt;
+  if (arch.empty()) return std::nullopt;
   std::string loader = "/lib/ld-musl-" + arch + ".so.1";
   if (!fs.is_regular(loader)) return std::nullopt;
   return loader;
+}
+
+std::optional<std::string> system_musl_loader(const FileSystem& fs, int bits, uint16_t machine) {
+  if (fs.is_regular(default_interpreter(bits, machine))) return std::nullopt;
+  return musl_loader_of_root(fs, bits, machine);
 }
 
 }  // namespace depscan

@@ -38,6 +38,13 @@ std::optional<std::string> expand_musl_origin(std::string list, const std::strin
 // lib{c,pthread,rt,m,dl,util,xnet}.<anything>: musl gives the loader itself for these names.
 bool is_musl_reserved_name(std::string_view name);
 
+// The names an object linked against musl's C library needs it by: "libc.musl-<arch>.so.1" (Alpine's
+// soname) or "libc.so" (musl-gcc's); glibc's is libc.so.6.
+bool is_musl_libc_name(std::string_view needed);
+
+// /lib/ld-musl-<arch>.so.1 for this class and machine when the root has it (a regular file).
+std::optional<std::string> musl_loader_of_root(const FileSystem& fs, int bits, uint16_t machine);
+
 // The musl loader of a root that has one and no glibc loader for this class and machine: the
 // loader its libraries are loaded by. nullopt otherwise.
 std::optional<std::string> system_musl_loader(const FileSystem& fs, int bits, uint16_t machine);

@@ -703,21 +703,37 @@ struct Resolver::Impl {
   }
 
   // musl's loader at `path`; `program` runs under it in a system whose own loader is another (a
-  // finding says so), kNone for the system's loader of a musl root.
-  OwnLoader musl_loader(const std::string& path, size_t program) {
+  // finding says so), kNone for the system's loader of a musl root. A library root linked against
+  // musl's C library by `musl_libc` loads only in a process of that loader.
+  OwnLoader musl_loader(const std::string& path, size_t program, std::string_view musl_libc = {}) {
     MuslSearchPath search = musl_search_path(fs, path);
     OwnLoader own{path, LoaderBuild{search.dirs, ""}, true, search.path_file};
     if (program == kNone ||
         system_musl(graph.objects[program].binary->bits, graph.objects[program].binary->machine) == path)
       return own;
     std::string from = search.path_file.empty() ? "musl's default" : "from " + search.path_file;
+    std::string runs = musl_libc.empty()
+                           ? fmt::format("runs under musl's loader {}", path)
+                           : fmt::format("is linked against musl's C library ({}) and loads only in a process of "
+                                         "musl's loader {}", musl_libc, path);
     diagnostics.push_back({"program-loader", Severity::Info, program,
-                           fmt::format("{}: runs under musl's loader {}: the graph follows musl's search: "
-                                       "LD_LIBRARY_PATH, the RPATH or RUNPATH of each object up the chain that "
-                                       "loaded it, then {} ({}); no ld.so.cache",
-                                       graph.objects[program].path, path, fmt::join(search.dirs, ":"), from),
+                           fmt::format("{}: {}: the graph follows musl's search: LD_LIBRARY_PATH, the RPATH or "
+                                       "RUNPATH of each object up the chain that loaded it, then {} ({}); no "
+                                       "ld.so.cache",
+                                       graph.objects[program].path, runs, fmt::join(search.dirs, ":"), from),
                            "", ""});
     return own;
+  }
+
+  // A library (no PT_INTERP) linked against musl's C library, in a root with musl's loader: the
+  // process that loads it runs under that loader, whatever the root's own C library is.
+  std::optional<OwnLoader> musl_library_loader(size_t object, const Binary& b) {
+    if (!b.interpreter.empty()) return std::nullopt;
+    auto musl_libc = std::find_if(b.needed.begin(), b.needed.end(), [](const std::string& n) { return is_musl_libc_name(n); });
+    if (musl_libc == b.needed.end()) return std::nullopt;
+    auto loader = musl_loader_of_root(fs, b.bits, b.machine);
+    if (!loader) return std::nullopt;
+    return musl_loader(*loader, object, *musl_libc);
   }
 
   size_t add_root(const std::string& path) {
@@ -745,6 +761,7 @@ struct Resolver::Impl {
     if (!walk.pe && !walk.own_loader)
       if (const auto& musl = system_musl(walk.process.bits, walk.process.machine))
         walk.own_loader = musl_loader(*musl, kNone);
+    if (!walk.pe && !walk.own_loader) walk.own_loader = musl_library_loader(object, b);
     walk.abi = &abi_for(walk.process, walk.pe, walk.own_loader ? &*walk.own_loader : nullptr);
     if (!walk.pe)
       graph.root_loaders[root_index] = RootLoader{own_loader_named(walk), walk.abi->release, walk.abi->musl};

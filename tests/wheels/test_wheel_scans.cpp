@@ -518,6 +518,50 @@ TEST_CASE("a compliant wheel meets its policy") {
   CHECK(any_message_has(findings(s.report, "wheel-policy"), "meets it"));
 }
 
+TEST_CASE("a musllinux wheel loads under musl's loader and meets its policy; without musl the fix says why") {
+  const char* kMusl = "muslext-1.0-cp311-cp311-musllinux_1_2_x86_64.whl";
+  const std::string musl_loader = "/lib/ld-musl-x86_64.so.1";
+  if (!fs::exists(fixture(kMusl)) || !fs::exists(musl_loader)) {
+    MESSAGE("musl-tools not installed: skipped");
+    return;
+  }
+  // musl's own listing: Alpine's soname of the C library is the loader itself
+  auto truth = run_command(musl_loader + " --list " + shell_quote(fixture("musl/libhelper-5e1f.so")) + " 2>&1");
+  CHECK_MESSAGE(truth.output.find("libc.musl-x86_64.so.1 => " + musl_loader) != std::string::npos, truth.output);
+
+  Scan s = scan(wheels({kMusl}), "musl");
+  REQUIRE(s.report.is_object());
+  CHECK(s.tmp_left_empty);
+  CHECK(s.exit_code == 0);
+  CHECK(findings(s.report, "library-not-found").empty());
+  auto ext = object_at(s.report, "site-packages/muslext/_ext.cpython-311-x86_64-linux-musl.so");
+  REQUIRE(ext);
+  const json* libc = edge(s.report, *ext, "libc.musl-x86_64.so.1");
+  REQUIRE(libc);
+  REQUIRE(!(*libc)["to"].is_null());
+  CHECK(s.report["objects"][(*libc)["to"].get<size_t>()]["path"] == musl_loader);
+  const json* helper = edge(s.report, *ext, "libhelper-5e1f.so");
+  REQUIRE(helper);
+  CHECK(!(*helper)["to"].is_null());
+  CHECK(any_message_has(findings(s.report, "program-loader"),
+                        "_ext.cpython-311-x86_64-linux-musl.so: is linked against musl's C library "
+                        "(libc.musl-x86_64.so.1) and loads only in a process of musl's loader " + musl_loader));
+  CHECK(findings(s.report, "wheel-policy-violation").empty());
+  CHECK(any_message_has(findings(s.report, "wheel-policy"), "claims musllinux_1_2_x86_64 and meets it"));
+
+  TempDir root("wheels-musl-root");  // no musl here
+  Scan bare = scan("--root " + shell_quote(root.str()) + wheels({kMusl}), "musl-bare");
+  REQUIRE(bare.report.is_object());
+  CHECK(bare.exit_code == 1);
+  auto missing = findings(bare.report, "library-not-found");
+  REQUIRE(!missing.empty());
+  for (const json& f : missing) {
+    CHECK(f["message"].get<std::string>().starts_with("libc.musl-x86_64.so.1: "));
+    CHECK(f["fix"].get<std::string>().starts_with("libc.musl-x86_64.so.1 is musl's C library: "));
+  }
+  CHECK(findings(bare.report, "wheel-policy-violation").empty());  // the policy allows musl's C library
+}
+
 TEST_CASE("zip-slip wheel: escaping names and links refused, duplicates reported, nothing written outside") {
   Scan s = scan(wheels({"zipslip-1.0-py3-none-any.whl"}), "zipslip");
   REQUIRE(s.report.is_object());
