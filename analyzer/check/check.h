@@ -45,6 +45,9 @@ std::vector<Finding> check_missing_libraries(const CheckContext& ctx);
 // ELF, or another class or machine (program-interpreter); a relative one (program-interpreter-relative).
 std::vector<Finding> check_program_interpreters(const CheckContext& ctx);
 
+// Library roots whose class and machine have no loader in the analysed system (loader-missing).
+std::vector<Finding> check_library_loaders(const CheckContext& ctx);
+
 // Libraries loaded with dlopen that need an executable stack, which glibc 2.41 and later refuse
 // unless the stack is executable already (executable-stack).
 std::vector<Finding> check_executable_stack(const CheckContext& ctx);

@@ -159,6 +159,7 @@ ScanReport run_scan(const ScanOptions& options) {
   ShippedLibraries shipped(&inputs.distributions);
   CheckContext ctx{report.result.graph, matrix, options.target, *fs, &shipped, cpu_isa_levels};  // checks
   for (auto& f : check_program_interpreters(ctx)) report.result.findings.push_back(std::move(f));  // PT_INTERP
+  for (auto& f : check_library_loaders(ctx)) report.result.findings.push_back(std::move(f));       // a library's loader
   for (auto& f : check_missing_libraries(ctx)) report.result.findings.push_back(std::move(f));
   for (auto& f : check_executable_stack(ctx)) report.result.findings.push_back(std::move(f));  // PT_GNU_STACK
   for (auto& f : check_page_size(ctx)) report.result.findings.push_back(std::move(f));         // PT_LOAD vs pages

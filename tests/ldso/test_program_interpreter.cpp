@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <map>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -143,6 +144,46 @@ TEST_CASE("program interpreter: under --root, the root's loader is the one the k
   std::filesystem::copy_file("/lib64/ld-linux-x86-64.so.2", root.path() / "lib/ld.so");
   Verdict with = scan("--root " + shell_quote(root.str()) + " /bin/app");
   CHECK(with.findings.empty());
+}
+
+TEST_CASE("loader missing: a library for a machine the system has no loader for, as a process of this machine finds") {
+  std::string machines = interp_dir() + "/machines", root = machines + "/root", libs = root + "/libs";
+  auto load = [&](const std::string& lib) { return run_command(shell_quote(machines + "/dlopen") + " " + shell_quote(libs + "/" + lib)); };
+  CHECK(load("libx86.so").exit_code == 0);
+  CHECK(load("libaarch64.so").exit_code == 1);
+  auto i386 = load("libi386.so");
+  CHECK(i386.exit_code == 1);
+  CHECK_MESSAGE(i386.output.find("wrong ELF class: ELFCLASS32") != std::string::npos, i386.output);
+
+  // the first library each finding names -> its message
+  auto loader_missing = [](const std::string& root_dir, int expected_exit) {
+    auto r = run_command(depscan_bin() + " --format json --root " + shell_quote(root_dir) + " /libs 2>&1");
+    CHECK(r.exit_code == expected_exit);
+    json report = json::parse(r.output, nullptr, false);
+    REQUIRE_MESSAGE(!report.is_discarded(), r.output);
+    std::map<std::string, std::string> out;
+    for (const json& f : report["findings"])
+      if (f["code"] == "loader-missing") {
+        CHECK(f["severity"] == "error");
+        out[report["objects"][f["object"].get<size_t>()]["path"]] = f["message"];
+      }
+    return out;
+  };
+  auto missing = loader_missing(root, 1);
+  CHECK(missing.size() == 2);  // not libx86.so, whose loader is there, nor the static programs, which need none
+  CHECK(missing["/libs/libaarch64.so"].starts_with(
+      "a library is built for aarch64, and the analysed system has no aarch64 loader (/lib/ld-linux-aarch64.so.1): "
+      "no process there can load it"));
+  CHECK(missing["/libs/libi386.so"].starts_with("a library is built for i386, and the analysed system has no i386 "
+                                                "loader (/lib/ld-linux.so.2)"));
+
+  TempDir with_i386("interp-machines");  // the same system with an i386 loader (its presence counts): only aarch64 is left
+  std::filesystem::copy(root, with_i386.str(), std::filesystem::copy_options::recursive);
+  std::filesystem::create_directories(with_i386.path() / "lib");
+  std::filesystem::copy_file(root + "/lib64/ld-linux-x86-64.so.2", with_i386.path() / "lib/ld-linux.so.2");
+  missing = loader_missing(with_i386.str(), 1);
+  CHECK(missing.size() == 1);
+  CHECK(missing.count("/libs/libaarch64.so"));
 }
 
 }  // namespace depscan::test

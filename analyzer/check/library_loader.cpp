@@ -1,0 +1,85 @@
+// A library (no PT_INTERP) loads only into a process whose loader matches its class and machine.
+// When the analysed system has no such loader (an aarch64 wheel scanned on x86-64, a 32-bit
+// library without the 32-bit C library, a root file system without a C library), no process there
+// can load it, and every library it needs from the system is missing for that one reason.
+#include <map>
+#include <utility>
+
+#include <fmt/format.h>
+
+#include "analyzer/check/check.h"
+#include "analyzer/resolve/musl_loader.h"
+#include "analyzer/resolve/system_layout.h"
+
+namespace depscan {
+namespace {
+
+constexpr uint16_t kEm386 = 3, kEmX8664 = 62, kEmAarch64 = 183;
+constexpr uint16_t kEtDyn = 3;
+constexpr uint64_t kDf1Pie = 0x08000000;
+constexpr size_t kFilesNamed = 3;
+
+// What ld.so loads as a library: ET_DYN with a dynamic section, no PT_INTERP, not a static PIE
+// (static programs, PIE or not, run without any loader).
+bool is_shared_library(const Binary& b) {
+  return b.file_type == kEtDyn && b.has_dynamic && b.interpreter.empty() && !(b.dt_flags_1 & kDf1Pie);
+}
+
+struct MachineNames {
+  std::string label;   // as the findings say it
+  std::string debian;  // Debian's architecture name, for the multiarch C library package
+};
+
+MachineNames machine_names(int bits, uint16_t machine) {
+  switch (machine) {
+    case kEmX8664: return bits == 64 ? MachineNames{"x86-64", "amd64"} : MachineNames{"x32", "x32"};
+    case kEm386: return {"i386", "i386"};
+    case kEmAarch64: return {"aarch64", "arm64"};
+    default: return {fmt::format("e_machine {}", machine), ""};
+  }
+}
+
+bool has_loader(const FileSystem& fs, int bits, uint16_t machine) {
+  return fs.is_regular(default_interpreter(bits, machine)) || musl_loader_of_root(fs, bits, machine).has_value();
+}
+
+Finding no_loader(const Graph& g, int bits, uint16_t machine, const std::vector<size_t>& objects) {
+  std::vector<std::string> named;
+  for (size_t i = 0; i < objects.size() && i < kFilesNamed; ++i) named.push_back(g.objects[objects[i]].path);
+  std::string more = objects.size() > kFilesNamed ? fmt::format(" and {} more", objects.size() - kFilesNamed) : "";
+  MachineNames names = machine_names(bits, machine);
+  bool one = objects.size() == 1;
+  return {"loader-missing", Severity::Error, objects.front(),
+          fmt::format("{} built for {}, and the analysed system has no {} loader ({}): no process there can load {}, "
+                      "which is also why the libraries {} from the system are not found ({}{})",
+                      one ? "a library is" : fmt::format("{} libraries are", objects.size()), names.label, names.label,
+                      default_interpreter(bits, machine), one ? "it" : "them", one ? "it needs" : "they need",
+                      fmt::join(named, ", "), more),
+          fmt::format("audit {} against the target's root file system (--root DIR holding an {} system) or on an {} "
+                      "machine; if {} meant to load here, install the {} C library (Debian: libc6:{})",
+                      one ? "it" : "them", names.label, names.label, one ? "it is" : "they are", names.label,
+                      names.debian),
+          ""};
+}
+
+}  // namespace
+
+std::vector<Finding> check_library_loaders(const CheckContext& ctx) {
+  std::map<std::pair<int, uint16_t>, bool> loader_present;
+  std::map<std::pair<int, uint16_t>, std::vector<size_t>> without;
+  for (size_t object : ctx.graph.roots) {
+    const Object& o = ctx.graph.objects[object];
+    if (!o.binary || o.binary->format != Format::Elf || !is_shared_library(*o.binary)) continue;
+    const Binary& b = *o.binary;
+    if (default_interpreter(b.bits, b.machine).empty()) continue;  // a machine whose loader depscan does not know
+    auto key = std::make_pair(b.bits, b.machine);
+    auto [it, fresh] = loader_present.try_emplace(key);
+    if (fresh) it->second = has_loader(ctx.fs, b.bits, b.machine);
+    if (!it->second) without[key].push_back(object);
+  }
+  std::vector<Finding> out;
+  for (const auto& [key, objects] : without) out.push_back(no_loader(ctx.graph, key.first, key.second, objects));
+  return out;
+}
+
+}  // namespace depscan
