@@ -3,7 +3,7 @@
 // thread pointer. ld.so can only take that from the static TLS block's small surplus (1664 bytes);
 // when it does not fit, dlopen fails with "cannot allocate memory in static TLS block" (libgomp on
 // aarch64, jemalloc, the sanitizer runtimes). Objects loaded at start-up never fail: the block is
-// sized for them.
+// sized for them. musl's loader has no surplus: every such block of a library loaded later fails.
 #include <algorithm>
 #include <map>
 #include <optional>
@@ -64,26 +64,32 @@ class StaticTlsCheck {
   }
 
  private:
-  // musl has no static TLS surplus to run out of (glibc's rules only).
   void check_root(size_t r, const std::vector<size_t>& edges) {
     const Binary* bin = elf_binary(g_, g_.roots[r]);
-    if (!bin || releases_.musl_root(r)) return;
+    if (!bin) return;
     auto abi = tls_abi(bin->machine);
     if (!abi) return;
     if (bin->is_executable()) return check_program(r, edges, *abi);
     check_library(r, edges, *abi);
   }
 
+  // glibc's process draws from the surplus; musl's has none.
+  StaticTlsProcess new_process(TlsAbi abi, size_t r) {
+    StaticTlsProcess process(g_, new_block(abi, r), names_, file_of_);
+    if (releases_.musl_root(r)) process.without_surplus();
+    return process;
+  }
+
   void check_program(size_t r, const std::vector<size_t>& edges, TlsAbi abi) {
     size_t root = g_.roots[r];
-    StaticTlsProcess process(g_, new_block(abi, r), names_, file_of_);
+    StaticTlsProcess process = new_process(abi, r);
     process.start(load_closure(g_, edges, {root}, false));
     for (size_t e : edges) {
       const Edge& edge = g_.edges[e];
       if (edge.kind != EdgeKind::Dlopen || !edge.to || process.loaded(*edge.to)) continue;
       if (auto failure = process.open(load_closure(g_, edges, {*edge.to}, false))) {
         std::string how = fmt::format("{} opens {} with dlopen", g_.objects[edge.from].path, edge.name);
-        return report(*failure, how, Severity::Error);
+        return report(*failure, how, Severity::Error, releases_.musl_root(r));
       }
     }
   }
@@ -112,7 +118,7 @@ class StaticTlsCheck {
       if (failure) {
         std::string how = fmt::format("Python imports {} into a process that imported {} first", g_.objects[root].path,
                                       fmt::join(takers, ", "));
-        return report(*failure, how, Severity::Warning);
+        return report(*failure, how, Severity::Warning, false);
       }
       if (process->bytes_left() < before)
         takers.push_back(fmt::format("{} ({} bytes)", g_.objects[root].path, before - process->bytes_left()));
@@ -144,20 +150,21 @@ class StaticTlsCheck {
   void check_library(size_t r, const std::vector<size_t>& edges, TlsAbi abi) {
     size_t root = g_.roots[r];
     auto [startup, group] = split_libc(load_closure(g_, edges, {root}, true));
-    StaticTlsProcess tight(g_, new_block(abi, r), names_, file_of_), wide = tight;
+    StaticTlsProcess tight = new_process(abi, r), wide = tight;
     tight.start(startup);
     wide.start(startup);
     auto failure = tight.open(group);
     if (!failure) return;
     failed_alone_.insert(root);
+    bool musl = releases_.musl_root(r);
     wide.widen(abi.tcb_alignment - 1);
-    bool certain = wide.open(group).has_value();
+    bool certain = musl || wide.open(group).has_value();
     bool python = python_extension_name(g_.objects[root].path);
     std::string how = python ? fmt::format("Python imports {} with dlopen", g_.objects[root].path)
                              : fmt::format("a program that loads {} with dlopen (a library scanned on its own)",
                                            g_.objects[root].path);
     if (!certain) how += ", and it fits only if the program's own TLS leaves room for rounding";
-    report(*failure, how, python && certain ? Severity::Error : Severity::Warning);
+    report(*failure, how, python && certain ? Severity::Error : Severity::Warning, musl);
   }
 
   StaticTlsBlock new_block(TlsAbi abi, size_t root_index) {
@@ -167,7 +174,7 @@ class StaticTlsCheck {
     return StaticTlsBlock(abi, surplus, release && *release >= kRseqInStaticTls);
   }
 
-  void report(const StaticTlsProcess::Failure& failure, const std::string& how, Severity severity) {
+  void report(const StaticTlsProcess::Failure& failure, const std::string& how, Severity severity, bool musl) {
     const Demand& d = failure.demand;
     const Object& o = g_.objects[d.object];
     auto [it, added] = said_.emplace(file_key(g_, d.object), out_.size());
@@ -179,15 +186,28 @@ class StaticTlsCheck {
     std::string fit = failure.outcome == StaticTlsBlock::Outcome::OverAligned
                           ? fmt::format("its alignment of {} bytes is more than the static TLS block's", b.tls_align)
                           : fmt::format("only {} bytes of the static TLS block's surplus are left", failure.left);
-    Finding finding{
-        "static-tls", severity, d.object,
-        fmt::format("{}: its {} bytes of thread-local storage must go into static TLS ({}); {}, and {}: dlopen fails "
-                    "with \"cannot allocate memory in static TLS block\"",
-                    o.path, b.tls_size, why, how, fit),
-        "rebuild it with the global-dynamic or TLS-descriptor model (drop -ftls-model=initial-exec; "
-        "-mtls-dialect=gnu2 on x86-64), or load it at start-up (link the program against it, or LD_PRELOAD it); "
-        "on glibc 2.32 and later GLIBC_TUNABLES=glibc.rtld.optional_static_tls=N makes the surplus 1152 + N bytes",
-        ""};
+    std::string fix = "rebuild it with the global-dynamic or TLS-descriptor model (drop -ftls-model=initial-exec; "
+                      "-mtls-dialect=gnu2 on x86-64), or load it at start-up (link the program against it, or "
+                      "LD_PRELOAD it)";
+    Finding finding{"static-tls", severity, d.object,
+                    fmt::format("{}: its {} bytes of thread-local storage must go into static TLS ({}); {}, and {}: "
+                                "dlopen fails with \"cannot allocate memory in static TLS block\"",
+                                o.path, b.tls_size, why, how, fit),
+                    fix + "; on glibc 2.32 and later GLIBC_TUNABLES=glibc.rtld.optional_static_tls=N makes the "
+                          "surplus 1152 + N bytes",
+                    ""};
+    if (musl) {
+      std::string relocating = g_.objects[d.from ? *d.from : d.object].path;
+      std::string reached = d.from ? fmt::format("{} reaches its thread-local {} with initial-exec accesses",
+                                                 g_.objects[*d.from].path, d.symbol)
+                                   : "its own initial-exec TLS accesses (DF_STATIC_TLS) reach it";
+      finding.message = fmt::format(
+          "{}: {}, so its {} bytes of thread-local storage must be in static TLS; {}, and musl's loader has no static "
+          "TLS for a library loaded after start-up: dlopen fails with \"Error relocating {}: {}: initial-exec TLS "
+          "resolves to dynamic definition in {}\"",
+          o.path, reached, b.tls_size, how, relocating, d.symbol, o.path);
+      finding.fix = fix;
+    }
     if (added) return out_.push_back(std::move(finding));
     out_[it->second] = std::move(finding);
   }

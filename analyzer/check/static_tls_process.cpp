@@ -87,6 +87,7 @@ std::optional<StaticTlsProcess::Failure> StaticTlsProcess::place(const Demand& d
   const Binary* b = elf_binary(g_, d.object);
   if (!b || b->tls_size == 0) return std::nullopt;
   static_[file(d.object)] = true;
+  if (no_surplus_) return Failure{d, StaticTlsBlock::Outcome::TooLarge, 0};
   uint64_t left = block_.bytes_left();
   auto outcome = modelled(*b) ? block_.allocate(block_of(*b)) : StaticTlsBlock::Outcome::TooLarge;
   if (outcome == StaticTlsBlock::Outcome::Placed) return std::nullopt;

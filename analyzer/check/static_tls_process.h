@@ -42,6 +42,9 @@ class StaticTlsProcess {
 
   void start(const std::vector<size_t>& startup);
   void widen(uint64_t bytes) { block_.widen(bytes); }
+  // musl's loader: no surplus at all, so every block not loaded at start-up fails (ldso/dynlink.c,
+  // "initial-exec TLS resolves to dynamic definition").
+  void without_surplus() { no_surplus_ = true; }
 
   struct Failure {
     Demand demand;
@@ -63,6 +66,7 @@ class StaticTlsProcess {
   const Graph& g_;
   StaticTlsBlock block_;
   std::vector<bool> loaded_, static_;  // by file
+  bool no_surplus_ = false;
   std::vector<size_t> scope_;          // the global scope: the start-up objects
   TlsNames* names_;
   const std::vector<size_t>* file_of_;

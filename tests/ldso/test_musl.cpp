@@ -192,6 +192,37 @@ TEST_CASE("musl: no symbol versions, every reference bound at load, no executabl
   CHECK(r.output.find(": musl's loader loads it without looking, and the process dies with SIGILL") != std::string::npos);
 }
 
+TEST_CASE("musl: initial-exec TLS of a library opened later fails, unless the block it reaches was there at start-up") {
+  if (!have_musl()) return;
+  std::string checks = dir() + "/checks";
+  auto static_tls = [](const std::string& llp, const std::string& input) {
+    auto r = run_command(depscan_bin() + " --format json --ld-library-path " + shell_quote(llp) + " " + shell_quote(input));
+    json report = json::parse(r.output, nullptr, false);
+    REQUIRE_MESSAGE(!report.is_discarded(), r.output);
+    std::vector<json> out;
+    for (const json& f : report["findings"])
+      if (f["code"] == "static-tls") out.push_back(f);
+    return out;
+  };
+  std::string ietls = checks + "/ietls", library = ietls + "/libcudnn.so.9";
+  auto run = run_command("cd " + shell_quote(checks) + " && LD_LIBRARY_PATH=" + shell_quote(ietls) + " ./app_stack 2>&1");
+  CHECK(run.exit_code == 1);
+  std::string said = "Error relocating " + library + ": counter: initial-exec TLS resolves to dynamic definition in " + library;
+  CHECK_MESSAGE(run.output.find(said) != std::string::npos, run.output);
+  auto found = static_tls(ietls, checks + "/app_stack");
+  REQUIRE(found.size() == 1);  // glibc would take its 4 bytes from the surplus
+  CHECK(found[0]["severity"] == "error");
+  CHECK(found[0]["message"].get<std::string>().ends_with(said + "\""));
+  found = static_tls("", library);  // a library scanned on its own: whoever opens it later fails
+  REQUIRE(found.size() == 1);
+  CHECK(found[0]["severity"] == "warning");
+
+  std::string startup = checks + "/startup";  // the variable is libtlsdef.so's, which app_tlsdef loads at start-up
+  run = run_command("cd " + shell_quote(checks) + " && LD_LIBRARY_PATH=" + shell_quote(startup) + " ./app_tlsdef 2>&1");
+  CHECK_MESSAGE(run.exit_code == 0, run.output);
+  CHECK(static_tls(startup, checks + "/app_tlsdef").empty());
+}
+
 TEST_CASE("musl: a musl root's path file replaces the default directories, for programs and libraries") {
   if (!have_musl()) return;
   std::string root = dir() + "/root";
