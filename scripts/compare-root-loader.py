@@ -1,13 +1,17 @@
 #!/usr/bin/env python3
-"""Compares depscan --root ROOT with ROOT's own loader, run inside it with chroot (needs root).
+"""Compares depscan --root ROOT with ROOT's own loader, run inside it with chroot (needs root), or
+for an aarch64 root under qemu-aarch64 -L ROOT (which opens the loader's files inside ROOT).
 
-For every regular 64-bit ELF executable or library under ROOT:
+For every regular 64-bit ELF executable or library of the root's machine under ROOT:
   libraries: the file each NEEDED name resolves to, against `ld.so --list` (the root's ld.so);
   symbols:   the undefined symbols and missing symbol versions, against `ldd -r` (LD_BIND_NOW).
 Prints each disagreement and a count. Exit code 1 when any file disagrees.
 
-Usage: scripts/compare-root-loader.py ROOT [--depscan build/cli/depscan]
+Usage: scripts/compare-root-loader.py ROOT [--depscan build/cli/depscan] [--machine aarch64]
 A root to try: debootstrap --variant=minbase bookworm /tmp/rootfs http://deb.debian.org/debian
+An aarch64 one: debootstrap --arch=arm64 --foreign --variant=minbase bookworm /tmp/rootfs-arm64 ...,
+then dpkg-deb -x each of its var/cache/apt/archives/*.deb into it and run its ldconfig:
+qemu-aarch64 /tmp/rootfs-arm64/sbin/ldconfig -r /tmp/rootfs-arm64
 """
 import argparse
 import json
@@ -16,7 +20,12 @@ import re
 import subprocess
 import sys
 
-LOADER = "/lib64/ld-linux-x86-64.so.2"
+MACHINES = {  # e_machine and the loader of each machine this script can compare
+    "x86_64": (62, "/lib64/ld-linux-x86-64.so.2"),
+    "aarch64": (183, "/lib/ld-linux-aarch64.so.1"),
+}
+MACHINE = "x86_64"
+TRACE = ["LD_TRACE_LOADED_OBJECTS=1", "LD_WARN=yes", "LD_BIND_NOW=yes"]  # what `ldd -r` sets
 
 
 def elf_files(root):
@@ -38,8 +47,8 @@ def elf_files(root):
                 continue
             if (st.st_dev, st.st_ino) in seen or len(head) < 20 or head[:4] != b"\x7fELF" or head[4] != 2:
                 continue
-            if head[5] != 1 or head[16] not in (2, 3) or int.from_bytes(head[18:20], "little") != 62:
-                continue  # not a little-endian x86-64 executable or library
+            if head[5] != 1 or head[16] not in (2, 3) or int.from_bytes(head[18:20], "little") != MACHINES[MACHINE][0]:
+                continue  # not a little-endian executable or library of the root's machine
             seen.add((st.st_dev, st.st_ino))
             out.append("/" + os.path.relpath(path, root))
     return sorted(out)
@@ -54,6 +63,20 @@ def in_root(root, *argv):
     return r.stdout + r.stderr
 
 
+def run_loader(root, path, trace_env=()):
+    """The root's loader on `path`: --list, or with `trace_env` as ldd -r runs it."""
+    loader = MACHINES[MACHINE][1]
+    if MACHINE == "x86_64":
+        return in_root(root, "env", *trace_env, loader, path) if trace_env else in_root(root, loader, "--list", path)
+    env_options = [option for variable in trace_env for option in ("-E", variable)]
+    argv = ["qemu-" + MACHINE, "-L", root, *env_options, root + loader] + ([path] if trace_env else ["--list", path])
+    try:
+        r = subprocess.run(argv, capture_output=True, text=True, timeout=60)
+    except subprocess.TimeoutExpired:
+        return ""
+    return r.stdout + r.stderr
+
+
 def depscan_report(depscan, root, path, *options):
     r = subprocess.run([depscan, "--root", root, "--no-dlopen", "--format", "json", *options, path],
                        capture_output=True, text=True, timeout=120)
@@ -62,10 +85,11 @@ def depscan_report(depscan, root, path, *options):
 
 def library_differences(root, depscan, path):
     loader = {}
-    for line in in_root(root, LOADER, "--list", path).splitlines():
+    for line in run_loader(root, path).splitlines():
         if "=>" in line:
             name, target = (part.strip() for part in line.split("=>", 1))
-            loader[name] = target.split(" (")[0].strip()
+            if name != MACHINES[MACHINE][1]:  # aarch64's listing names the program's loader with "=>" too
+                loader[name] = target.split(" (")[0].strip()
     if not loader:
         return None  # the loader listed nothing (it refused the file): nothing to compare
     report = depscan_report(depscan, root, path, "--no-symbols")
@@ -102,7 +126,7 @@ def symbol_counts(report, path):
 
 
 def symbol_differences(root, depscan, path):
-    text = in_root(root, "/usr/bin/ldd", "-r", path)
+    text = run_loader(root, path, TRACE)
     undefined = len(set(re.findall(r"undefined symbol: (\S+)\s+\(" + re.escape(path) + r"\)", text)))
     versions = len(re.findall(r"version `[^']+' not found \(required by " + re.escape(path) + r"\)", text))
     ours = symbol_counts(depscan_report(depscan, root, path, "--bind-now"), path)
@@ -115,7 +139,10 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("root")
     parser.add_argument("--depscan", default=os.path.join(os.path.dirname(__file__), "..", "build", "cli", "depscan"))
+    parser.add_argument("--machine", choices=sorted(MACHINES), default="x86_64")
     args = parser.parse_args()
+    global MACHINE
+    MACHINE = args.machine
     root, depscan = os.path.abspath(args.root), os.path.abspath(args.depscan)
     files = elf_files(root)
     failed = 0
