@@ -160,11 +160,19 @@ bool only_cuda_libraries(const std::vector<Violation>& list) {
   return std::all_of(list.begin(), list.end(), [](const Violation& v) { return !v.cuda_library.empty(); });
 }
 
-// The CUDA libraries a wheel leaves out do not count: every CUDA wheel leaves them out.
+// The CUDA libraries a wheel leaves out do not count: every CUDA wheel leaves them out. A policy
+// without the wheel's architecture (manylinux1 has no aarch64) is no candidate, unless the data
+// has that architecture for no policy at all (their symbols are then not checked).
 std::string best_met(const PolicySet& policies, const Claim& claim, const Graph& graph, const std::vector<size_t>& objects,
                      const Outside& outside) {
-  for (const WheelPolicy& p : policies.policies())
-    if (p.libc == claim.policy->libc && only_cuda_libraries(violations(p, claim.arch, graph, objects, outside))) return p.name;
+  const auto& all = policies.policies();
+  bool arch_known = std::any_of(all.begin(), all.end(), [&](const WheelPolicy& p) {
+    return p.libc == claim.policy->libc && p.symbol_versions.count(claim.arch);
+  });
+  for (const WheelPolicy& p : all)
+    if (p.libc == claim.policy->libc && (!arch_known || p.symbol_versions.count(claim.arch)) &&
+        only_cuda_libraries(violations(p, claim.arch, graph, objects, outside)))
+      return p.name;
   return fmt::format("no {} policy", claim.policy->libc == "musl" ? "musllinux" : "manylinux");
 }
 
