@@ -23,7 +23,10 @@ for t in "${targets[@]}"; do
   log=build-fuzz/fuzz_$t.log
   # LIEF itself can be slow (quadratic) on large inputs: keep PE inputs small.
   max_len=(); [ "$t" = pe ] && max_len=(-max_len=4096)
-  ASAN_OPTIONS=detect_leaks=1 ./build-fuzz/tests/fuzz/fuzz_"$t" "$corpus" "${max_len[@]}" -max_total_time="$seconds" \
+  # Each input is written to a temporary directory of its own; one cut off by the time limit stays.
+  tmp=build-fuzz/tmp/$t
+  rm -rf "$tmp" && mkdir -p "$tmp"
+  TMPDIR=$PWD/$tmp ASAN_OPTIONS=detect_leaks=1 ./build-fuzz/tests/fuzz/fuzz_"$t" "$corpus" "${max_len[@]}" -max_total_time="$seconds" \
     -rss_limit_mb=2048 -timeout=10 -artifact_prefix="$crashes/" -print_final_stats=1 >"$log" 2>&1 || true
   echo "$t: $(grep -E '^#[0-9]+[[:space:]]+DONE|^stat::number_of_executed_units' "$log" | tail -2 | tr '\n' ' ')"
   if ls "$crashes" | grep -q .; then echo "$t: CRASHES in $crashes"; fi
