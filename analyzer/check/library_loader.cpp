@@ -1,7 +1,9 @@
-// A library (no PT_INTERP) loads only into a process whose loader matches its class and machine.
-// When the analysed system has no such loader (an aarch64 wheel scanned on x86-64, a 32-bit
-// library without the 32-bit C library, a root file system without a C library), no process there
-// can load it, and every library it needs from the system is missing for that one reason.
+// A library (no PT_INTERP) loads only into a process whose loader matches its class and machine,
+// and one linked against musl's C library only into a process of musl's loader. When the analysed
+// system has no such loader (an aarch64 wheel scanned on x86-64, a 32-bit library without the
+// 32-bit C library, a musllinux wheel on a glibc system without musl, a root file system without a
+// C library), no process there can load it, and what it needs from the system is missing for that
+// one reason.
 #include <map>
 #include <utility>
 
@@ -43,18 +45,29 @@ bool has_loader(const FileSystem& fs, int bits, uint16_t machine) {
   return fs.is_regular(default_interpreter(bits, machine)) || musl_loader_of_root(fs, bits, machine).has_value();
 }
 
-Finding no_loader(const Graph& g, int bits, uint16_t machine, const std::vector<size_t>& objects) {
+// The name a library needs musl's C library by ("libc.musl-x86_64.so.1"), or empty.
+std::string musl_libc_needed(const Binary& b) {
+  for (const std::string& name : b.needed)
+    if (is_musl_libc_name(name)) return name;
+  return "";
+}
+
+std::string files_named(const Graph& g, const std::vector<size_t>& objects) {
   std::vector<std::string> named;
   for (size_t i = 0; i < objects.size() && i < kFilesNamed; ++i) named.push_back(g.objects[objects[i]].path);
   std::string more = objects.size() > kFilesNamed ? fmt::format(" and {} more", objects.size() - kFilesNamed) : "";
+  return fmt::format("{}{}", fmt::join(named, ", "), more);
+}
+
+Finding no_loader(const Graph& g, int bits, uint16_t machine, const std::vector<size_t>& objects) {
   MachineNames names = machine_names(bits, machine);
   bool one = objects.size() == 1;
   return {"loader-missing", Severity::Error, objects.front(),
           fmt::format("{} built for {}, and the analysed system has no {} loader ({}): no process there can load {}, "
-                      "which is also why the libraries {} from the system are not found ({}{})",
+                      "which is also why the libraries {} from the system are not found ({})",
                       one ? "a library is" : fmt::format("{} libraries are", objects.size()), names.label, names.label,
                       default_interpreter(bits, machine), one ? "it" : "them", one ? "it needs" : "they need",
-                      fmt::join(named, ", "), more),
+                      files_named(g, objects)),
           fmt::format("audit {} against the target's root file system (--root DIR holding an {} system) or on an {} "
                       "machine; if {} meant to load here, install the {} C library (Debian: libc6:{})",
                       one ? "it" : "them", names.label, names.label, one ? "it is" : "they are", names.label,
@@ -62,23 +75,47 @@ Finding no_loader(const Graph& g, int bits, uint16_t machine, const std::vector<
           ""};
 }
 
+Finding no_musl_loader(const Graph& g, const std::string& loader, const std::vector<size_t>& objects) {
+  bool one = objects.size() == 1;
+  std::string libc = musl_libc_needed(*g.objects[objects.front()].binary);
+  return {"loader-missing", Severity::Error, objects.front(),
+          fmt::format("{} linked against musl's C library ({}), and the analysed system has no musl loader ({}): no "
+                      "process there can load {}, which is also why {} is not found ({})",
+                      one ? "a library is" : fmt::format("{} libraries are", objects.size()), libc, loader,
+                      one ? "it" : "them", libc, files_named(g, objects)),
+          fmt::format("audit {} against the target's root file system (--root DIR holding a musl system such as "
+                      "Alpine), or use {} glibc (manylinux) build; to load {} here, install musl (Debian: musl)",
+                      one ? "it" : "them", one ? "its" : "their", one ? "it" : "them"),
+          ""};
+}
+
+struct LoaderKey {
+  int bits;
+  uint16_t machine;
+  bool musl;  // linked against musl's C library: only musl's loader loads it
+  auto operator<=>(const LoaderKey&) const = default;
+};
+
 }  // namespace
 
 std::vector<Finding> check_library_loaders(const CheckContext& ctx) {
-  std::map<std::pair<int, uint16_t>, bool> loader_present;
-  std::map<std::pair<int, uint16_t>, std::vector<size_t>> without;
+  std::map<LoaderKey, bool> loader_present;
+  std::map<LoaderKey, std::vector<size_t>> without;
   for (size_t object : ctx.graph.roots) {
     const Object& o = ctx.graph.objects[object];
     if (!o.binary || o.binary->format != Format::Elf || !is_shared_library(*o.binary)) continue;
     const Binary& b = *o.binary;
     if (default_interpreter(b.bits, b.machine).empty()) continue;  // a machine whose loader depscan does not know
-    auto key = std::make_pair(b.bits, b.machine);
+    LoaderKey key{b.bits, b.machine, !musl_libc_needed(b).empty()};
     auto [it, fresh] = loader_present.try_emplace(key);
-    if (fresh) it->second = has_loader(ctx.fs, b.bits, b.machine);
+    if (fresh)
+      it->second = key.musl ? musl_loader_of_root(ctx.fs, b.bits, b.machine).has_value() : has_loader(ctx.fs, b.bits, b.machine);
     if (!it->second) without[key].push_back(object);
   }
   std::vector<Finding> out;
-  for (const auto& [key, objects] : without) out.push_back(no_loader(ctx.graph, key.first, key.second, objects));
+  for (const auto& [key, objects] : without)
+    out.push_back(key.musl ? no_musl_loader(ctx.graph, *musl_loader_path(key.bits, key.machine), objects)
+                           : no_loader(ctx.graph, key.bits, key.machine, objects));
   return out;
 }
 

@@ -88,11 +88,15 @@ bool is_musl_libc_name(std::string_view needed) {
   return needed == "libc.so" || (needed.starts_with("libc.musl-") && needed.ends_with(".so.1"));
 }
 
-std::optional<std::string> musl_loader_of_root(const FileSystem& fs, int bits, uint16_t machine) {
+std::optional<std::string> musl_loader_path(int bits, uint16_t machine) {
   std::string arch = musl_arch_of(bits, machine);
   if (arch.empty()) return std::nullopt;
-  std::string loader = "/lib/ld-musl-" + arch + ".so.1";
-  if (!fs.is_regular(loader)) return std::nullopt;
+  return "/lib/ld-musl-" + arch + ".so.1";
+}
+
+std::optional<std::string> musl_loader_of_root(const FileSystem& fs, int bits, uint16_t machine) {
+  auto loader = musl_loader_path(bits, machine);
+  if (!loader || !fs.is_regular(*loader)) return std::nullopt;
   return loader;
 }
 

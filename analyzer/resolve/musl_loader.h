@@ -42,7 +42,10 @@ bool is_musl_reserved_name(std::string_view name);
 // soname) or "libc.so" (musl-gcc's); glibc's is libc.so.6.
 bool is_musl_libc_name(std::string_view needed);
 
-// /lib/ld-musl-<arch>.so.1 for this class and machine when the root has it (a regular file).
+// /lib/ld-musl-<arch>.so.1 for this class and machine; nullopt for a machine depscan does not know.
+std::optional<std::string> musl_loader_path(int bits, uint16_t machine);
+
+// musl_loader_path() when the root has it (a regular file).
 std::optional<std::string> musl_loader_of_root(const FileSystem& fs, int bits, uint16_t machine);
 
 // The musl loader of a root that has one and no glibc loader for this class and machine: the

@@ -559,6 +559,7 @@ TEST_CASE("a musllinux wheel loads under musl's loader and meets its policy; wit
                         "(libc.musl-x86_64.so.1) and loads only in a process of musl's loader " + musl_loader));
   CHECK(findings(s.report, "wheel-policy-violation").empty());
   CHECK(any_message_has(findings(s.report, "wheel-policy"), "claims musllinux_1_2_x86_64 and meets it"));
+  CHECK(findings(s.report, "loader-missing").empty());
 
   TempDir root("wheels-musl-root");  // no musl here
   Scan bare = scan("--root " + shell_quote(root.str()) + wheels({kMusl}), "musl-bare");
@@ -571,6 +572,11 @@ TEST_CASE("a musllinux wheel loads under musl's loader and meets its policy; wit
     CHECK(f["fix"].get<std::string>().starts_with("libc.musl-x86_64.so.1 is musl's C library: "));
   }
   CHECK(findings(bare.report, "wheel-policy-violation").empty());  // the policy allows musl's C library
+  auto no_loader = findings(bare.report, "loader-missing");
+  REQUIRE(no_loader.size() == 1);  // one for both files, and none for glibc's loader: they do not need it
+  CHECK(no_loader[0]["message"].get<std::string>().starts_with(
+      "2 libraries are linked against musl's C library (libc.musl-x86_64.so.1), and the analysed system has no musl "
+      "loader (/lib/ld-musl-x86_64.so.1): no process there can load them"));
 }
 
 TEST_CASE("zip-slip wheel: escaping names and links refused, duplicates reported, nothing written outside") {
