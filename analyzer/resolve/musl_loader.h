@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "analyzer/input/fs.h"
+#include "analyzer/model.h"
 
 namespace depscan {
 
@@ -37,6 +38,10 @@ std::optional<std::string> expand_musl_origin(std::string list, const std::strin
 
 // lib{c,pthread,rt,m,dl,util,xnet}.<anything>: musl gives the loader itself for these names.
 bool is_musl_reserved_name(std::string_view name);
+
+// A file musl's load_library takes for another C library (it defines __libc_start_main and stdin,
+// as glibc's libc.so.6 does): musl loads itself instead. False when the symbols were not read.
+bool is_second_c_library(const Binary& b);
 
 // The names an object linked against musl's C library needs it by: "libc.musl-<arch>.so.1" (Alpine's
 // soname) or "libc.so" (musl-gcc's); glibc's is libc.so.6.

@@ -509,6 +509,14 @@ struct Resolver::Impl {
         return {std::move(edge), kNone};
       }
     }
+    if (bin && (*bin)->format == Format::Elf && walk.abi->musl && walk.interpreter != kNone &&
+        is_second_c_library(**bin)) {
+      edge.how = How::AlreadyLoaded;
+      edge.how_detail = "musl's C library itself: " + path + " defines __libc_start_main and stdin, so musl loads "
+                        "itself instead of another C library";
+      edge.to = walk.loaded[walk.interpreter].object;
+      return {std::move(edge), walk.interpreter};
+    }
     if (dry_run) return {std::move(edge), kNone};
     size_t object = object_for(path, bin);
     size_t loader = rq.dlopen ? (walk.abi->musl ? walk.main : kNone) : rq.requester;  // musl: needed_by = head

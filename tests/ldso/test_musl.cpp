@@ -26,7 +26,7 @@ using Pairs = std::set<std::pair<std::string, std::string>>;  // (name, path) or
 const std::string kMuslLoader = "/lib/ld-musl-x86_64.so.1";
 const std::vector<std::string> kCases = {"ldlp_first", "runpath_inherited", "soname_ignored",
                                          "reserved",   "origin",            "wrong_class",
-                                         "semicolon"};
+                                         "semicolon",  "second_libc"};
 
 std::string dir() { return fixtures_dir() + "/musl"; }
 
@@ -123,6 +123,17 @@ TEST_CASE("musl: the rules where it differs from glibc's") {
   CHECK(listing("origin").count({"libdeep.so", "missing"}));
   CHECK(listing("wrong_class").count({"libfa.so", "missing"}));
   CHECK(listing("semicolon").count({"libsc.so", d + "/semicolon/semi;colon/libsc.so"}));
+  auto second = run_command(depscan_bin() + " --format json " + shell_quote(d + "/second_libc/app"));
+  CHECK(second.exit_code == 0);  // the program runs
+  bool replaced = false;
+  json second_report = json::parse(second.output, nullptr, false);
+  REQUIRE(!second_report.is_discarded());
+  for (const json& e : second_report["edges"])
+    if (e["name"].get<std::string>().ends_with("/libc.so.6"))
+      replaced = !e["to"].is_null() && second_report["objects"][e["to"].get<size_t>()]["path"] == kMuslLoader &&
+                 e["how_detail"].get<std::string>().ends_with("defines __libc_start_main and stdin, so musl loads "
+                                                              "itself instead of another C library");
+  CHECK(replaced);
   auto r = run_command(depscan_bin() + " --no-color " + shell_quote(d + "/runpath_inherited/app"));
   CHECK(r.exit_code == 0);
   CHECK_MESSAGE(r.output.find("info[program-loader]: " + d + "/runpath_inherited/app: runs under musl's loader " +
