@@ -45,13 +45,6 @@ bool has_loader(const FileSystem& fs, int bits, uint16_t machine) {
   return fs.is_regular(default_interpreter(bits, machine)) || musl_loader_of_root(fs, bits, machine).has_value();
 }
 
-// The name a library needs musl's C library by ("libc.musl-x86_64.so.1"), or empty.
-std::string musl_libc_needed(const Binary& b) {
-  for (const std::string& name : b.needed)
-    if (is_musl_libc_name(name)) return name;
-  return "";
-}
-
 std::string files_named(const Graph& g, const std::vector<size_t>& objects) {
   std::vector<std::string> named;
   for (size_t i = 0; i < objects.size() && i < kFilesNamed; ++i) named.push_back(g.objects[objects[i]].path);

@@ -30,6 +30,17 @@ std::string prefix_of(const std::string& loader_path) {
   return loader_path.substr(0, before);
 }
 
+// As find_sym(dso, name, need_def=1) finds it: defined, not local, not a hidden version, and of a
+// type musl binds (not an IFUNC, which musl does not support).
+bool defines_for_musl(const Binary& b, std::string_view name) {
+  for (const Symbol& s : b.symbols)
+    if (s.name == name && s.defined && !s.hidden && s.binding != SymbolBinding::Local &&
+        s.binding != SymbolBinding::Other && s.type != SymbolType::GnuIfunc && s.type != SymbolType::Section &&
+        s.type != SymbolType::File && s.type != SymbolType::Other)
+      return true;
+  return false;
+}
+
 }  // namespace
 
 std::optional<std::string> musl_loader_arch(std::string_view loader_path) {
@@ -84,23 +95,18 @@ bool is_musl_reserved_name(std::string_view name) {
   return false;
 }
 
-// As find_sym(dso, name, need_def=1) finds it: defined, not local, not a hidden version, and of a
-// type musl binds (not an IFUNC, which musl does not support).
-bool defines_for_musl(const Binary& b, std::string_view name) {
-  for (const Symbol& s : b.symbols)
-    if (s.name == name && s.defined && !s.hidden && s.binding != SymbolBinding::Local &&
-        s.binding != SymbolBinding::Other && s.type != SymbolType::GnuIfunc && s.type != SymbolType::Section &&
-        s.type != SymbolType::File && s.type != SymbolType::Other)
-      return true;
-  return false;
-}
-
 bool is_second_c_library(const Binary& b) {
   return b.symbols_read && defines_for_musl(b, "__libc_start_main") && defines_for_musl(b, "stdin");
 }
 
 bool is_musl_libc_name(std::string_view needed) {
   return needed == "libc.so" || (needed.starts_with("libc.musl-") && needed.ends_with(".so.1"));
+}
+
+std::string musl_libc_needed(const Binary& b) {
+  for (const std::string& name : b.needed)
+    if (is_musl_libc_name(name)) return name;
+  return "";
 }
 
 std::optional<std::string> musl_loader_path(int bits, uint16_t machine) {

@@ -47,6 +47,9 @@ bool is_second_c_library(const Binary& b);
 // soname) or "libc.so" (musl-gcc's); glibc's is libc.so.6.
 bool is_musl_libc_name(std::string_view needed);
 
+// The first NEEDED of `b` that names musl's C library, or "".
+std::string musl_libc_needed(const Binary& b);
+
 // /lib/ld-musl-<arch>.so.1 for this class and machine; nullopt for a machine depscan does not know.
 std::optional<std::string> musl_loader_path(int bits, uint16_t machine);
 

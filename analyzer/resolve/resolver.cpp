@@ -737,11 +737,11 @@ struct Resolver::Impl {
   // process that loads it runs under that loader, whatever the root's own C library is.
   std::optional<OwnLoader> musl_library_loader(size_t object, const Binary& b) {
     if (!b.interpreter.empty()) return std::nullopt;
-    auto musl_libc = std::find_if(b.needed.begin(), b.needed.end(), [](const std::string& n) { return is_musl_libc_name(n); });
-    if (musl_libc == b.needed.end()) return std::nullopt;
+    std::string musl_libc = musl_libc_needed(b);
+    if (musl_libc.empty()) return std::nullopt;
     auto loader = musl_loader_of_root(fs, b.bits, b.machine);
     if (!loader) return std::nullopt;
-    return musl_loader(*loader, object, *musl_libc);
+    return musl_loader(*loader, object, musl_libc);
   }
 
   size_t add_root(const std::string& path) {

@@ -294,6 +294,10 @@ TEST_CASE("musl: its search path, path lists and reserved names") {
     CHECK_MESSAGE(is_musl_reserved_name(name), name);
   for (const char* name : {"libcrypt.so.1", "libmagic.so.1", "libdlfoo.so", "libcudart.so.12", "c.so"})
     CHECK_MESSAGE(!is_musl_reserved_name(name), name);
+  for (const char* name : {"libc.musl-x86_64.so.1", "libc.musl-aarch64.so.1", "libc.so"})
+    CHECK_MESSAGE(is_musl_libc_name(name), name);
+  for (const char* name : {"libc.so.6", "libc.musl-x86_64.so", "libc.so.1", "libcudart.so.12"})
+    CHECK_MESSAGE(!is_musl_libc_name(name), name);
 
   TempDir tmp("musl-path");
   std::filesystem::create_directories(tmp.str() + "/lib");
