@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "analyzer/resolve/system_layout.h"
+#include "analyzer/util/strings.h"
 
 namespace depscan {
 namespace {
@@ -50,17 +51,7 @@ std::optional<std::string> musl_loader_arch(std::string_view loader_path) {
   return std::string(base.substr(kPrefix.size(), base.size() - kPrefix.size() - kSuffix.size()));
 }
 
-std::vector<std::string> split_musl_path(std::string_view list) {
-  std::vector<std::string> dirs;
-  size_t at = 0;
-  while (at < list.size()) {
-    size_t end = list.find_first_of(":\n", at);
-    if (end == std::string_view::npos) end = list.size();
-    if (end > at) dirs.emplace_back(list.substr(at, end - at));
-    at = end + 1;
-  }
-  return dirs;
-}
+std::vector<std::string> split_musl_path(std::string_view list) { return split_nonempty(list, ":\n"); }
 
 MuslSearchPath musl_search_path(const FileSystem& fs, const std::string& loader_path) {
   MuslSearchPath out;

@@ -94,6 +94,9 @@ struct Resolver::Impl {
   std::map<std::string, std::optional<LoaderBuild>> loader_builds;  // by own loader path
   std::map<std::string, std::optional<LdSoCache>> own_loader_caches;  // by cache path
   std::map<std::pair<int, uint16_t>, std::optional<std::string>> system_musl_loaders;  // by class and machine
+  std::map<std::pair<int, uint16_t>, std::optional<std::string>> root_musl_loaders;    // by class and machine
+  std::map<std::string, MuslSearchPath> musl_search_paths;                              // by loader path
+  std::map<std::string, bool> second_c_libraries;  // is_second_c_library, by path
   std::unique_ptr<DirCache> dir_cache;
   bool cache_loaded = false;
   std::optional<LdSoCache> ld_cache;
@@ -510,7 +513,7 @@ struct Resolver::Impl {
       }
     }
     if (bin && (*bin)->format == Format::Elf && walk.abi->musl && walk.interpreter != kNone &&
-        is_second_c_library(**bin)) {
+        second_c_library(path, **bin)) {
       edge.how = How::AlreadyLoaded;
       edge.how_detail = "musl's C library itself: " + path + " defines __libc_start_main and stdin, so musl loads "
                         "itself instead of another C library";
@@ -695,6 +698,13 @@ struct Resolver::Impl {
     return OwnLoader{*path, *build, false, ""};
   }
 
+  // is_second_c_library(), asked once per file: every musl walk that finds the file asks.
+  bool second_c_library(const std::string& path, const Binary& b) {
+    auto [it, fresh] = second_c_libraries.try_emplace(path);
+    if (fresh) it->second = is_second_c_library(b);
+    return it->second;
+  }
+
   // system_musl_loader(), asked once per class and machine.
   const std::optional<std::string>& system_musl(int bits, uint16_t machine) {
     auto [it, fresh] = system_musl_loaders.try_emplace({bits, machine});
@@ -714,7 +724,9 @@ struct Resolver::Impl {
   // finding says so), kNone for the system's loader of a musl root. A library root linked against
   // musl's C library by `musl_libc` loads only in a process of that loader.
   OwnLoader musl_loader(const std::string& path, size_t program, std::string_view musl_libc = {}) {
-    MuslSearchPath search = musl_search_path(fs, path);
+    auto [known, fresh] = musl_search_paths.try_emplace(path);
+    if (fresh) known->second = musl_search_path(fs, path);
+    const MuslSearchPath& search = known->second;
     OwnLoader own{path, LoaderBuild{search.dirs, ""}, true, search.path_file};
     if (program == kNone ||
         system_musl(graph.objects[program].binary->bits, graph.objects[program].binary->machine) == path)
@@ -739,7 +751,9 @@ struct Resolver::Impl {
     if (!b.interpreter.empty()) return std::nullopt;
     std::string musl_libc = musl_libc_needed(b);
     if (musl_libc.empty()) return std::nullopt;
-    auto loader = musl_loader_of_root(fs, b.bits, b.machine);
+    auto [it, fresh] = root_musl_loaders.try_emplace({b.bits, b.machine});
+    if (fresh) it->second = musl_loader_of_root(fs, b.bits, b.machine);
+    const std::optional<std::string>& loader = it->second;
     if (!loader) return std::nullopt;
     return musl_loader(*loader, object, musl_libc);
   }
