@@ -300,15 +300,18 @@ TEST_CASE("a manylinux_2_17 wheel needing GLIBC_2.34 and a system library names 
   CHECK(any_message_has(violations, "manylinux_2_17"));
 }
 
-TEST_CASE("an aarch64 wheel's best policy is one that has aarch64: manylinux1 has none") {
-  Scan s = scan(wheels({"armcxx-1.0-cp311-cp311-manylinux2014_aarch64.whl"}), "policy-arch");
-  REQUIRE(s.report.is_object());
-  auto violations = findings(s.report, "wheel-policy-violation");
-  REQUIRE(violations.size() == 1);
-  std::string message = violations[0]["message"];
-  CHECK_MESSAGE(message.find("@GLIBCXX_3.4.21 from libstdc++.so.6, newer than manylinux_2_17 allows") != std::string::npos,
-                message);
-  CHECK_MESSAGE(message.ends_with("it meets manylinux_2_24 at best)"), message);  // not manylinux_2_5, x86 only
+TEST_CASE("aarch64 and ppc64le wheels: checked against their architecture's symbol versions; manylinux1 has neither") {
+  for (const char* wheel : {"armcxx-1.0-cp311-cp311-manylinux2014_aarch64.whl", "ppccxx-1.0-cp311-cp311-manylinux2014_ppc64le.whl"}) {
+    CAPTURE(wheel);
+    Scan s = scan(wheels({wheel}), "policy-arch");
+    REQUIRE(s.report.is_object());
+    auto violations = findings(s.report, "wheel-policy-violation");
+    REQUIRE(violations.size() == 1);
+    std::string message = violations[0]["message"];
+    CHECK_MESSAGE(message.find("@GLIBCXX_3.4.21 from libstdc++.so.6, newer than manylinux_2_17 allows") != std::string::npos,
+                  message);
+    CHECK_MESSAGE(message.ends_with("it meets manylinux_2_24 at best)"), message);  // not manylinux_2_5, x86 only
+  }
 }
 
 TEST_CASE("a library from outside the install breaks the policy whether or not the scanning machine has it") {
