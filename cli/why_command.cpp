@@ -60,8 +60,8 @@ void add_run_time_edges(Resolver& resolver, const FileSystem& fs) {
 // resolver followed, if any.
 void print_loader(const FileSystem& fs, const Binary& binary, const ScanOptions& options, const OwnLoader* own) {
   if (binary.format != Format::Elf) return;
-  std::string interpreter = default_interpreter(binary.bits, binary.machine);
-  std::vector<std::string> system_dirs = detect_layout(fs, binary.bits, binary.machine).system_dirs;
+  std::string interpreter = default_interpreter(process_abi_of(binary));
+  std::vector<std::string> system_dirs = detect_layout(fs, process_abi_of(binary)).system_dirs;
   if (own && own->musl) {
     fmt::print("musl's loader {}: LD_LIBRARY_PATH, the RPATH or RUNPATH of each object up the chain that loaded it, "
                "then {} ({}); no ld.so.cache, no hwcaps subdirectories\n",

@@ -1,17 +1,18 @@
 #!/usr/bin/env python3
 """Compares depscan --root ROOT with ROOT's own loader, run inside it with chroot (needs root), or
-for an aarch64 root under qemu-aarch64 -L ROOT (which opens the loader's files inside ROOT).
+for a root of another machine under qemu-MACHINE -L ROOT (which opens the loader's files inside ROOT).
 
-For every regular 64-bit ELF executable or library of the root's machine under ROOT:
+For every regular ELF executable or library of the root's class, byte order and machine under ROOT:
   libraries: the file each NEEDED name resolves to, against `ld.so --list` (the root's ld.so);
   symbols:   the undefined symbols and missing symbol versions, against `ldd -r` (LD_BIND_NOW).
 Prints each disagreement and a count. Exit code 1 when any file disagrees.
 
-Usage: scripts/compare-root-loader.py ROOT [--depscan build/cli/depscan] [--machine aarch64]
+Usage: scripts/compare-root-loader.py ROOT [--depscan build/cli/depscan] [--machine aarch64|ppc64le|s390x|arm|riscv64]
 A root to try: debootstrap --variant=minbase bookworm /tmp/rootfs http://deb.debian.org/debian
 An aarch64 one: debootstrap --arch=arm64 --foreign --variant=minbase bookworm /tmp/rootfs-arm64 ...,
 then dpkg-deb -x each of its var/cache/apt/archives/*.deb into it and run its ldconfig:
-qemu-aarch64 /tmp/rootfs-arm64/sbin/ldconfig -r /tmp/rootfs-arm64
+qemu-aarch64 /tmp/rootfs-arm64/sbin/ldconfig -r /tmp/rootfs-arm64 (likewise --arch=ppc64el, s390x,
+armhf, and riscv64 with trixie; --machine takes qemu's name: ppc64le, s390x, arm, riscv64)
 """
 import argparse
 import json
@@ -20,16 +21,21 @@ import re
 import subprocess
 import sys
 
-MACHINES = {  # e_machine and the loader of each machine this script can compare
-    "x86_64": (62, "/lib64/ld-linux-x86-64.so.2"),
-    "aarch64": (183, "/lib/ld-linux-aarch64.so.1"),
+MACHINES = {  # e_machine, ELF class, byte order and loader of each machine this script can compare
+    "x86_64": (62, 2, "little", "/lib64/ld-linux-x86-64.so.2"),
+    "aarch64": (183, 2, "little", "/lib/ld-linux-aarch64.so.1"),
+    "ppc64le": (21, 2, "little", "/lib64/ld64.so.2"),
+    "s390x": (22, 2, "big", "/lib/ld64.so.1"),
+    "arm": (40, 1, "little", "/lib/ld-linux-armhf.so.3"),
+    "riscv64": (243, 2, "little", "/lib/ld-linux-riscv64-lp64d.so.1"),
 }
 MACHINE = "x86_64"
 TRACE = ["LD_TRACE_LOADED_OBJECTS=1", "LD_WARN=yes", "LD_BIND_NOW=yes"]  # what `ldd -r` sets
 
 
 def elf_files(root):
-    """Logical paths of regular 64-bit ET_EXEC/ET_DYN files, hard links counted once."""
+    """Logical paths of regular ET_EXEC/ET_DYN files of the machine, hard links counted once."""
+    machine, elf_class, order, _ = MACHINES[MACHINE]
     seen, out = set(), []
     for directory, dirs, names in os.walk(root):
         if os.path.relpath(directory, root).split("/")[0] in ("proc", "sys", "dev"):
@@ -45,10 +51,11 @@ def elf_files(root):
                     head = f.read(20)
             except OSError:
                 continue
-            if (st.st_dev, st.st_ino) in seen or len(head) < 20 or head[:4] != b"\x7fELF" or head[4] != 2:
+            if (st.st_dev, st.st_ino) in seen or len(head) < 20 or head[:4] != b"\x7fELF" or head[4] != elf_class:
                 continue
-            if head[5] != 1 or head[16] not in (2, 3) or int.from_bytes(head[18:20], "little") != MACHINES[MACHINE][0]:
-                continue  # not a little-endian executable or library of the root's machine
+            if head[5] != (1 if order == "little" else 2) or int.from_bytes(head[16:18], order) not in (2, 3) \
+                    or int.from_bytes(head[18:20], order) != machine:
+                continue  # not an executable or library of the root's kind
             seen.add((st.st_dev, st.st_ino))
             out.append("/" + os.path.relpath(path, root))
     return sorted(out)
@@ -63,13 +70,24 @@ def in_root(root, *argv):
     return r.stdout + r.stderr
 
 
+def file_in_root(root, path):
+    """ROOT + path with symbolic links followed as inside ROOT (absolute targets stay in it)."""
+    for _ in range(40):
+        full = root + path
+        if not os.path.islink(full):
+            return full
+        target = os.readlink(full)
+        path = target if target.startswith("/") else os.path.join(os.path.dirname(path), target)
+    return root + path
+
+
 def run_loader(root, path, trace_env=()):
     """The root's loader on `path`: --list, or with `trace_env` as ldd -r runs it."""
-    loader = MACHINES[MACHINE][1]
+    loader = MACHINES[MACHINE][3]
     if MACHINE == "x86_64":
         return in_root(root, "env", *trace_env, loader, path) if trace_env else in_root(root, loader, "--list", path)
     env_options = [option for variable in trace_env for option in ("-E", variable)]
-    argv = ["qemu-" + MACHINE, "-L", root, *env_options, root + loader] + ([path] if trace_env else ["--list", path])
+    argv = ["qemu-" + MACHINE, "-L", root, *env_options, file_in_root(root, loader)] + ([path] if trace_env else ["--list", path])
     try:
         r = subprocess.run(argv, capture_output=True, text=True, timeout=60)
     except subprocess.TimeoutExpired:
@@ -88,7 +106,7 @@ def library_differences(root, depscan, path):
     for line in run_loader(root, path).splitlines():
         if "=>" in line:
             name, target = (part.strip() for part in line.split("=>", 1))
-            if name != MACHINES[MACHINE][1]:  # aarch64's listing names the program's loader with "=>" too
+            if name != MACHINES[MACHINE][3]:  # some machines' listings name the program's loader with "=>" too
                 loader[name] = target.split(" (")[0].strip()
     if not loader:
         return None  # the loader listed nothing (it refused the file): nothing to compare

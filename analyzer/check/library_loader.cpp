@@ -5,6 +5,7 @@
 // C library), no process there can load it, and what it needs from the system is missing for that
 // one reason.
 #include <map>
+#include <string_view>
 #include <utility>
 
 #include <fmt/format.h>
@@ -16,7 +17,8 @@
 namespace depscan {
 namespace {
 
-constexpr uint16_t kEm386 = 3, kEmX8664 = 62, kEmAarch64 = 183;
+constexpr uint16_t kEm386 = 3, kEmX8664 = 62, kEmAarch64 = 183, kEmArm = 40, kEmPpc64 = 21, kEmS390 = 22,
+                   kEmRiscv = 243;
 constexpr uint16_t kEtDyn = 3;
 constexpr uint64_t kDf1Pie = 0x08000000;
 constexpr size_t kFilesNamed = 3;
@@ -32,17 +34,27 @@ struct MachineNames {
   std::string debian;  // Debian's architecture name, for the multiarch C library package
 };
 
-MachineNames machine_names(int bits, uint16_t machine) {
-  switch (machine) {
-    case kEmX8664: return bits == 64 ? MachineNames{"x86-64", "amd64"} : MachineNames{"x32", "x32"};
+MachineNames machine_names(const ProcessAbi& abi) {
+  switch (abi.machine) {
+    case kEmX8664: return abi.bits == 64 ? MachineNames{"x86-64", "amd64"} : MachineNames{"x32", "x32"};
     case kEm386: return {"i386", "i386"};
     case kEmAarch64: return {"aarch64", "arm64"};
-    default: return {fmt::format("e_machine {}", machine), ""};
+    case kEmArm: return {"armhf", "armhf"};
+    case kEmPpc64: return abi.little_endian ? MachineNames{"ppc64le", "ppc64el"} : MachineNames{"ppc64", "ppc64"};
+    case kEmS390: return {"s390x", "s390x"};
+    case kEmRiscv: return {"riscv64", "riscv64"};
+    default: return {fmt::format("e_machine {}", abi.machine), ""};
   }
 }
 
-bool has_loader(const FileSystem& fs, int bits, uint16_t machine) {
-  return fs.is_regular(default_interpreter(bits, machine)) || musl_loader_of_root(fs, bits, machine).has_value();
+// "an x86-64", "an s390x", "a ppc64le": as the names are spoken.
+std::string with_article(const std::string& label) {
+  bool vowel_sound = !label.empty() && std::string_view("aeiosx").find(label[0]) != std::string_view::npos;
+  return (vowel_sound ? "an " : "a ") + label;
+}
+
+bool has_loader(const FileSystem& fs, const ProcessAbi& abi) {
+  return fs.is_regular(default_interpreter(abi)) || musl_loader_of_root(fs, abi).has_value();
 }
 
 std::string files_named(const Graph& g, const std::vector<size_t>& objects) {
@@ -52,19 +64,19 @@ std::string files_named(const Graph& g, const std::vector<size_t>& objects) {
   return fmt::format("{}{}", fmt::join(named, ", "), more);
 }
 
-Finding no_loader(const Graph& g, int bits, uint16_t machine, const std::vector<size_t>& objects) {
-  MachineNames names = machine_names(bits, machine);
+Finding no_loader(const Graph& g, const ProcessAbi& abi, const std::vector<size_t>& objects) {
+  MachineNames names = machine_names(abi);
   bool one = objects.size() == 1;
   return {"loader-missing", Severity::Error, objects.front(),
           fmt::format("{} built for {}, and the analysed system has no {} loader ({}): no process there can load {}, "
                       "which is also why the libraries {} from the system are not found ({})",
                       one ? "a library is" : fmt::format("{} libraries are", objects.size()), names.label, names.label,
-                      default_interpreter(bits, machine), one ? "it" : "them", one ? "it needs" : "they need",
+                      default_interpreter(abi), one ? "it" : "them", one ? "it needs" : "they need",
                       files_named(g, objects)),
-          fmt::format("audit {} against the target's root file system (--root DIR holding an {} system) or on an {} "
+          fmt::format("audit {} against the target's root file system (--root DIR holding {} system) or on {} "
                       "machine; if {} meant to load here, install the {} C library (Debian: libc6:{})",
-                      one ? "it" : "them", names.label, names.label, one ? "it is" : "they are", names.label,
-                      names.debian),
+                      one ? "it" : "them", with_article(names.label), with_article(names.label),
+                      one ? "it is" : "they are", names.label, names.debian),
           ""};
 }
 
@@ -83,8 +95,7 @@ Finding no_musl_loader(const Graph& g, const std::string& loader, const std::vec
 }
 
 struct LoaderKey {
-  int bits;
-  uint16_t machine;
+  ProcessAbi abi;
   bool musl;  // linked against musl's C library: only musl's loader loads it
   auto operator<=>(const LoaderKey&) const = default;
 };
@@ -98,17 +109,17 @@ std::vector<Finding> check_library_loaders(const CheckContext& ctx) {
     const Object& o = ctx.graph.objects[object];
     if (!o.binary || o.binary->format != Format::Elf || !is_shared_library(*o.binary)) continue;
     const Binary& b = *o.binary;
-    if (default_interpreter(b.bits, b.machine).empty()) continue;  // a machine whose loader depscan does not know
-    LoaderKey key{b.bits, b.machine, !musl_libc_needed(b).empty()};
+    LoaderKey key{process_abi_of(b), !musl_libc_needed(b).empty()};
+    // a machine whose loader depscan does not know
+    if (key.musl ? !musl_loader_path(key.abi) : default_interpreter(key.abi).empty()) continue;
     auto [it, fresh] = loader_present.try_emplace(key);
-    if (fresh)
-      it->second = key.musl ? musl_loader_of_root(ctx.fs, b.bits, b.machine).has_value() : has_loader(ctx.fs, b.bits, b.machine);
+    if (fresh) it->second = key.musl ? musl_loader_of_root(ctx.fs, key.abi).has_value() : has_loader(ctx.fs, key.abi);
     if (!it->second) without[key].push_back(object);
   }
   std::vector<Finding> out;
   for (const auto& [key, objects] : without)
-    out.push_back(key.musl ? no_musl_loader(ctx.graph, *musl_loader_path(key.bits, key.machine), objects)
-                           : no_loader(ctx.graph, key.bits, key.machine, objects));
+    out.push_back(key.musl ? no_musl_loader(ctx.graph, *musl_loader_path(key.abi), objects)
+                           : no_loader(ctx.graph, key.abi, objects));
   return out;
 }
 

@@ -51,7 +51,7 @@ std::optional<std::string> interpreter_problem(const FileSystem& fs, const std::
 }
 
 std::string fix_for(const std::string& interp, bool missing, const Binary& program) {
-  std::string system_loader = default_interpreter(program.bits, program.machine);
+  std::string system_loader = default_interpreter(process_abi_of(program));
   std::string repoint = system_loader.empty() || interp == system_loader
                             ? std::string()
                             : fmt::format(", or point the program at the system's loader with patchelf --set-interpreter {}",

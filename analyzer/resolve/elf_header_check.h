@@ -14,7 +14,7 @@ struct ProcessAbi {
   int bits = 64;
   bool little_endian = true;
   uint16_t machine = 62;  // EM_X86_64
-  bool operator==(const ProcessAbi&) const = default;
+  auto operator<=>(const ProcessAbi&) const = default;
 };
 
 enum class HeaderVerdict { Fits, OtherClass, OtherMachine, Fatal };

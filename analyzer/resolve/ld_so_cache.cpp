@@ -17,7 +17,8 @@ constexpr uint64_t kIsaLevelMask = (1u << 10) - 1;
 constexpr uint64_t kHwcapTlsMask = 1ull << 63;
 constexpr uint64_t kX86PlatformMask = 0xfull << 48;  // four platforms from bit 48
 constexpr uint8_t kEndianLittle = 2, kEndianBig = 3;
-constexpr uint16_t kEm386 = 3, kEmX8664 = 62, kEmAarch64 = 183;
+constexpr uint16_t kEm386 = 3, kEmX8664 = 62, kEmAarch64 = 183, kEmArm = 40, kEmPpc64 = 21, kEmS390 = 22,
+                   kEmRiscv = 243;
 
 bool starts_with(ByteView bytes, std::string_view magic) {
   return bytes.size() >= magic.size() && std::memcmp(bytes.data(), magic.data(), magic.size()) == 0;
@@ -29,23 +30,23 @@ bool is_hwcap_extension(uint64_t hwcap) {
 }
 
 // cache_extension_load: the glibc-hwcaps section (uint32 string offsets from the file start).
-std::vector<std::string_view> read_hwcaps_extension(ByteView file, uint32_t extension_offset) {
+std::vector<std::string_view> read_hwcaps_extension(ByteView file, uint32_t extension_offset, bool le) {
   std::vector<std::string_view> names;
   if (extension_offset == 0 || extension_offset % 4 != 0) return names;
-  auto magic = file.read<uint32_t>(extension_offset);
-  auto count = file.read<uint32_t>(static_cast<uint64_t>(extension_offset) + 4);
+  auto magic = file.read<uint32_t>(extension_offset, le);
+  auto count = file.read<uint32_t>(static_cast<uint64_t>(extension_offset) + 4, le);
   if (!magic || !count || *magic != kExtensionMagic) return names;
   for (uint32_t i = 0; i < *count; ++i) {
     uint64_t at = static_cast<uint64_t>(extension_offset) + 8 + static_cast<uint64_t>(i) * 16;
-    auto tag = file.read<uint32_t>(at);
-    auto offset = file.read<uint32_t>(at + 8);
-    auto size = file.read<uint32_t>(at + 12);
+    auto tag = file.read<uint32_t>(at, le);
+    auto offset = file.read<uint32_t>(at + 8, le);
+    auto size = file.read<uint32_t>(at + 12, le);
     if (!tag || !offset || !size) return {};
     if (!file.contains(*offset, *size)) return {};
     if (*tag != kExtensionTagHwcaps || *size == 0 || *size % 4 != 0 || *offset % 4 != 0) continue;
     names.clear();
     for (uint32_t k = 0; k < *size / 4; ++k) {
-      auto index = file.read<uint32_t>(static_cast<uint64_t>(*offset) + 4ull * k);
+      auto index = file.read<uint32_t>(static_cast<uint64_t>(*offset) + 4ull * k, le);
       auto name = index ? file.cstring(*index) : std::nullopt;
       names.push_back(name.value_or(std::string_view()));
     }
@@ -53,8 +54,17 @@ std::vector<std::string_view> read_hwcaps_extension(ByteView file, uint32_t exte
   return names;
 }
 
-// cache_file_new_matches_endian on a little-endian machine.
-bool endian_ok(uint8_t flags) { return flags == 0 || (flags & kEndianBig) == kEndianLittle; }
+// The byte order of a table of `count_at`'s entry count: as its new-format flags say (glibc
+// 2.33 and later write them), else the order whose entry count fits in the file; nullopt for
+// flags marked invalid.
+std::optional<bool> table_little_endian(ByteView table, uint64_t count_at, uint64_t entry_size,
+                                        std::optional<uint8_t> flags) {
+  if (flags && (*flags & kEndianBig) == kEndianLittle) return true;
+  if (flags && (*flags & kEndianBig) == kEndianBig) return false;
+  if (flags && *flags != 0) return std::nullopt;
+  auto count = table.read<uint32_t>(count_at);
+  return !count || *count <= table.size() / entry_size;
+}
 
 Expected<LdSoCache> fail(const char* why) { return Error{why}; }
 
@@ -98,22 +108,36 @@ std::string cache_flags_name(int32_t flags) {
     case kCacheFlagX8664Lib64: type += ",x86-64"; break;
     case kCacheFlagX8664LibX32: type += ",x32"; break;
     case kCacheFlagAarch64Lib64: type += ",AArch64"; break;
+    case kCacheFlagS390Lib64: type += ",64bit"; break;
+    case kCacheFlagPowerpcLib64: type += ",64bit"; break;
+    case kCacheFlagArmLibHf: type += ",hard-float"; break;
+    case kCacheFlagRiscvDoubleFloat: type += ",double-float"; break;
     default: type += ",unknown arch"; break;
   }
   return type;
 }
 
-CacheQuery cache_query_for(int bits, uint16_t machine) {
+CacheQuery cache_query_for(int bits, uint16_t machine, bool little_endian) {
   CacheQuery q;
+  q.little_endian = little_endian;
   if (machine == kEmX8664 && bits == 64) {
     q.default_id = kCacheFlagElfLibc6 | kCacheFlagX8664Lib64;
   } else if (machine == kEmX8664 && bits == 32) {
     q.default_id = kCacheFlagElfLibc6 | kCacheFlagX8664LibX32;
   } else if (machine == kEmAarch64) {
     q.default_id = kCacheFlagElfLibc6 | kCacheFlagAarch64Lib64;
+  } else if (machine == kEmPpc64) {
+    q.default_id = kCacheFlagElfLibc6 | kCacheFlagPowerpcLib64;
+  } else if (machine == kEmS390 && bits == 64) {
+    q.default_id = kCacheFlagElfLibc6 | kCacheFlagS390Lib64;
+  } else if (machine == kEmRiscv && bits == 64) {
+    q.default_id = kCacheFlagElfLibc6 | kCacheFlagRiscvDoubleFloat;
+  } else if (machine == kEmArm) {
+    q.default_id = kCacheFlagElfLibc6 | kCacheFlagArmLibHf;
+    q.also_accepted_id = kCacheFlagElfLibc6;
   } else {
     q.default_id = kCacheFlagElfLibc6;
-    q.also_accept_plain_elf = machine == kEm386 || bits == 32;
+    if (machine == kEm386 || bits == 32) q.also_accepted_id = kCacheFlagElf;
   }
   return q;
 }
@@ -128,32 +152,33 @@ Expected<LdSoCache> LdSoCache::parse(std::string bytes) {
   ByteView file = cache.file();
   Table& table = cache.table_;
   if (starts_with(file, kNewMagic)) {
-    auto nlibs = file.read<uint32_t>(20);
-    auto flags = file.read<uint8_t>(28);
-    auto extension = file.read<uint32_t>(32);
+    auto le = table_little_endian(file, 20, kNewEntrySize, file.read<uint8_t>(28));
+    if (!le) return fail("byte order marked invalid");
+    auto nlibs = file.read<uint32_t>(20, *le);
+    auto extension = file.read<uint32_t>(32, *le);
     if (!nlibs || !extension || file.size() <= kNewHeaderSize) return fail("file too short for the new-format header");
     if ((file.size() - kNewHeaderSize) / kNewEntrySize < *nlibs) return fail("entry count exceeds the file size");
-    if (!endian_ok(*flags)) return fail("cache written for the other byte order");
-    table = Table{kNewHeaderSize, *nlibs, kNewEntrySize, 0, true};
-    cache.hwcaps_names_ = read_hwcaps_extension(file, *extension);
+    table = Table{kNewHeaderSize, *nlibs, kNewEntrySize, 0, true, *le};
+    cache.hwcaps_names_ = read_hwcaps_extension(file, *extension, *le);
     cache.format_ = LdCacheFormat::New;
   } else if (starts_with(file, kOldMagic)) {
-    auto nlibs = file.read<uint32_t>(12);
+    bool old_le = *table_little_endian(file, 12, kOldEntrySize, std::nullopt);
+    auto nlibs = file.read<uint32_t>(12, old_le);
     if (!nlibs || file.size() <= kOldHeaderSize) return fail("file too short for the old-format header");
     if ((file.size() - kOldHeaderSize) / kOldEntrySize < *nlibs) return fail("entry count exceeds the file size");
     uint64_t table_end = kOldHeaderSize + static_cast<uint64_t>(*nlibs) * kOldEntrySize;
     uint64_t new_at = (table_end + 7) & ~uint64_t{7};  // ALIGN_CACHE: alignof(cache_file_new)
     auto tail = file.sub(new_at, file.size() > new_at ? file.size() - new_at : 0);
     if (tail && tail->size() >= kNewHeaderSize && starts_with(*tail, kNewMagic)) {
-      auto nlibs_new = tail->read<uint32_t>(20);
-      auto flags = tail->read<uint8_t>(28);
-      if (!nlibs_new || !flags) return fail("truncated new-format header");
-      if (!endian_ok(*flags)) return fail("cache written for the other byte order");
+      auto le = table_little_endian(*tail, 20, kNewEntrySize, tail->read<uint8_t>(28));
+      if (!le) return fail("byte order marked invalid");
+      auto nlibs_new = tail->read<uint32_t>(20, *le);
+      if (!nlibs_new) return fail("truncated new-format header");
       if ((tail->size() - kNewHeaderSize) / kNewEntrySize < *nlibs_new) return fail("entry count exceeds the file size");
-      table = Table{new_at + kNewHeaderSize, *nlibs_new, kNewEntrySize, new_at, true};
+      table = Table{new_at + kNewHeaderSize, *nlibs_new, kNewEntrySize, new_at, true, *le};
       cache.format_ = LdCacheFormat::OldWithNew;
     } else {
-      table = Table{kOldHeaderSize, *nlibs, kOldEntrySize, table_end, false};
+      table = Table{kOldHeaderSize, *nlibs, kOldEntrySize, table_end, false, old_le};
       cache.format_ = LdCacheFormat::Old;
     }
   } else {
@@ -172,12 +197,13 @@ LdCacheEntry LdSoCache::entry(size_t index) const {
   ByteView strings = file.sub(table_.strings_at, file.size() - table_.strings_at).value_or(ByteView());
   uint64_t at = table_.entries_at + static_cast<uint64_t>(index) * table_.entry_size;
   LdCacheEntry e;
-  e.flags = file.read<int32_t>(at).value_or(0);
-  e.key = strings.cstring(file.read<uint32_t>(at + 4).value_or(UINT32_MAX));
-  e.value = strings.cstring(file.read<uint32_t>(at + 8).value_or(UINT32_MAX));
+  bool le = table_.little_endian;
+  e.flags = file.read<int32_t>(at, le).value_or(0);
+  e.key = strings.cstring(file.read<uint32_t>(at + 4, le).value_or(UINT32_MAX));
+  e.value = strings.cstring(file.read<uint32_t>(at + 8, le).value_or(UINT32_MAX));
   e.is_new = table_.is_new;
   if (e.is_new) {
-    e.hwcap = file.read<uint64_t>(at + 16).value_or(0);
+    e.hwcap = file.read<uint64_t>(at + 16, le).value_or(0);
     uint32_t name_index = static_cast<uint32_t>(e.hwcap);
     if (is_hwcap_extension(e.hwcap) && name_index < hwcaps_names_.size()) e.hwcaps_subdir = hwcaps_names_[name_index];
   }
@@ -192,13 +218,14 @@ std::vector<LdCacheEntry> LdSoCache::entries() const {
 }
 
 bool LdSoCache::acceptable(const LdCacheEntry& e, const CacheQuery& q) const {
-  bool flags_ok = e.flags == q.default_id || (q.also_accept_plain_elf && e.flags == kCacheFlagElf);
+  bool flags_ok = e.flags == q.default_id || (q.also_accepted_id && e.flags == *q.also_accepted_id);
   return flags_ok && e.value.has_value();
 }
 
 // search_cache: binary search (the table is sorted descending by cache_libcmp), back up to the
 // first entry with the name, then walk forward choosing the best acceptable entry.
 std::optional<std::string> LdSoCache::lookup(std::string_view name, const CacheQuery& q) const {
+  if (q.little_endian != table_.little_endian) return std::nullopt;
   uint64_t hwcap_exclude = ~(q.hwcap | kX86PlatformMask | kHwcapTlsMask);
   uint64_t platform_bit = q.platform_index < 0 ? ~uint64_t{0} : 1ull << (48 + q.platform_index);
   auto has_name = [&](const LdCacheEntry& e) { return e.key && cache_libcmp(name, *e.key) == 0; };

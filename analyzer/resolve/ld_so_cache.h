@@ -17,8 +17,10 @@ namespace depscan {
 
 // Entry flags (dl-cache.h): low byte the type, high byte the required architecture.
 inline constexpr int32_t kCacheFlagElf = 0x0001, kCacheFlagElfLibc6 = 0x0003;
-inline constexpr int32_t kCacheFlagX8664Lib64 = 0x0300, kCacheFlagX8664LibX32 = 0x0800,
-                         kCacheFlagAarch64Lib64 = 0x0a00;
+inline constexpr int32_t kCacheFlagX8664Lib64 = 0x0300, kCacheFlagS390Lib64 = 0x0400,
+                         kCacheFlagPowerpcLib64 = 0x0500, kCacheFlagX8664LibX32 = 0x0800,
+                         kCacheFlagArmLibHf = 0x0900, kCacheFlagAarch64Lib64 = 0x0a00,
+                         kCacheFlagRiscvDoubleFloat = 0x1000;
 inline constexpr uint64_t kCacheHwcapExtension = 1ull << 62;
 
 enum class LdCacheFormat { New, OldWithNew, Old };
@@ -37,7 +39,8 @@ struct LdCacheEntry {
 // What the requesting process is, for choosing among entries with the same soname.
 struct CacheQuery {
   int32_t default_id = kCacheFlagElfLibc6 | kCacheFlagX8664Lib64;  // _DL_CACHE_DEFAULT_ID
-  bool also_accept_plain_elf = false;  // generic _dl_cache_check_flags: flags 1 too (i386)
+  std::optional<int32_t> also_accepted_id;  // _dl_cache_check_flags' second value: 1 (generic), 3 (armhf)
+  bool little_endian = true;               // the process's byte order
   std::vector<std::string> glibc_hwcaps;  // supported levels, best first
   uint32_t isa_levels = 0;                // kIsa* bits of this CPU (model.h)
   uint64_t hwcap = 0;                     // dl_hwcap & mask (legacy hwcap entries)
@@ -45,8 +48,8 @@ struct CacheQuery {
   bool legacy_hwcap_entries = true;       // entries with legacy hwcap or platform bits (before 2.40)
 };
 
-// The query for an ELF process of this class and machine on this CPU.
-CacheQuery cache_query_for(int bits, uint16_t machine);
+// The query for an ELF process of this class, byte order and machine on this CPU.
+CacheQuery cache_query_for(int bits, uint16_t machine, bool little_endian = true);
 
 class LdSoCache {
  public:
@@ -63,6 +66,9 @@ class LdSoCache {
   LdCacheEntry entry(size_t index) const;  // index < size()
   std::vector<LdCacheEntry> entries() const;
   LdCacheFormat format() const { return format_; }
+  // The byte order of the machine ldconfig wrote it for: a process of the other order finds
+  // nothing in it, as its loader refuses the file.
+  bool little_endian() const { return table_.little_endian; }
   // Names in the glibc-hwcaps extension section, by index (empty if none).
   const std::vector<std::string_view>& hwcaps_names() const { return hwcaps_names_; }
 
@@ -73,6 +79,7 @@ class LdSoCache {
     uint64_t entry_size = 0;
     uint64_t strings_at = 0;   // what the entries' string offsets count from
     bool is_new = false;       // new-format entries (with hwcap)
+    bool little_endian = true; // the byte order ldconfig wrote it in
   };
   ByteView file() const;
   bool acceptable(const LdCacheEntry& entry, const CacheQuery& query) const;

@@ -100,7 +100,7 @@ std::optional<std::string> own_loader_path(const FileSystem& fs, const Binary& b
     return std::nullopt;
   auto own = fs.stat(interpreter);
   if (!own || own->kind != FileKind::Regular) return std::nullopt;
-  auto system = fs.stat(default_interpreter(binary.bits, binary.machine));
+  auto system = fs.stat(default_interpreter(process_abi_of(binary)));
   if (system && system->device == own->device && system->inode == own->inode) return std::nullopt;
   return interpreter;
 }

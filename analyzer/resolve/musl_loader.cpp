@@ -8,16 +8,22 @@
 namespace depscan {
 namespace {
 
-constexpr uint16_t kEm386 = 3, kEmX8664 = 62, kEmAarch64 = 183;
+constexpr uint16_t kEm386 = 3, kEmX8664 = 62, kEmAarch64 = 183, kEmArm = 40, kEmPpc64 = 21, kEmS390 = 22,
+                   kEmRiscv = 243;
 constexpr std::string_view kPrefix = "ld-musl-", kSuffix = ".so.1";
 constexpr size_t kMaxPathFileBytes = size_t{1} << 20;
 
-// musl's LDSO_ARCH for the machines depscan knows a glibc loader for.
-std::string musl_arch_of(int bits, uint16_t machine) {
-  switch (machine) {
-    case kEmX8664: return bits == 64 ? "x86_64" : "x32";
+// musl's LDSO_ARCH (arch/*/reloc.h) for the machines depscan knows a glibc loader for; 32-bit Arm
+// as hard-float, as default_interpreter takes it.
+std::string musl_arch_of(const ProcessAbi& abi) {
+  switch (abi.machine) {
+    case kEmX8664: return abi.bits == 64 ? "x86_64" : "x32";
     case kEm386: return "i386";
     case kEmAarch64: return "aarch64";
+    case kEmArm: return abi.bits == 32 ? "armhf" : "";
+    case kEmPpc64: return abi.little_endian ? "powerpc64le" : "powerpc64";
+    case kEmS390: return abi.bits == 64 ? "s390x" : "";
+    case kEmRiscv: return abi.bits == 64 ? "riscv64" : "";
     default: return "";
   }
 }
@@ -100,21 +106,21 @@ std::string musl_libc_needed(const Binary& b) {
   return "";
 }
 
-std::optional<std::string> musl_loader_path(int bits, uint16_t machine) {
-  std::string arch = musl_arch_of(bits, machine);
+std::optional<std::string> musl_loader_path(const ProcessAbi& abi) {
+  std::string arch = musl_arch_of(abi);
   if (arch.empty()) return std::nullopt;
   return "/lib/ld-musl-" + arch + ".so.1";
 }
 
-std::optional<std::string> musl_loader_of_root(const FileSystem& fs, int bits, uint16_t machine) {
-  auto loader = musl_loader_path(bits, machine);
+std::optional<std::string> musl_loader_of_root(const FileSystem& fs, const ProcessAbi& abi) {
+  auto loader = musl_loader_path(abi);
   if (!loader || !fs.is_regular(*loader)) return std::nullopt;
   return loader;
 }
 
-std::optional<std::string> system_musl_loader(const FileSystem& fs, int bits, uint16_t machine) {
-  if (fs.is_regular(default_interpreter(bits, machine))) return std::nullopt;
-  return musl_loader_of_root(fs, bits, machine);
+std::optional<std::string> system_musl_loader(const FileSystem& fs, const ProcessAbi& abi) {
+  if (fs.is_regular(default_interpreter(abi))) return std::nullopt;
+  return musl_loader_of_root(fs, abi);
 }
 
 }  // namespace depscan

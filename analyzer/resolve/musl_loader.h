@@ -14,6 +14,7 @@
 
 #include "analyzer/input/fs.h"
 #include "analyzer/model.h"
+#include "analyzer/resolve/elf_header_check.h"
 
 namespace depscan {
 
@@ -51,13 +52,13 @@ bool is_musl_libc_name(std::string_view needed);
 std::string musl_libc_needed(const Binary& b);
 
 // /lib/ld-musl-<arch>.so.1 for this class and machine; nullopt for a machine depscan does not know.
-std::optional<std::string> musl_loader_path(int bits, uint16_t machine);
+std::optional<std::string> musl_loader_path(const ProcessAbi& abi);
 
 // musl_loader_path() when the root has it (a regular file).
-std::optional<std::string> musl_loader_of_root(const FileSystem& fs, int bits, uint16_t machine);
+std::optional<std::string> musl_loader_of_root(const FileSystem& fs, const ProcessAbi& abi);
 
 // The musl loader of a root that has one and no glibc loader for this class and machine: the
 // loader its libraries are loaded by. nullopt otherwise.
-std::optional<std::string> system_musl_loader(const FileSystem& fs, int bits, uint16_t machine);
+std::optional<std::string> system_musl_loader(const FileSystem& fs, const ProcessAbi& abi);
 
 }  // namespace depscan

@@ -93,8 +93,8 @@ struct Resolver::Impl {
   std::map<std::tuple<int, bool, uint16_t, bool, std::string>, std::unique_ptr<AbiContext>> abis;  // PE; own loader
   std::map<std::string, std::optional<LoaderBuild>> loader_builds;  // by own loader path
   std::map<std::string, std::optional<LdSoCache>> own_loader_caches;  // by cache path
-  std::map<std::pair<int, uint16_t>, std::optional<std::string>> system_musl_loaders;  // by class and machine
-  std::map<std::pair<int, uint16_t>, std::optional<std::string>> root_musl_loaders;    // by class and machine
+  std::map<ProcessAbi, std::optional<std::string>> system_musl_loaders;
+  std::map<ProcessAbi, std::optional<std::string>> root_musl_loaders;
   std::map<std::string, MuslSearchPath> musl_search_paths;                              // by loader path
   std::map<std::string, bool> second_c_libraries;  // is_second_c_library, by path
   std::unique_ptr<DirCache> dir_cache;
@@ -170,7 +170,7 @@ struct Resolver::Impl {
     bool system_cache = !pe && (!own || own->build.cache_path == kCachePath);
     if (system_cache) load_cache_once();
     auto ctx = std::make_unique<AbiContext>();
-    ctx->layout = detect_layout(fs, abi.bits, abi.machine);
+    ctx->layout = detect_layout(fs, abi);
     if (own) ctx->layout.system_dirs = own->build.system_dirs;
     if (!env().lib.empty()) ctx->layout.lib = env().lib;
     SearchConfig config;
@@ -178,8 +178,8 @@ struct Resolver::Impl {
     config.cwd = env().cwd;
     config.system_dirs = ctx->layout.system_dirs;
     CacheSource source;
-    source.query = cache_query_for(abi.bits, abi.machine);
-    std::string interpreter = own ? own->path : default_interpreter(abi.bits, abi.machine);
+    source.query = cache_query_for(abi.bits, abi.machine, abi.little_endian);
+    std::string interpreter = own ? own->path : default_interpreter(abi);
     ctx->release = glibc_release_of(fs, interpreter, ctx->layout.system_dirs);
     HwcapRules rules = hwcap_rules_for(ctx->release);
     if (abi.machine == kEmX8664 && abi.bits == 64) {
@@ -646,7 +646,7 @@ struct Resolver::Impl {
   void seed_interpreter(RootWalk& walk, const Binary& bin) {
     std::string interp = !bin.interpreter.empty() ? bin.interpreter
                          : walk.own_loader      ? walk.own_loader->path
-                                                : default_interpreter(bin.bits, bin.machine);
+                                                : default_interpreter(process_abi_of(bin));
     if (interp.empty() || bin.format != Format::Elf || !fs.is_regular(interp)) return;
     auto interp_bin = cache.get(interp);
     if (!interp_bin) return;
@@ -675,7 +675,7 @@ struct Resolver::Impl {
     auto [it, fresh] = loader_builds.try_emplace(*path);
     if (fresh) it->second = read_loader_build(fs, *path);
     const std::optional<LoaderBuild>& build = it->second;
-    std::string system = default_interpreter(b.bits, b.machine);
+    std::string system = default_interpreter(process_abi_of(b));
     if (!build) {
       diagnostics.push_back({"program-loader", Severity::Warning, object,
                              fmt::format("{}: runs under its own loader {}, not the system's {}, and depscan cannot "
@@ -706,9 +706,9 @@ struct Resolver::Impl {
   }
 
   // system_musl_loader(), asked once per class and machine.
-  const std::optional<std::string>& system_musl(int bits, uint16_t machine) {
-    auto [it, fresh] = system_musl_loaders.try_emplace({bits, machine});
-    if (fresh) it->second = system_musl_loader(fs, bits, machine);
+  const std::optional<std::string>& system_musl(const ProcessAbi& abi) {
+    auto [it, fresh] = system_musl_loaders.try_emplace(abi);
+    if (fresh) it->second = system_musl_loader(fs, abi);
     return it->second;
   }
 
@@ -716,7 +716,7 @@ struct Resolver::Impl {
   std::string own_loader_named(const RootWalk& walk) {
     if (!walk.own_loader) return "";
     const auto& b = graph.objects[walk.root_object].binary;
-    bool system = walk.own_loader->musl && b && system_musl(b->bits, b->machine) == walk.own_loader->path;
+    bool system = walk.own_loader->musl && b && system_musl(process_abi_of(*b)) == walk.own_loader->path;
     return system ? "" : walk.own_loader->path;
   }
 
@@ -729,7 +729,7 @@ struct Resolver::Impl {
     const MuslSearchPath& search = known->second;
     OwnLoader own{path, LoaderBuild{search.dirs, ""}, true, search.path_file};
     if (program == kNone ||
-        system_musl(graph.objects[program].binary->bits, graph.objects[program].binary->machine) == path)
+        system_musl(process_abi_of(*graph.objects[program].binary)) == path)
       return own;
     std::string from = search.path_file.empty() ? "musl's default" : "from " + search.path_file;
     std::string runs = musl_libc.empty()
@@ -751,8 +751,8 @@ struct Resolver::Impl {
     if (!b.interpreter.empty()) return std::nullopt;
     std::string musl_libc = musl_libc_needed(b);
     if (musl_libc.empty()) return std::nullopt;
-    auto [it, fresh] = root_musl_loaders.try_emplace({b.bits, b.machine});
-    if (fresh) it->second = musl_loader_of_root(fs, b.bits, b.machine);
+    auto [it, fresh] = root_musl_loaders.try_emplace(process_abi_of(b));
+    if (fresh) it->second = musl_loader_of_root(fs, process_abi_of(b));
     const std::optional<std::string>& loader = it->second;
     if (!loader) return std::nullopt;
     return musl_loader(*loader, object, musl_libc);
@@ -778,10 +778,10 @@ struct Resolver::Impl {
     }
     const Binary& b = **bin;
     walk.pe = b.format == Format::Pe;
-    walk.process = ProcessAbi{b.bits ? b.bits : 64, b.little_endian, b.machine};
+    walk.process = process_abi_of(b);
     if (!walk.pe) walk.own_loader = own_loader_of(object, b);
     if (!walk.pe && !walk.own_loader)
-      if (const auto& musl = system_musl(walk.process.bits, walk.process.machine))
+      if (const auto& musl = system_musl(walk.process))
         walk.own_loader = musl_loader(*musl, kNone);
     if (!walk.pe && !walk.own_loader) walk.own_loader = musl_library_loader(object, b);
     walk.abi = &abi_for(walk.process, walk.pe, walk.own_loader ? &*walk.own_loader : nullptr);

@@ -8,6 +8,8 @@
 #include <vector>
 
 #include "analyzer/input/fs.h"
+#include "analyzer/model.h"
+#include "analyzer/resolve/elf_header_check.h"
 
 namespace depscan {
 
@@ -17,12 +19,16 @@ struct SystemLayout {
   std::string lib;                       // $LIB
 };
 
-SystemLayout detect_layout(const FileSystem& fs, int bits, uint16_t machine);
+SystemLayout detect_layout(const FileSystem& fs, const ProcessAbi& abi);
 
-// The PT_INTERP a program of this class and machine would normally carry.
-std::string default_interpreter(int bits, uint16_t machine);
+// The class, byte order and machine of the process an ELF file loads into.
+ProcessAbi process_abi_of(const Binary& b);
 
-// Debian's multiarch triplet for the class and machine ("" if none).
-std::string multiarch_triplet(int bits, uint16_t machine);
+// The PT_INTERP glibc gives a program of this kind ("" for a kind depscan knows no loader of).
+// 32-bit Arm is taken as hard-float (armhf) and RISC-V as lp64d, the ABIs Debian ships.
+std::string default_interpreter(const ProcessAbi& abi);
+
+// Debian's multiarch triplet for this kind ("" if none).
+std::string multiarch_triplet(const ProcessAbi& abi);
 
 }  // namespace depscan

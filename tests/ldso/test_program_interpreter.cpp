@@ -9,12 +9,14 @@
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "cache_writer.h"
 #include "support.h"
 
 namespace depscan::test {
@@ -170,20 +172,58 @@ TEST_CASE("loader missing: a library for a machine the system has no loader for,
     return out;
   };
   auto missing = loader_missing(root, 1);
-  CHECK(missing.size() == 2);  // not libx86.so, whose loader is there, nor the static programs, which need none
+  CHECK(missing.size() == 3);  // not libx86.so, whose loader is there, nor the static programs, which need none
   CHECK(missing["/libs/libaarch64.so"].starts_with(
       "a library is built for aarch64, and the analysed system has no aarch64 loader (/lib/ld-linux-aarch64.so.1): "
       "no process there can load it"));
   CHECK(missing["/libs/libi386.so"].starts_with("a library is built for i386, and the analysed system has no i386 "
                                                 "loader (/lib/ld-linux.so.2)"));
+  CHECK(missing["/libs/libppc64le.so"].starts_with("a library is built for ppc64le, and the analysed system has no "
+                                                   "ppc64le loader (/lib64/ld64.so.2)"));
 
-  TempDir with_i386("interp-machines");  // the same system with an i386 loader (its presence counts): only aarch64 is left
+  TempDir with_i386("interp-machines");  // the same system with an i386 loader (its presence counts): i386's is gone
   std::filesystem::copy(root, with_i386.str(), std::filesystem::copy_options::recursive);
   std::filesystem::create_directories(with_i386.path() / "lib");
   std::filesystem::copy_file(root + "/lib64/ld-linux-x86-64.so.2", with_i386.path() / "lib/ld-linux.so.2");
   missing = loader_missing(with_i386.str(), 1);
-  CHECK(missing.size() == 1);
+  CHECK(missing.size() == 2);
   CHECK(missing.count("/libs/libaarch64.so"));
+  CHECK(missing.count("/libs/libppc64le.so"));
+}
+
+TEST_CASE("a ppc64le root: its loader, its multiarch directories and its ld.so.cache entries") {
+  namespace fs = std::filesystem;
+  std::string ppc = interp_dir() + "/machines/ppc";
+  TempDir root("interp-ppc64le");
+  for (const char* dir : {"lib64", "lib/powerpc64le-linux-gnu", "opt/ppc", "libs", "etc"})
+    fs::create_directories(root.path() / dir);
+  // the loader: a ppc64 file without a soname (libdep.so's would make it "already loaded" as the loader)
+  fs::copy_file(interp_dir() + "/machines/root/libs/libppc64le.so", root.path() / "lib64/ld64.so.2");
+  fs::copy_file(ppc + "/libdep.so", root.path() / "lib/powerpc64le-linux-gnu/libdep.so");
+  fs::copy_file(ppc + "/libdep.so", root.path() / "opt/ppc/libdep.so");
+  fs::copy_file(ppc + "/libuser.so", root.path() / "libs/libuser.so");
+  // libdep.so's edge from /libs/libuser.so: its path and how it was found
+  auto dep_edge = [&] {
+    auto r = run_command(depscan_bin() + " --format json --root " + shell_quote(root.str()) + " /libs/libuser.so 2>&1");
+    json report = json::parse(r.output, nullptr, false);
+    REQUIRE_MESSAGE(!report.is_discarded(), r.output);
+    for (const json& f : report["findings"]) CHECK_MESSAGE(f["code"] != "loader-missing", f["message"]);
+    for (const json& e : report["edges"])
+      if (e["name"] == "libdep.so" && !e["to"].is_null())
+        return report["objects"][e["to"].get<size_t>()]["path"].get<std::string>() + " " + e["how"].get<std::string>();
+    return std::string("not found");
+  };
+  CHECK(dep_edge() == "/lib/powerpc64le-linux-gnu/libdep.so default_path");
+  auto write_cache = [&](int32_t flags, bool little_endian) {
+    std::ofstream(root.path() / "etc/ld.so.cache", std::ios::binary)
+        << test::new_format_cache({{flags, "libdep.so", "/opt/ppc/libdep.so"}}, little_endian);
+  };
+  write_cache(0x503, true);  // FLAG_POWERPC_LIB64 | FLAG_ELF_LIBC6: what ppc64le's ldconfig writes
+  CHECK(dep_edge() == "/opt/ppc/libdep.so ld_so_cache");
+  write_cache(0x303, true);  // an x86-64 entry: not for this process
+  CHECK(dep_edge() == "/lib/powerpc64le-linux-gnu/libdep.so default_path");
+  write_cache(0x503, false);  // a big-endian (ppc64) cache: a little-endian loader refuses the file
+  CHECK(dep_edge() == "/lib/powerpc64le-linux-gnu/libdep.so default_path");
 }
 
 }  // namespace depscan::test

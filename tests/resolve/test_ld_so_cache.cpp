@@ -11,6 +11,7 @@
 
 #include "analyzer/resolve/hwcaps.h"
 #include "analyzer/resolve/ld_so_cache.h"
+#include "cache_writer.h"
 #include "support.h"
 
 namespace depscan {
@@ -170,6 +171,55 @@ TEST_CASE("old format, and old format followed by the new one") {
   auto direct = LdSoCache::parse(view(real));
   REQUIRE(direct.ok());
   CHECK(both->lookup("libc.so.6", cache_query_for(64, 62)) == direct->lookup("libc.so.6", cache_query_for(64, 62)));
+}
+
+TEST_CASE("a cache written for another machine: its byte order, and the flags its loader accepts") {
+  // dl-cache.h per machine: ppc64 0x503, s390x 0x403, riscv64 lp64d 0x1003; armhf 0x903 or 3.
+  std::vector<test::CacheEntryToWrite> entries = {{0x503, "libz.so.1", "/lib/ppc/libz.so.1"},
+                                            {0x403, "libz.so.1", "/lib/s390x/libz.so.1"},
+                                            {0x1003, "libz.so.1", "/lib/riscv/libz.so.1"},
+                                            {0x0903, "libz.so.1", "/lib/armhf/libz.so.1"},
+                                            {0x0303, "libz.so.1", "/lib/x86_64/libz.so.1"},
+                                            {0x0003, "libz.so.1", "/lib/libc6/libz.so.1"},
+                                            {0x0001, "libz.so.1", "/lib/elf/libz.so.1"}};
+  std::string big_bytes = test::new_format_cache(entries, false), little_bytes = test::new_format_cache(entries, true);
+  auto big = LdSoCache::parse(view(big_bytes));
+  auto little = LdSoCache::parse(view(little_bytes));
+  REQUIRE_MESSAGE(big.ok(), (big ? "" : big.error()));
+  REQUIRE_MESSAGE(little.ok(), (little ? "" : little.error()));
+  CHECK_FALSE(big->little_endian());
+  CHECK(little->little_endian());
+  CHECK(big->entry(1).flags == 0x403);
+  CHECK(big->entry(1).value == std::string_view("/lib/s390x/libz.so.1"));
+
+  CHECK(big->lookup("libz.so.1", cache_query_for(64, 22, false)) == std::string("/lib/s390x/libz.so.1"));
+  CHECK(big->lookup("libz.so.1", cache_query_for(64, 21, false)) == std::string("/lib/ppc/libz.so.1"));  // ppc64
+  CHECK_FALSE(big->lookup("libz.so.1", cache_query_for(64, 62)).has_value());  // refused: the other byte order
+  CHECK(little->lookup("libz.so.1", cache_query_for(64, 21)) == std::string("/lib/ppc/libz.so.1"));     // ppc64le
+  CHECK(little->lookup("libz.so.1", cache_query_for(64, 243)) == std::string("/lib/riscv/libz.so.1"));
+  CHECK(little->lookup("libz.so.1", cache_query_for(64, 62)) == std::string("/lib/x86_64/libz.so.1"));
+  CHECK_FALSE(little->lookup("libz.so.1", cache_query_for(64, 22, false)).has_value());
+  CHECK(little->lookup("libz.so.1", cache_query_for(32, 40)) == std::string("/lib/armhf/libz.so.1"));
+  // armhf's second accepted value is libc6 without a machine (3), not plain ELF (1) as i386's is
+  std::vector<test::CacheEntryToWrite> untagged = {{0x0003, "libz.so.1", "/lib/libc6/libz.so.1"},
+                                             {0x0001, "libz.so.1", "/lib/elf/libz.so.1"}};
+  auto plain = LdSoCache::parse(test::new_format_cache(untagged, true));
+  REQUIRE(plain.ok());
+  CHECK(plain->lookup("libz.so.1", cache_query_for(32, 40)) == std::string("/lib/libc6/libz.so.1"));
+  std::vector<test::CacheEntryToWrite> elf_only = {{0x0001, "libz.so.1", "/lib/elf/libz.so.1"}};
+  auto elf = LdSoCache::parse(test::new_format_cache(elf_only, true));
+  REQUIRE(elf.ok());
+  CHECK_FALSE(elf->lookup("libz.so.1", cache_query_for(32, 40)).has_value());
+  CHECK(elf->lookup("libz.so.1", cache_query_for(32, 3)) == std::string("/lib/elf/libz.so.1"));
+
+  CHECK(cache_flags_name(0x503) == "libc6,64bit");
+  CHECK(cache_flags_name(0x903) == "libc6,hard-float");
+  CHECK(cache_flags_name(0x1003) == "libc6,double-float");
+
+  std::string invalid = little_bytes;
+  invalid[28] = 1;  // cache_file_new_flags_endian_invalid
+  auto refused = LdSoCache::parse(view(invalid));
+  CHECK_FALSE(refused.ok());
 }
 
 TEST_CASE("a cache parsed from a string it takes over equals one parsed from a copy of the bytes") {

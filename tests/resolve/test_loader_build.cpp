@@ -52,7 +52,7 @@ std::string bytes_of(std::initializer_list<std::string_view> strings) {
 TEST_CASE("the system loader's search path and cache, as it prints them") {
   check_against_help("/lib64/ld-linux-x86-64.so.2");
   auto fs = make_real_fs();
-  CHECK(read_loader_build(*fs, "/lib64/ld-linux-x86-64.so.2")->system_dirs == detect_layout(*fs, 64, 62).system_dirs);
+  CHECK(read_loader_build(*fs, "/lib64/ld-linux-x86-64.so.2")->system_dirs == detect_layout(*fs, ProcessAbi{}).system_dirs);
 }
 
 TEST_CASE("loaders built with other strings, as they print them (fixtures/ldso own_loader*)") {
