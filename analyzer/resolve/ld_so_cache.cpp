@@ -16,7 +16,7 @@ constexpr uint32_t kExtensionTagHwcaps = 1;
 constexpr uint64_t kIsaLevelMask = (1u << 10) - 1;
 constexpr uint64_t kHwcapTlsMask = 1ull << 63;
 constexpr uint64_t kX86PlatformMask = 0xfull << 48;  // four platforms from bit 48
-constexpr uint8_t kEndianLittle = 2, kEndianBig = 3;
+constexpr uint8_t kEndianMask = 3, kEndianInvalid = 1, kEndianLittle = 2, kEndianBig = 3;
 constexpr uint16_t kEm386 = 3, kEmX8664 = 62, kEmAarch64 = 183, kEmArm = 40, kEmPpc64 = 21, kEmS390 = 22,
                    kEmRiscv = 243;
 
@@ -54,14 +54,15 @@ std::vector<std::string_view> read_hwcaps_extension(ByteView file, uint32_t exte
   return names;
 }
 
-// The byte order of a table of `count_at`'s entry count: as its new-format flags say (glibc
-// 2.33 and later write them), else the order whose entry count fits in the file; nullopt for
-// flags marked invalid.
+// The byte order of a table of `count_at`'s entry count: as the endian bits of its new-format
+// flags say (glibc 2.33 and later write them), else the order whose entry count fits in the file;
+// nullopt for bits marked invalid.
 std::optional<bool> table_little_endian(ByteView table, uint64_t count_at, uint64_t entry_size,
                                         std::optional<uint8_t> flags) {
-  if (flags && (*flags & kEndianBig) == kEndianLittle) return true;
-  if (flags && (*flags & kEndianBig) == kEndianBig) return false;
-  if (flags && *flags != 0) return std::nullopt;
+  uint8_t endian = flags ? *flags & kEndianMask : 0;
+  if (endian == kEndianLittle) return true;
+  if (endian == kEndianBig) return false;
+  if (endian == kEndianInvalid) return std::nullopt;
   auto count = table.read<uint32_t>(count_at);
   return !count || *count <= table.size() / entry_size;
 }

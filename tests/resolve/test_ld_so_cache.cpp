@@ -220,6 +220,16 @@ TEST_CASE("a cache written for another machine: its byte order, and the flags it
   invalid[28] = 1;  // cache_file_new_flags_endian_invalid
   auto refused = LdSoCache::parse(view(invalid));
   CHECK_FALSE(refused.ok());
+  std::string other_bits = big_bytes;
+  other_bits[28] = 4 | 3;  // only the two endian bits count
+  auto still_big = LdSoCache::parse(view(other_bits));
+  REQUIRE(still_big.ok());
+  CHECK_FALSE(still_big->little_endian());
+  other_bits[28] = 4;  // unset: the order whose entry count fits the file
+  auto guessed = LdSoCache::parse(view(other_bits));
+  REQUIRE(guessed.ok());
+  CHECK_FALSE(guessed->little_endian());
+  CHECK(guessed->lookup("libz.so.1", cache_query_for(64, 22, false)) == std::string("/lib/s390x/libz.so.1"));
 }
 
 TEST_CASE("a cache parsed from a string it takes over equals one parsed from a copy of the bytes") {
