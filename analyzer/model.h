@@ -67,6 +67,8 @@ struct SymbolText : std::string_view {
 struct Symbol {                // one dynamic symbol (entry 0, the null symbol, is not stored)
   SymbolText name;             // the views point into Binary::symbol_strings
   bool defined = false;        // st_shndx != SHN_UNDEF
+  bool no_value = false;       // st_value 0: the loaders bind no reference to it, unless TLS (or SHN_ABS for glibc)
+  bool absolute = false;       // st_shndx == SHN_ABS
   SymbolBinding binding = SymbolBinding::Global;
   SymbolType type = SymbolType::NoType;
   uint8_t visibility = 0;      // st_other & 3

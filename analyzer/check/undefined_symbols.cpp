@@ -153,6 +153,14 @@ bool fails_at_load(const Binary& requester, const Symbol& ref, const Target& tar
   return musl || is_data(ref.type) || requester.bind_now() || target.bind_now;
 }
 
+// A defined symbol of value 0 (not absolute, not thread-local): listed, yet no definition to the loader.
+bool lists_without_value(const Object& o, std::string_view name) {
+  if (!o.binary) return false;
+  return std::any_of(o.binary->symbols.begin(), o.binary->symbols.end(), [&](const Symbol& s) {
+    return s.name == name && s.defined && s.no_value && !s.absolute && s.type != SymbolType::Tls;
+  });
+}
+
 Finding named_provider_finding(const CheckContext& ctx, size_t provider, const Object& requester, const Symbol& ref,
                                const std::vector<int>& process_majors, bool musl) {
   const Object& p = ctx.graph.objects[provider];
@@ -161,9 +169,18 @@ Finding named_provider_finding(const CheckContext& ctx, size_t provider, const O
   f.code = "undefined-symbol";
   f.severity = fails_at_load(*requester.binary, ref, ctx.target, musl) ? Severity::Error : Severity::Warning;
   f.path = requester.path;
-  f.message = fmt::format("symbol lookup error: {}: undefined symbol: {} (named after {}, which it NEEDs: the loaded "
-                          "{} does not define it, so it is another release than the one {} was built against)",
-                          requester.path, ref.name, soname, p.path, basename_of(requester.path));
+  std::string loader_says = musl ? fmt::format("Error relocating {}: {}: symbol not found", requester.path, ref.name)
+                                 : fmt::format("symbol lookup error: {}: undefined symbol: {}", requester.path, ref.name);
+  if (lists_without_value(p, ref.name)) {
+    f.message = fmt::format("{} (named after {}, which it NEEDs: the loaded {} lists it with value 0, which the loader "
+                            "does not take for a definition)", loader_says, soname, p.path);
+    f.fix = fmt::format("rebuild {} so that {} has an address, or load the {} release {} was built against",
+                        p.path, ref.name, soname, basename_of(requester.path));
+    return f;
+  }
+  f.message = fmt::format("{} (named after {}, which it NEEDs: the loaded {} does not define it, so it is another "
+                          "release than the one {} was built against)",
+                          loader_says, soname, p.path, basename_of(requester.path));
   f.fix = fmt::format("load the {} release {} was built against (one that defines {}), ahead of {} on the search path",
                       soname, basename_of(requester.path), ref.name, p.path);
   if (auto hint = cuda_install_hint(ctx.matrix, soname, basename_of(requester.path), process_majors)) f.fix += "; " + *hint;

@@ -11,6 +11,7 @@ namespace depscan::elf {
 namespace {
 
 constexpr uint16_t kVersymHidden = 0x8000, kVersymIndexMask = 0x7fff, kNoVersym = 0xffff;
+constexpr uint16_t kShnAbs = 0xfff1;
 
 Problem count_from_sysv_hash(const Image& image, uint64_t address, uint64_t& count) {
   auto range = image.range_from_address(address);
@@ -167,6 +168,8 @@ Problem read_dynamic_symbols(const Image& image, const DynamicTable& dynamic, co
     uint8_t other = table->read<uint8_t>(at + (image.is64() ? 5 : 13)).value_or(0);
     uint16_t shndx = image.u16(*table, at + (image.is64() ? 6 : 14));
     symbol.defined = shndx != 0;
+    symbol.no_value = image.word(*table, at + (image.is64() ? 8 : 4)) == 0;
+    symbol.absolute = shndx == kShnAbs;
     symbol.binding = binding_of(info);
     symbol.type = type_of(info);
     symbol.visibility = other & 3;

@@ -37,11 +37,13 @@ std::string prefix_of(const std::string& loader_path) {
   return loader_path.substr(0, before);
 }
 
-// As find_sym(dso, name, need_def=1) finds it: defined, not local, not a hidden version, and of a
-// type musl binds (not an IFUNC, which musl does not support).
+// As find_sym(dso, name, need_def=1) finds it: defined, of a value other than 0 unless
+// thread-local, not local, not a hidden version, and of a type musl binds (not an IFUNC, which
+// musl does not support).
 bool defines_for_musl(const Binary& b, std::string_view name) {
   for (const Symbol& s : b.symbols)
-    if (s.name == name && s.defined && !s.hidden && s.binding != SymbolBinding::Local &&
+    if (s.name == name && s.defined && !(s.no_value && s.type != SymbolType::Tls) && !s.hidden &&
+        s.binding != SymbolBinding::Local &&
         s.binding != SymbolBinding::Other && s.type != SymbolType::GnuIfunc && s.type != SymbolType::Section &&
         s.type != SymbolType::File && s.type != SymbolType::Other)
       return true;

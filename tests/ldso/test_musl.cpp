@@ -201,6 +201,13 @@ TEST_CASE("musl: no symbol versions, every reference bound at load, no executabl
   r = run_command(depscan_bin() + " --no-color " + shell_quote(checks + "/app_isa"));
   CHECK_MESSAGE(r.output.find("error[cpu-isa-level]: " + checks + "/lib/libfuture.so: ") != std::string::npos, r.output);
   CHECK(r.output.find(": musl's loader loads it without looking, and the process dies with SIGILL") != std::string::npos);
+  // A symbol listed with value 0 is no definition to musl's find_sym either.
+  truth = run_command("cd " + shell_quote(checks) + " && " + kMuslLoader + " --list ./app_zero 2>&1");
+  CHECK_MESSAGE(truth.output.find("Error relocating ./app_zero: zero_fn: symbol not found") != std::string::npos,
+                truth.output);
+  r = run_command(depscan_bin() + " --no-color " + shell_quote(checks + "/app_zero"));
+  CHECK_MESSAGE(r.output.find("error[undefined-symbol]: Error relocating " + checks + "/app_zero: zero_fn: symbol not found") !=
+                    std::string::npos, r.output);
 }
 
 TEST_CASE("musl: initial-exec TLS of a library opened later fails, unless the block it reaches was there at start-up") {

@@ -90,7 +90,7 @@ Prediction predict(const std::string& name, bool bind_now, const std::string& ex
   return p;
 }
 
-const std::vector<std::string> kCases = {"removed_func",  "removed_func_now", "removed_versioned",
+const std::vector<std::string> kCases = {"removed_func",  "removed_func_now", "removed_versioned", "zero_value",
                                          "data_ref",      "weak_ref",         "version_missing",
                                          "weak_version",  "weak_version_flag", "interposed",
                                          "host_symbol",   "versioned_ok"};
@@ -130,6 +130,16 @@ TEST_CASE("a reference named after a library it NEEDs (foo_old, libfoo.so.1) bla
         named |= f["message"].get<std::string>().find("undefined symbol: foo_old (named after libfoo.so.1, which it NEEDs: "
                                                       "the loaded " + fixture_dir("removed_func") + "/libfoo.so.1 does not "
                                                       "define it") != std::string::npos;
+    CHECK(named);
+  }
+  SUBCASE("a library that lists the symbol with value 0, which the loader skips") {
+    Prediction p = predict("zero_value", true);
+    bool named = false;
+    for (const json& f : p.doc["findings"])
+      if (f["code"] == "undefined-symbol")
+        named |= f["message"].get<std::string>().find("the loaded " + fixture_dir("zero_value") + "/libfoo.so.1 lists it "
+                                                      "with value 0, which the loader does not take for a definition") !=
+                 std::string::npos;
     CHECK(named);
   }
   SUBCASE("a library scanned on its own: not left to the program that loads it") {

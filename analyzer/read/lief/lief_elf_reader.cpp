@@ -191,6 +191,8 @@ size_t read_symbols(const le::Binary& elf, Binary& out) {
     Symbol symbol;
     symbol.name = arena.keep(s.name());
     symbol.defined = s.shndx() != 0;
+    symbol.no_value = s.value() == 0;
+    symbol.absolute = s.shndx() == 0xfff1;  // SHN_ABS
     symbol.binding = binding_of(s.binding());
     symbol.type = type_of(s.type());
     symbol.visibility = s.other() & 3;
