@@ -1,4 +1,6 @@
+#include <cstdio>
 #include <cstring>
+#include <string>
 #include <string_view>
 
 #include "cli/commands.h"
@@ -30,6 +32,24 @@ bool names(int argc, char** argv, const char* word) {
   return false;
 }
 
+// Options given before a subcommand's name belong to the scan, which then does not run: `depscan
+// --root DIR why FILE LIB` would explain this machine's graph. The usage error, or "" if none.
+std::string options_before_subcommand(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    const Subcommand* named = nullptr;
+    for (const Subcommand& sub : kSubcommands)
+      if (std::strcmp(argv[i], sub.name) == 0) named = &sub;
+    if (!named) continue;
+    std::string options;
+    for (int k = 1; k < i; ++k)
+      if (argv[k][0] == '-') options += (options.empty() ? "" : " ") + std::string(argv[k]);
+    if (options.empty()) return "";
+    return "depscan: " + options + " before '" + named->name + "': a subcommand's options go after its name (depscan " +
+           named->name + " --root DIR ...)";
+  }
+  return "";
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -41,6 +61,10 @@ int main(int argc, char** argv) {
   // CLI11 builds every option up front (a fifth of a millisecond for all subcommands) and can only
   // run a subcommand whose name is on the command line: the others are added for --help alone.
   bool help = asks_for_help(argc, argv);
+  if (std::string misplaced = options_before_subcommand(argc, argv); !help && !misplaced.empty()) {
+    std::fprintf(stderr, "%s\n", misplaced.c_str());
+    return depscan::cli::kExitUsage;
+  }
   for (const Subcommand& sub : kSubcommands)
     if (help || names(argc, argv, sub.name)) sub.add(app, exit_code);
   try {

@@ -40,6 +40,12 @@ TEST_CASE("why: wrong-class candidates are shown as skipped; options are honoure
   CHECK(none.output.find("is not requested by anything") != std::string::npos);
   CommandResult bad = run_command(depscan_bin() + " why /nonexistent/file libc.so.6 2>&1");
   CHECK(bad.exit_code == 2);
+  // Before the subcommand's name they would belong to the scan, which does not run: refused, not dropped.
+  CommandResult misplaced = run_command(depscan_bin() + " --ld-library-path " + shell_quote(resolve_fixture("llp/env")) +
+                                        " why " + shell_quote(resolve_fixture("llp/exe_runpath")) + " libl.so 2>&1");
+  CHECK(misplaced.exit_code == 2);
+  CHECK_MESSAGE(misplaced.output == "depscan: --ld-library-path before 'why': a subcommand's options go after its name "
+                                    "(depscan why --root DIR ...)\n", misplaced.output);
 }
 
 TEST_CASE("why: a library opened with dlopen is explained from the object that opens it") {
