@@ -76,6 +76,8 @@ struct Symbol {                // one dynamic symbol (entry 0, the null symbol, 
   SymbolText version_file;     // undefined + versioned: the vn_file that should provide it
   bool hidden = false;         // versym bit 0x8000: not the default version (foo@V, not foo@@V)
   uint16_t version_index = 0;  // raw versym & 0x7fff (0 local, 1 global, >=2 named); 0xffff if no versym
+  // Defined with value 0, neither absolute nor thread-local: glibc's check_match skips it.
+  bool valueless_definition() const { return defined && no_value && !absolute && type != SymbolType::Tls; }
   bool operator==(const Symbol&) const = default;
 };
 

@@ -9,7 +9,8 @@ Prints each disagreement and a count. Exit code 1 when any file disagrees.
 
 Usage: scripts/compare-root-loader.py ROOT [--depscan build/cli/depscan] [--machine aarch64|ppc64le|s390x|arm|riscv64]
 A root to try: debootstrap --variant=minbase bookworm /tmp/rootfs http://deb.debian.org/debian
-An aarch64 one: debootstrap --arch=arm64 --foreign --variant=minbase bookworm /tmp/rootfs-arm64 ...,
+An aarch64 one (apt-get install debootstrap; qemu-user comes with scripts/install-deps.sh):
+debootstrap --arch=arm64 --foreign --variant=minbase bookworm /tmp/rootfs-arm64 ...,
 then dpkg-deb -x each of its var/cache/apt/archives/*.deb into it and run its ldconfig:
 qemu-aarch64 /tmp/rootfs-arm64/sbin/ldconfig -r /tmp/rootfs-arm64 (likewise --arch=ppc64el, s390x,
 armhf, and riscv64 with trixie; --machine takes qemu's name: ppc64le, s390x, arm, riscv64)

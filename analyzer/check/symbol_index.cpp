@@ -17,8 +17,7 @@ uint64_t pair_key(size_t root, size_t object) { return (uint64_t(root) << 32) ^ 
 // dl-lookup.c's ALLOWED_STT and the bindings do_lookup_x accepts (local symbols are ignored); a
 // symbol of value 0 is no definition to check_match unless it is absolute or thread-local.
 bool is_bindable_definition(const Symbol& s) {
-  if (!s.defined) return false;
-  if (s.no_value && !s.absolute && s.type != SymbolType::Tls) return false;
+  if (!s.defined || s.valueless_definition()) return false;
   switch (s.binding) {
     case SymbolBinding::Global: case SymbolBinding::Weak: case SymbolBinding::Unique: break;
     default: return false;

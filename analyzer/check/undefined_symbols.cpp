@@ -153,11 +153,11 @@ bool fails_at_load(const Binary& requester, const Symbol& ref, const Target& tar
   return musl || is_data(ref.type) || requester.bind_now() || target.bind_now;
 }
 
-// A defined symbol of value 0 (not absolute, not thread-local): listed, yet no definition to the loader.
+// Listed, yet no definition to the loader.
 bool lists_without_value(const Object& o, std::string_view name) {
   if (!o.binary) return false;
   return std::any_of(o.binary->symbols.begin(), o.binary->symbols.end(), [&](const Symbol& s) {
-    return s.name == name && s.defined && s.no_value && !s.absolute && s.type != SymbolType::Tls;
+    return s.name == name && s.valueless_definition();
   });
 }
 
