@@ -17,8 +17,6 @@
 namespace depscan {
 namespace {
 
-constexpr uint16_t kEm386 = 3, kEmX8664 = 62, kEmAarch64 = 183, kEmArm = 40, kEmPpc64 = 21, kEmS390 = 22,
-                   kEmRiscv = 243;
 constexpr uint16_t kEtDyn = 3;
 constexpr uint64_t kDf1Pie = 0x08000000;
 constexpr size_t kFilesNamed = 3;
@@ -29,28 +27,10 @@ bool is_shared_library(const Binary& b) {
   return b.file_type == kEtDyn && b.has_dynamic && b.interpreter.empty() && !(b.dt_flags_1 & kDf1Pie);
 }
 
-struct MachineNames {
-  std::string label;   // as the findings say it
-  std::string debian;  // Debian's architecture name, for the multiarch C library package
-};
-
-MachineNames machine_names(const ProcessAbi& abi) {
-  switch (abi.machine) {
-    case kEmX8664: return abi.bits == 64 ? MachineNames{"x86-64", "amd64"} : MachineNames{"x32", "x32"};
-    case kEm386: return {"i386", "i386"};
-    case kEmAarch64: return {"aarch64", "arm64"};
-    case kEmArm: return {"armhf", "armhf"};
-    case kEmPpc64: return abi.little_endian ? MachineNames{"ppc64le", "ppc64el"} : MachineNames{"ppc64", "ppc64"};
-    case kEmS390: return {"s390x", "s390x"};
-    case kEmRiscv: return {"riscv64", "riscv64"};
-    default: return {fmt::format("e_machine {}", abi.machine), ""};
-  }
-}
-
 // "an x86-64", "an s390x", "a ppc64le": as the names are spoken.
-std::string with_article(const std::string& label) {
+std::string with_article(std::string_view label) {
   bool vowel_sound = !label.empty() && std::string_view("aeiosx").find(label[0]) != std::string_view::npos;
-  return (vowel_sound ? "an " : "a ") + label;
+  return (vowel_sound ? "an " : "a ") + std::string(label);
 }
 
 bool has_loader(const FileSystem& fs, const ProcessAbi& abi) {
@@ -65,7 +45,7 @@ std::string files_named(const Graph& g, const std::vector<size_t>& objects) {
 }
 
 Finding no_loader(const Graph& g, const ProcessAbi& abi, const std::vector<size_t>& objects) {
-  MachineNames names = machine_names(abi);
+  MachineFacts names = *machine_facts(abi);  // the caller skips kinds without a loader
   bool one = objects.size() == 1;
   return {"loader-missing", Severity::Error, objects.front(),
           fmt::format("{} built for {}, and the analysed system has no {} loader ({}): no process there can load {}, "

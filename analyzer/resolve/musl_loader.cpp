@@ -8,24 +8,12 @@
 namespace depscan {
 namespace {
 
-constexpr uint16_t kEm386 = 3, kEmX8664 = 62, kEmAarch64 = 183, kEmArm = 40, kEmPpc64 = 21, kEmS390 = 22,
-                   kEmRiscv = 243;
 constexpr std::string_view kPrefix = "ld-musl-", kSuffix = ".so.1";
 constexpr size_t kMaxPathFileBytes = size_t{1} << 20;
 
-// musl's LDSO_ARCH (arch/*/reloc.h) for the machines depscan knows a glibc loader for; 32-bit Arm
-// as hard-float, as default_interpreter takes it.
 std::string musl_arch_of(const ProcessAbi& abi) {
-  switch (abi.machine) {
-    case kEmX8664: return abi.bits == 64 ? "x86_64" : "x32";
-    case kEm386: return "i386";
-    case kEmAarch64: return "aarch64";
-    case kEmArm: return abi.bits == 32 ? "armhf" : "";
-    case kEmPpc64: return abi.little_endian ? "powerpc64le" : "powerpc64";
-    case kEmS390: return abi.bits == 64 ? "s390x" : "";
-    case kEmRiscv: return abi.bits == 64 ? "riscv64" : "";
-    default: return "";
-  }
+  auto facts = machine_facts(abi);
+  return facts ? std::string(facts->musl_arch) : std::string();
 }
 
 // The directory above the loader's own: "/usr/local/musl/lib/ld-musl-x86_64.so.1" -> "/usr/local/musl".

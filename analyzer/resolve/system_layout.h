@@ -4,7 +4,9 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "analyzer/input/fs.h"
@@ -24,8 +26,20 @@ SystemLayout detect_layout(const FileSystem& fs, const ProcessAbi& abi);
 // The class, byte order and machine of the process an ELF file loads into.
 ProcessAbi process_abi_of(const Binary& b);
 
+// What depscan knows of one kind of process. 32-bit Arm is taken as hard-float (armhf) and
+// RISC-V as lp64d, the ABIs Debian ships.
+struct MachineFacts {
+  std::string_view label;        // as findings name it: "x86-64", "ppc64le"
+  std::string_view debian;       // Debian's architecture: "amd64", "ppc64el"
+  std::string_view triplet;      // Debian's multiarch triplet
+  std::string_view interpreter;  // the PT_INTERP glibc gives its programs
+  std::string_view musl_arch;    // musl's LDSO_ARCH (arch/*/reloc.h): ld-musl-<arch>.so.1
+};
+
+// nullopt for a kind depscan knows no loader of.
+std::optional<MachineFacts> machine_facts(const ProcessAbi& abi);
+
 // The PT_INTERP glibc gives a program of this kind ("" for a kind depscan knows no loader of).
-// 32-bit Arm is taken as hard-float (armhf) and RISC-V as lp64d, the ABIs Debian ships.
 std::string default_interpreter(const ProcessAbi& abi);
 
 // Debian's multiarch triplet for this kind ("" if none).
