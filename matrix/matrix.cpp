@@ -311,7 +311,7 @@ DlopenRow parse_dlopen(const json& j, const std::string& where) {
   Fields f(j, where, {"from", "opens", "probe", "optional", "note", "source"});
   DlopenRow row{f.texts("from"), f.texts("opens"), f.optional_text("probe"), f.flag("optional"),
                 f.optional_text("note"), f.source()};
-  static const std::set<std::string> probes = {"", "cudnn_version_suffixes", "library_name_strings"};
+  static const std::set<std::string> probes = {"", "cudnn_version_suffixes", "library_name_strings", "tsl_cuda_stubs"};
   if (!probes.contains(row.probe)) fail(where, fmt::format("unknown probe '{}'", row.probe));
   if (row.from.empty()) fail(where, "'from' is empty");
   return row;
@@ -664,8 +664,15 @@ std::vector<const DlopenRow*> Matrix::dlopen_rows_for(std::string_view soname) c
 bool Matrix::dlopen_is_optional(std::string_view opener, std::string_view name) const {
   for (const DlopenRow* row : dlopen_rows_for(opener))
     for (const std::string& opens : row->opens)
-      if (opens == name) return row->optional;
+      if (opens_names(opens, name)) return row->optional;
   return false;
+}
+
+bool Matrix::opens_names(std::string_view pattern, std::string_view name) const {
+  constexpr std::string_view kSoname = "{soname:";
+  if (!pattern.starts_with(kSoname) || !pattern.ends_with('}')) return pattern == name;
+  const ComponentRow* c = component_of(name);
+  return c && c->component == pattern.substr(kSoname.size(), pattern.size() - kSoname.size() - 1);
 }
 
 }  // namespace depscan

@@ -173,7 +173,8 @@ struct DlopenRow {              // "libraries matching `from` open `opens` at ru
                                    // {cuda_major} (the CUDA major the opener was built for)
   std::string probe;            // "" exact names; "cudnn_version_suffixes": tries name.M.m.p,
                                 // name.M.m, name; "library_name_strings": the names are the
-                                // library's own read-only strings
+                                // library's own read-only strings; "tsl_cuda_stubs": the names
+                                // whose XLA stub (tsl/cuda/<key>_stub.cc) the library carries
   bool optional = false;        // the opener copes without it
   std::string note;
   std::string source;
@@ -259,6 +260,8 @@ class Matrix {
   std::vector<const DlopenRow*> dlopen_rows_for(std::string_view soname) const;
   // Whether a row says `opener` copes without `name` (NCCL without NVML, ONNX Runtime without a provider).
   bool dlopen_is_optional(std::string_view opener, std::string_view name) const;
+  // Whether an `opens` entry stands for `name`: the name itself, or {soname:C} for a SONAME of component C.
+  bool opens_names(std::string_view pattern, std::string_view name) const;
 
   // Replaces the sections a JSON document holds (see the file comment), validating them.
   // `origin` names the document in error messages.

@@ -85,6 +85,28 @@ std::vector<std::string> library_names_in(ByteView bytes) {
   return out;
 }
 
+std::vector<std::string> tsl_cuda_stubs_in(ByteView bytes) {
+  constexpr std::string_view kDir = "tsl/cuda/", kSuffix = "_stub.cc";
+  std::vector<std::string> out;
+  std::string_view text = bytes.as_chars();
+  for (size_t pos = 0; pos < text.size();) {
+    const void* hit = ::memmem(text.data() + pos, text.size() - pos, kDir.data(), kDir.size());
+    if (!hit) break;
+    size_t key_at = static_cast<size_t>(static_cast<const char*>(hit) - text.data()) + kDir.size();
+    size_t end = text.find('\0', key_at);
+    if (end == std::string_view::npos) break;
+    pos = end + 1;
+    std::string_view file = text.substr(key_at, end - key_at);
+    if (!file.ends_with(kSuffix)) continue;
+    std::string_view key = file.substr(0, file.size() - kSuffix.size());
+    bool word = !key.empty() && key.size() <= 32 && std::all_of(key.begin(), key.end(), [](char c) {
+      return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+    });
+    if (word && std::find(out.begin(), out.end(), key) == out.end()) out.emplace_back(key);
+  }
+  return out;
+}
+
 namespace {
 
 const Section* rodata_of(const Binary& binary) {
@@ -160,6 +182,13 @@ Expected<std::vector<std::string>> rodata_library_names(const FileSystem& fs, co
   return with_rodata(fs, binary, std::vector<std::string>{}, [](ByteView rodata, const ReadAhead& read_ahead) {
     read_ahead(0, rodata.size());
     return library_names_in(rodata);
+  });
+}
+
+Expected<std::vector<std::string>> rodata_tsl_cuda_stubs(const FileSystem& fs, const Binary& binary) {
+  return with_rodata(fs, binary, std::vector<std::string>{}, [](ByteView rodata, const ReadAhead& read_ahead) {
+    read_ahead(0, rodata.size());
+    return tsl_cuda_stubs_in(rodata);
   });
 }
 

@@ -30,6 +30,14 @@ uint64_t rodata_size(const Binary& binary);
 // Empty when the binary has no .rodata; an error only when the file cannot be mapped.
 Expected<std::vector<std::string>> rodata_library_names(const FileSystem& fs, const Binary& binary);
 
+// The CUDA libraries a binary built with XLA's lazy-loading stubs opens: the <key> of every
+// "tsl/cuda/<key>_stub.cc" source path in `bytes` ("cudart", "cublasLt", "cudnn"), in order, once
+// each. Each stub opens its library by name the first time one of its functions is called.
+std::vector<std::string> tsl_cuda_stubs_in(ByteView bytes);
+
+// tsl_cuda_stubs_in() over the .rodata section of an ELF binary (the first kMaxRodataScan bytes).
+Expected<std::vector<std::string>> rodata_tsl_cuda_stubs(const FileSystem& fs, const Binary& binary);
+
 // Asks for bytes [offset, offset + length) of a scanned range to be read in ahead of the scan.
 using ReadAhead = std::function<void(size_t offset, size_t length)>;
 

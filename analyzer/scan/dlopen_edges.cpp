@@ -269,6 +269,10 @@ class DlopenEdges {
   void add_known(size_t root, size_t object, bool with_cuda_major) {
     std::string opener = soname_or_file_name(resolver_.graph().objects[object]);
     for (const DlopenRow* row : rows_for(object)) {
+      if (row->probe == "tsl_cuda_stubs") {
+        if (!with_cuda_major) add_stubbed(root, object, *row);
+        continue;
+      }
       if (row->probe == "library_name_strings") {
         if (with_cuda_major) continue;
         bool named = false;  // a CUDA library besides the driver
@@ -316,6 +320,55 @@ class DlopenEdges {
                                             build->framework, build->version, build->cuda, build->cudnn, build->source,
                                             opener, *name, row.source));
     return out;
+  }
+
+  // XLA's lazy-loading stubs (JAX's CUDA plugins): the row's names whose stub the object carries,
+  // for the CUDA major its directory is named after (jax_plugins/xla_cuda13).
+  void add_stubbed(size_t root, size_t object, const DlopenRow& row) {
+    auto [it, inserted] = by_stubs_.try_emplace(std::make_pair(object, &row));
+    if (inserted) it->second = names_from_stubs(object, row);
+    for (const auto& [name, source] : it->second) add(root, object, name, false, source);
+  }
+
+  std::vector<std::pair<std::string, std::string>> names_from_stubs(size_t object, const DlopenRow& row) {
+    const Object& o = resolver_.graph().objects[object];
+    std::string dir = basename_of(dirname_of(o.path));
+    std::optional<int> cuda = cuda_major_in_name(dir);
+    if (!cuda || !o.binary) return {};
+    auto stubs = rodata_tsl_cuda_stubs(fs_, *o.binary);
+    if (!stubs) return {};
+    std::string opener = soname_or_file_name(o);
+    std::vector<std::pair<std::string, std::string>> out;
+    for (const std::string& pattern : row.opens) {
+      std::string key = stub_key(pattern);
+      bool carried = std::any_of(stubs->begin(), stubs->end(), [&](const std::string& s) { return equals_ignoring_case(s, key); });
+      if (!carried) continue;
+      if (auto name = soname_for_build(pattern, *cuda, 0))
+        out.emplace_back(*name, fmt::format("matrix: {} carries XLA's stub tsl/cuda/{}_stub.cc, which opens {} on first "
+                                            "use (CUDA {}, from its directory {}) ({})",
+                                            opener, key, *name, *cuda, dir, row.source));
+    }
+    return out;
+  }
+
+  // {soname:cudart} -> "cudart"; libcudnn.so.9 -> "cudnn".
+  static std::string stub_key(const std::string& pattern) {
+    const std::string_view prefix = "{soname:";
+    if (pattern.starts_with(prefix)) return pattern.substr(prefix.size(), pattern.size() - prefix.size() - 1);
+    std::string_view stem = pattern;
+    if (stem.starts_with("lib")) stem.remove_prefix(3);
+    return std::string(stem.substr(0, stem.find(".so")));
+  }
+
+  // "xla_cuda13" and "jax_cuda13_plugin" -> 13.
+  static std::optional<int> cuda_major_in_name(std::string_view name) {
+    size_t at = name.find("cuda");
+    if (at == std::string_view::npos) return std::nullopt;
+    std::string_view digits = name.substr(at + 4);
+    size_t n = 0;
+    while (n < digits.size() && n < 3 && digits[n] >= '0' && digits[n] <= '9') ++n;
+    if (n == 0) return std::nullopt;
+    return std::stoi(std::string(digits.substr(0, n)));
   }
 
   // The framework table's row for the distribution that installed the object (TensorFlow 2.20.0:
@@ -390,6 +443,7 @@ class DlopenEdges {
   const FileOwners* owners_;
   HeaderVersions headers_;
   std::unordered_map<size_t, std::vector<std::pair<std::string, std::string>>> by_build_;  // (name, source) by object
+  std::map<std::pair<size_t, const DlopenRow*>, std::vector<std::pair<std::string, std::string>>> by_stubs_;
   std::map<std::pair<const Binary*, std::string>, std::optional<std::string>> prefixed_;  // first .rodata string with a prefix
   std::unordered_map<const Binary*, std::vector<std::string>> strings_;  // library names in .rodata
   std::map<std::string, std::optional<int>> cuda_major_of_dir_;

@@ -25,6 +25,15 @@ inline bool is_name_or_dotted_extension_of(std::string_view file, std::string_vi
   return file == name || is_dotted_extension_of(file, name);
 }
 
+// a == b with ASCII letters compared without case ("cublasLt" and "cublaslt").
+inline bool equals_ignoring_case(std::string_view a, std::string_view b) {
+  auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; };
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i)
+    if (lower(a[i]) != lower(b[i])) return false;
+  return true;
+}
+
 // The non-empty pieces of `text` between any of the `separators` characters.
 inline std::vector<std::string> split_nonempty(std::string_view text, std::string_view separators) {
   std::vector<std::string> out;

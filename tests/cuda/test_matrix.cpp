@@ -104,6 +104,17 @@ TEST_CASE("optional plugins: NVSHMEM's transports of both plugin ABIs and cuFile
   CHECK_FALSE(m.dlopen_is_optional("libcudnn_graph.so.9", "libnvrtc.so.12"));
 }
 
+TEST_CASE("optional names given as {soname:C}: JAX's plugin copes without nvJitLink and NCCL, not without cuBLAS") {
+  Matrix m = embedded();
+  CHECK(m.opens_names("{soname:nvjitlink}", "libnvJitLink.so.13"));
+  CHECK_FALSE(m.opens_names("{soname:nvjitlink}", "libnvrtc.so.13"));
+  CHECK(m.opens_names("libnccl.so.2", "libnccl.so.2"));
+  CHECK(m.dlopen_is_optional("xla_cuda_plugin.so", "libnvJitLink.so.12"));
+  CHECK(m.dlopen_is_optional("xla_cuda_plugin.so", "libnccl.so.2"));
+  CHECK_FALSE(m.dlopen_is_optional("xla_cuda_plugin.so", "libcublas.so.13"));
+  CHECK_FALSE(m.dlopen_is_optional("xla_cuda_plugin.so", "libcudnn.so.9"));
+}
+
 TEST_CASE("python variants: bitsandbytes' builds per CUDA version, and rows the check cannot apply are refused") {
   Matrix m = embedded();
   const PythonVariants* bnb = m.python_variants_for("bitsandbytes", "0.50.2");

@@ -41,6 +41,15 @@ TEST_CASE("a library name that ends the data is found; a cut-off one is not") {
   }
 }
 
+TEST_CASE("XLA's stubs by their source paths: whole or tail-merged, once each, nothing else named _stub.cc") {
+  std::string text = bytes_of("\0external/xla/xla/tsl/cuda/cudart_stub.cc\0/xla/tsl/cuda/cublasLt_stub.cc\0"
+                              "xla/backends/gpu/codegen/triton/compilation_pipeline_oneapi_stub.cc\0"
+                              "external/xla/xla/tsl/cuda/cudart_stub.cc\0tsl/cuda/cudnn_stub.cc.bak\0"
+                              "tsl/cuda/not_a_stub.cc\0tsl/cuda/_stub.cc\0tsl/cuda/nccl_stub.cc");
+  auto stubs = tsl_cuda_stubs_in(ByteView(reinterpret_cast<const uint8_t*>(text.data()), text.size()));
+  CHECK(stubs == std::vector<std::string>{"cudart", "cublasLt"});  // the last one has no NUL after it
+}
+
 TEST_CASE("the first whole string with a prefix, never the middle of a longer one") {
   auto first = [](const std::string& text, std::string_view prefix) {
     return first_string_with_prefix(ByteView(reinterpret_cast<const uint8_t*>(text.data()), text.size()), prefix);

@@ -4,6 +4,8 @@
 #include <doctest/doctest.h>
 
 #include <filesystem>
+#include <functional>
+#include <set>
 #include <nlohmann/json.hpp>
 
 #include "support.h"
@@ -39,6 +41,12 @@ std::string wheels(std::initializer_list<const char*> names) {
   return args;
 }
 
+// The wheels (wheels() arguments) unzipped into directory `site`, for Python and the real loader to open.
+bool unzip_wheels(const std::string& site, const std::string& wheel_args) {
+  return run_command("python3 -c 'import sys, zipfile\nfor w in sys.argv[2:]: zipfile.ZipFile(w).extractall(sys.argv[1])' " +
+                     shell_quote(site) + wheel_args).exit_code == 0;
+}
+
 const char* kTorch = "torch-2.3.0-cp311-cp311-manylinux_2_17_x86_64.whl";
 const char* kCudnn = "nvidia_cudnn_cu12-9.0.0.312-py3-none-manylinux1_x86_64.whl";
 const char* kCudart = "nvidia_cuda_runtime_cu12-12.1.105-py3-none-manylinux1_x86_64.whl";
@@ -67,6 +75,23 @@ bool any_message_has(const std::vector<json>& list, const std::string& text) {
   for (const json& f : list)
     if (f["message"].get<std::string>().find(text) != std::string::npos) return true;
   return false;
+}
+
+// depscan's scan of `site` as a Python environment on this machine's system, against the real
+// loader: `lib` has a dlopen edge for each name, and `open_command(name)`, which has `lib` open the
+// name itself and prints 1 or 0, loads it exactly when the edge resolves.
+void check_loader_agrees(const std::string& site, const std::string& lib, const std::vector<std::string>& names,
+                         const std::function<std::string(const std::string&)>& open_command) {
+  Scan here = scan("--python-env " + shell_quote(site) + " --no-etc-preload", "loader-agrees");
+  REQUIRE(here.report.is_object());
+  auto opener = object_at(here.report, lib);
+  REQUIRE(opener);
+  for (const std::string& name : names) {
+    CAPTURE(name);
+    const json* e = edge(here.report, *opener, name);
+    REQUIRE(e);
+    CHECK(run_command(open_command(name)).output == ((*e)["to"].is_null() ? "0\n" : "1\n"));
+  }
 }
 
 }  // namespace
@@ -106,9 +131,7 @@ TEST_CASE("torch-like wheel with the nvidia wheels: one install, resolved across
 
 TEST_CASE("the real loader agrees with the install layout depscan models") {
   TempDir site("wheels-site");
-  std::string unzip = "python3 -c 'import sys, zipfile\nfor w in sys.argv[2:]: zipfile.ZipFile(w).extractall(sys.argv[1])' " +
-                      shell_quote(site.str()) + wheels({kTorch, kCudnn, kCudart});
-  REQUIRE(run_command(unzip).exit_code == 0);
+  REQUIRE(unzip_wheels(site.str(), wheels({kTorch, kCudnn, kCudart})));
   auto listed = run_command("/lib64/ld-linux-x86-64.so.2 --list " + shell_quote(site.str() + "/torch/lib/libtorch_cuda.so"));
   CHECK(listed.output.find("libcudnn.so.9 => " + site.str() + "/torch/lib/../../nvidia/cudnn/lib/libcudnn.so.9") !=
         std::string::npos);
@@ -181,9 +204,7 @@ TEST_CASE("a library another installed wheel ships off the search path: a warnin
 
 TEST_CASE("the real loader: the extension fails alone and loads once the shipped copy was loaded by its path") {
   TempDir site("wheels-preload-site");
-  std::string unzip = "python3 -c 'import sys, zipfile\nfor w in sys.argv[2:]: zipfile.ZipFile(w).extractall(sys.argv[1])' " +
-                      shell_quote(site.str()) + wheels({"cupylike-14.0-cp311-cp311-manylinux2014_x86_64.whl", kCudart});
-  REQUIRE(run_command(unzip).exit_code == 0);
+  REQUIRE(unzip_wheels(site.str(), wheels({"cupylike-14.0-cp311-cp311-manylinux2014_x86_64.whl", kCudart})));
   std::string ext = site.str() + "/cupylike/runtime.cpython-311-x86_64-linux-gnu.so";
   std::string shipped = site.str() + "/nvidia/cuda_runtime/lib/libcudart.so.12";
   auto load = [](const std::vector<std::string>& paths) {
@@ -216,9 +237,7 @@ TEST_CASE("a library opened with dlopen that another installed wheel ships off t
 
   SUBCASE("the real loader: dlopen by name finds the copy loaded by its path, and nothing without it") {
     TempDir site("wheels-dlopen-site");
-    std::string unzip = "python3 -c 'import sys, zipfile\nfor w in sys.argv[2:]: zipfile.ZipFile(w).extractall(sys.argv[1])' " +
-                        shell_quote(site.str()) + wheels({"dlopener-1.0-cp311-cp311-manylinux2014_x86_64.whl", kCudart});
-    REQUIRE(run_command(unzip).exit_code == 0);
+    REQUIRE(unzip_wheels(site.str(), wheels({"dlopener-1.0-cp311-cp311-manylinux2014_x86_64.whl", kCudart})));
     auto opened = [&](bool preload) {
       std::string code = "import ctypes, sys\n"
                          "if sys.argv[2] == \"1\": ctypes.CDLL(sys.argv[1] + \"/nvidia/cuda_runtime/lib/libcudart.so.12\")\n"
@@ -260,23 +279,15 @@ TEST_CASE("TensorFlow 2.20 names no CUDA library in its strings: the framework t
 
   SUBCASE("the real loader agrees, name by name, with depscan on this machine's system") {
     TempDir site("wheels-tf-site");
-    std::string unzip = "python3 -c 'import sys, zipfile\nfor w in sys.argv[2:]: zipfile.ZipFile(w).extractall(sys.argv[1])' " +
-                        shell_quote(site.str()) + wheels({kTensorflow, kCudart});
-    REQUIRE(run_command(unzip).exit_code == 0);
-    Scan here = scan("--python-env " + shell_quote(site.str()) + " --no-etc-preload", "tf-system");
-    REQUIRE(here.report.is_object());
+    REQUIRE(unzip_wheels(site.str(), wheels({kTensorflow, kCudart})));
     std::string lib = site.str() + "/tensorflow/libtensorflow_framework.so.2";
-    auto loaded_by_depscan = object_at(here.report, lib);
-    REQUIRE(loaded_by_depscan);
-    for (auto [name, version] : {std::pair{"cudart", "12"}, {"cufft", "11"}, {"cudnn", "9"}, {"cupti", "12"}}) {
-      std::string soname = std::string("lib") + name + ".so." + version;
-      CAPTURE(soname);
-      const json* e = edge(here.report, *loaded_by_depscan, soname);
-      REQUIRE(e);
-      auto opened = run_command("python3 -c 'import ctypes, sys\nprint(ctypes.CDLL(sys.argv[1]).tf_load(sys.argv[2].encode(), "
-                                "sys.argv[3].encode()))' " + shell_quote(lib) + " " + name + " " + version);
-      CHECK(opened.output == ((*e)["to"].is_null() ? "0\n" : "1\n"));
-    }
+    check_loader_agrees(site.str(), lib, {"libcudart.so.12", "libcufft.so.11", "libcudnn.so.9", "libcupti.so.12"},
+                        [&](const std::string& soname) {  // tf_load("cudart", "12")
+                          size_t so = soname.find(".so.");
+                          return "python3 -c 'import ctypes, sys\nprint(ctypes.CDLL(sys.argv[1]).tf_load(sys.argv[2].encode(), "
+                                 "sys.argv[3].encode()))' " + shell_quote(lib) + " " + soname.substr(3, so - 3) + " " +
+                                 soname.substr(so + 4);
+                        });
   }
 
   SUBCASE("the file alone, with no distribution to give its version, gets no such edges") {
@@ -284,6 +295,70 @@ TEST_CASE("TensorFlow 2.20 names no CUDA library in its strings: the framework t
                       shell_quote(fixture("libtensorflow_framework.so.2")), "tf-alone");
     REQUIRE(alone.report.is_object());
     for (const json& e : alone.report["edges"]) CHECK(e["name"] != "libcudart.so.12");
+  }
+}
+
+TEST_CASE("JAX's CUDA plugins open the libraries of the XLA stubs they carry, for the CUDA major of their directory") {
+  const char* kPjrt = "jax_cuda13_pjrt-0.7.0-py3-none-manylinux_2_27_x86_64.whl";
+  const char* kPlugin = "jax_cuda13_plugin-0.7.0-cp311-cp311-manylinux_2_27_x86_64.whl";
+  const char* kCudart13 = "nvidia_cuda_runtime-13.0.96-py3-none-manylinux_2_27_x86_64.whl";
+  TempDir root("wheels-jax-root");
+  Scan s = scan("--root " + shell_quote(root.str()) + wheels({kPjrt, kPlugin, kCudart13}), "jax");
+  REQUIRE(s.report.is_object());
+  auto plugin = object_at(s.report, "site-packages/jax_plugins/xla_cuda13/xla_cuda_plugin.so");
+  auto versions = object_at(s.report, "site-packages/jax_cuda13_plugin/_versions.so");
+  REQUIRE(plugin);
+  REQUIRE(versions);
+  const json* cudart = edge(s.report, *plugin, "libcudart.so.13");
+  REQUIRE(cudart);
+  CHECK((*cudart)["kind"] == "dlopen");
+  CHECK((*cudart)["inferred"] == false);
+  CHECK((*cudart)["source"].get<std::string>().starts_with(
+      "matrix: xla_cuda_plugin.so carries XLA's stub tsl/cuda/cudart_stub.cc, which opens libcudart.so.13 on first use "
+      "(CUDA 13, from its directory xla_cuda13)"));
+  REQUIRE(!(*cudart)["to"].is_null());  // through its RPATH, into the CUDA 13 wheel's nvidia/cu13/lib
+  CHECK(s.report["objects"][(*cudart)["to"].get<size_t>()]["path"] ==
+        "site-packages/jax_plugins/xla_cuda13/../../nvidia/cu13/lib/libcudart.so.13");
+  for (const char* name : {"libcublas.so.13", "libcublasLt.so.13", "libcufft.so.12", "libcupti.so.13", "libcudnn.so.9",
+                           "libnccl.so.2", "libnvJitLink.so.13", "libnvrtc.so.13"}) {
+    CAPTURE(name);
+    const json* e = edge(s.report, *plugin, name);
+    REQUIRE(e);
+    CHECK((*e)["to"].is_null());
+  }
+  for (const char* name : {"libcusolver.so.12", "libcusparse.so.12", "libnvidia-ml.so.1"})
+    CHECK_MESSAGE(!edge(s.report, *plugin, name), name);  // no stub for them, or the driver's NVML
+  CHECK(edge(s.report, *versions, "libcusolver.so.12"));
+  CHECK(edge(s.report, *versions, "libcusparse.so.12"));
+  CHECK(!edge(s.report, *versions, "libnccl.so.2"));
+  std::set<std::string> errors, others;
+  for (const json& f : findings(s.report, "dlopen-library-not-found")) {
+    std::string m = f["message"];
+    std::string opened = m.substr(m.find(" opens ") + 7, m.find(" with dlopen") - m.find(" opens ") - 7);
+    (f["severity"] == "error" ? errors : others).insert(opened);
+  }
+  for (const char* name : {"libcublas.so.13", "libcufft.so.12", "libcupti.so.13", "libcudnn.so.9", "libcusolver.so.12",
+                           "libcusparse.so.12"})
+    CHECK_MESSAGE(errors.count(name), name);
+  for (const char* name : {"libnccl.so.2", "libnvJitLink.so.13", "libnvrtc.so.13", "libcuda.so.1", "libcudart.so.13"})
+    CHECK_MESSAGE(errors.count(name) + others.count(name) == 0, name);  // optional, the driver, or found
+
+  SUBCASE("the real loader agrees, name by name, with depscan on this machine's system") {
+    TempDir site("wheels-jax-site");
+    REQUIRE(unzip_wheels(site.str(), wheels({kPjrt, kCudart13})));
+    std::string lib = site.str() + "/jax_plugins/xla_cuda13/xla_cuda_plugin.so";
+    check_loader_agrees(site.str(), lib, {"libcudart.so.13", "libcublas.so.13", "libcudnn.so.9", "libnccl.so.2"},
+                        [&](const std::string& soname) {
+                          return "python3 -c 'import ctypes, sys\nf = ctypes.CDLL(sys.argv[1]).jax_open\n"
+                                 "f.restype = ctypes.c_void_p\nprint(1 if f(sys.argv[2].encode()) else 0)' " +
+                                 shell_quote(lib) + " " + soname;
+                        });
+  }
+
+  SUBCASE("a directory named after no CUDA major gives no such edges") {
+    Scan alone = scan("--root " + shell_quote(root.str()) + " " + shell_quote(fixture("jax/xla_cuda_plugin.so")), "jax-alone");
+    REQUIRE(alone.report.is_object());
+    for (const json& e : alone.report["edges"]) CHECK(e["kind"] != "dlopen");
   }
 }
 
@@ -492,9 +567,7 @@ TEST_CASE("a hostile torch/version.py (FIFO, symlink loop) is not read, and the 
   for (const char* kind : {"fifo", "loop"}) {
     CAPTURE(kind);
     TempDir site("wheels-bnb-hostile");
-    std::string unzip = "python3 -c 'import sys, zipfile\nfor w in sys.argv[2:]: zipfile.ZipFile(w).extractall(sys.argv[1])' " +
-                        shell_quote(site.str()) + wheels({kBitsandbytes, torch_wheel("2.9.1+cu128").c_str()});
-    REQUIRE(run_command(unzip).exit_code == 0);
+    REQUIRE(unzip_wheels(site.str(), wheels({kBitsandbytes, torch_wheel("2.9.1+cu128").c_str()})));
     std::string version = site.str() + "/torch/version.py";
     fs::remove(version);
     if (std::string(kind) == "fifo") REQUIRE(run_command("mkfifo " + shell_quote(version)).exit_code == 0);
@@ -507,9 +580,7 @@ TEST_CASE("a hostile torch/version.py (FIFO, symlink loop) is not read, and the 
 
 TEST_CASE("the real loader: the builds depscan finds incomplete fail to load, the others load") {
   TempDir site("wheels-bnb-site");
-  std::string unzip = "python3 -c 'import sys, zipfile\nzipfile.ZipFile(sys.argv[2]).extractall(sys.argv[1])' " +
-                      shell_quote(site.str()) + wheels({kBitsandbytes});
-  REQUIRE(run_command(unzip).exit_code == 0);
+  REQUIRE(unzip_wheels(site.str(), wheels({kBitsandbytes})));
   Scan s = scan("--python-env " + shell_quote(site.str()), "bnb-loader");
   REQUIRE(s.report.is_object());
   for (const char* build : {"libbitsandbytes_cpu.so", "libbitsandbytes_cuda118.so", "libbitsandbytes_cuda126.so",
@@ -657,9 +728,7 @@ TEST_CASE("a directory audit: every binary a root, non-binaries counted, finding
 TEST_CASE("--python-env and a site-packages directory: RECORD attribution and pins on an installed env") {
   TempDir venv("wheels-venv");
   std::string site = venv.str() + "/lib/python3.11/site-packages";
-  std::string unzip = "python3 -c 'import sys, zipfile\nfor w in sys.argv[2:]: zipfile.ZipFile(w).extractall(sys.argv[1])' " +
-                      shell_quote(site) + wheels({kTorch, kCudnn, kCudart});
-  REQUIRE(run_command(unzip).exit_code == 0);
+  REQUIRE(unzip_wheels(site, wheels({kTorch, kCudnn, kCudart})));
   fs::create_directory_symlink("lib", venv.path() / "lib64");  // as python3 -m venv makes it
   fs::create_directories(site + "/pip/_vendor/distlib");  // pip's Windows launcher template
   fs::copy_file(fixtures_dir() + "/pe/pe64/app.exe", site + "/pip/_vendor/distlib/t64.exe");
