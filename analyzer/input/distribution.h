@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace depscan {
@@ -27,5 +28,12 @@ struct Distribution {
 
 // PEP 503 normalisation: lower case, runs of '-', '_' and '.' become one '-'.
 std::string normalize_dist_name(std::string_view name);
+
+// One of the distribution's files relative to its site-packages ("torch/version.py"); the path
+// itself when it lies elsewhere (a script in bin/).
+inline std::string relative_to_site_packages(const Distribution& d, const std::string& file) {
+  std::string prefix = d.site_packages + "/";
+  return file.starts_with(prefix) ? file.substr(prefix.size()) : file;
+}
 
 }  // namespace depscan
