@@ -34,9 +34,22 @@ std::optional<int> header_define(std::string_view text, std::string_view name) {
   return any ? std::optional<int>(value) : std::nullopt;
 }
 
+// A directory of the system's own libraries (/usr/lib/x86_64-linux-gnu, /usr/local/cuda-13.0/lib64).
+bool in_system_library_dir(std::string_view dir) {
+  for (std::string_view system : {"/lib", "/lib64", "/usr/lib", "/usr/lib64", "/usr/local/lib", "/usr/local/cuda"})
+    if (dir == system || (dir.starts_with(system) && dir[system.size()] == '/')) return true;
+  return dir.starts_with("/usr/local/cuda-");
+}
+
+// Headers beside a library directory; the system's include directories only for a library in the
+// system's own directories, whose headers they are: they say nothing of a wheel's or an
+// application's copy (site-packages/nvidia/cudnn/lib is not /usr/include's cuDNN).
 std::vector<std::string> include_dirs_for(const std::string& library_dir) {
-  return {normalize_path(library_dir + "/../include"), normalize_path(library_dir + "/../../include"),
-          "/usr/include", "/usr/include/x86_64-linux-gnu", "/usr/local/cuda/include"};
+  std::vector<std::string> dirs = {normalize_path(library_dir + "/../include"),
+                                   normalize_path(library_dir + "/../../include")};
+  if (in_system_library_dir(library_dir))
+    for (const char* dir : {"/usr/include", "/usr/include/x86_64-linux-gnu", "/usr/local/cuda/include"}) dirs.emplace_back(dir);
+  return dirs;
 }
 
 // A define in the first 64 KiB of a header, read 16 KiB first: cuda_runtime_api.h is 600 KB and

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "analyzer/check/cuda_checks.h"
+#include "analyzer/check/framework_cudnn.h"
 #include "analyzer/check/python_variants.h"
 #include "analyzer/check/shipped_libraries.h"
 #include "analyzer/check/symbol_index.h"
@@ -167,6 +168,7 @@ ScanReport run_scan(const ScanOptions& options) {
   for (auto& f : check_static_tls(ctx)) report.result.findings.push_back(std::move(f));        // PT_TLS vs surplus
   for (auto& f : check_gpu_code(ctx)) report.result.findings.push_back(std::move(f));           // --gpu vs fatbin
   for (auto& f : check_cuda_stack(ctx)) report.result.findings.push_back(std::move(f));         // CUDA/cuDNN/driver compatibility
+  for (auto& f : check_framework_cudnn(ctx, inputs.distributions)) report.result.findings.push_back(std::move(f));  // torch/TF vs cuDNN
   timer.mark("cuda checks");
   if (options.cuda_audit) report.cuda_stack = identify_cuda_stack(ctx);                         // for the summary
   SymbolIndex symbols(report.result.graph);                                 // symbol tables, once per object

@@ -362,6 +362,47 @@ TEST_CASE("JAX's CUDA plugins open the libraries of the XLA stubs they carry, fo
   }
 }
 
+TEST_CASE("cudnn-version-mismatch: a cuDNN older than the one torch or TensorFlow was built with, in their own words") {
+  const char* kTorch291 = "torch-2.9.1-cp311-cp311-manylinux_2_28_x86_64.whl";  // torch.version.cuda 12.8: cuDNN 9.10.2
+  auto built_with = [](const json& report) {
+    std::vector<json> out;
+    for (const json& f : findings(report, "cudnn-version-mismatch"))
+      if (f["message"].get<std::string>().find(" was built with cuDNN ") != std::string::npos) out.push_back(f);
+    return out;
+  };
+  Scan old = scan(wheels({kTorch291, kCudnn, kCudart}), "torch-old-cudnn");
+  REQUIRE(old.report.is_object());
+  auto found = built_with(old.report);
+  REQUIRE(found.size() == 1);
+  CHECK(found[0]["severity"] == "error");
+  CHECK(any_message_has(found, "torch 2.9.1 (torch.version.cuda 12.8: cu128 (stable)) was built with cuDNN 9.10.2.21"));
+  // the wheel's own version, not the system's cuDNN headers (/usr/local/cuda/include says 9.19 here)
+  CHECK(any_message_has(found, "loads cuDNN 9.0.0.312 from site-packages/nvidia/cudnn/lib/libcudnn.so.9 "
+                               "(the version of nvidia-cudnn-cu12, which installed it)"));
+  CHECK(any_message_has(found, "\"cuDNN version incompatibility: PyTorch was compiled against (9, 10, 2) but found "
+                               "runtime version (9, 0, 0)\""));
+  CHECK(found[0]["fix"].get<std::string>().find("pip install 'nvidia-cudnn-cu12>=9.10.2.21'") != std::string::npos);
+
+  Scan fits = scan(wheels({kTorch291, "nvidia_cudnn_cu12-9.10.2.21-py3-none-manylinux_2_27_x86_64.whl", kCudart}),
+                   "torch-cudnn");
+  REQUIRE(fits.report.is_object());
+  CHECK(built_with(fits.report).empty());
+  Scan no_version_py = scan(wheels({kTorch, kCudnn, kCudart}), "torch-2.3");  // no torch/version.py: no row applies
+  REQUIRE(no_version_py.report.is_object());
+  CHECK(built_with(no_version_py.report).empty());
+
+  TempDir site("wheels-tf-cudnn");
+  REQUIRE(unzip_wheels(site.str(), wheels({"tensorflow-2.20.0-cp311-cp311-manylinux_2_17_x86_64.whl", kCudnn, kCudart})));
+  Scan tf = scan("--python-env " + shell_quote(site.str()) + " --ld-library-path " +
+                 shell_quote(site.str() + "/nvidia/cudnn/lib"), "tf-old-cudnn");
+  REQUIRE(tf.report.is_object());
+  auto tf_found = built_with(tf.report);
+  REQUIRE(tf_found.size() == 1);
+  CHECK(any_message_has(tf_found, "tensorflow 2.20.0 (linux tested build: CUDA 12.5) was built with cuDNN 9.3"));
+  CHECK(any_message_has(tf_found, "\"Loaded runtime CuDNN library: 9.0.0 but source was compiled with: 9.3.0.  CuDNN "
+                                  "library needs to have matching major version and equal or higher minor version\""));
+}
+
 TEST_CASE("a manylinux_2_17 wheel needing GLIBC_2.34 and a system library names both") {
   Scan s = scan(wheels({"newglibc-1.0-cp311-cp311-manylinux_2_17_x86_64.whl"}), "policy");
   REQUIRE(s.report.is_object());

@@ -1,0 +1,125 @@
+#include "analyzer/check/framework_cudnn.h"
+
+#include <map>
+#include <optional>
+
+#include <fmt/format.h>
+
+#include "analyzer/check/cuda_checks.h"
+#include "analyzer/check/torch_build.h"
+#include "matrix/matrix.h"
+
+namespace depscan {
+namespace {
+
+// What the framework table says a framework distribution was built with.
+struct FrameworkBuild {
+  std::string label;  // "torch 2.9.1 (torch.version.cuda 12.8)"
+  Version cudnn;      // 9.10.2.21
+  int cuda_major = 0;
+  std::string source;
+  bool torch = false;
+};
+
+// "2.9.1+cu128" -> "2.9.1": the table lists releases.
+std::string release_of(const std::string& version) { return version.substr(0, version.find('+')); }
+
+std::optional<FrameworkBuild> torch_build_row(const CheckContext& ctx, const Distribution& d) {
+  TorchBuild torch = torch_build(&d, ctx.fs);
+  if (!torch.cuda.value) return std::nullopt;  // a CPU, ROCm or unreadable build: no CUDA row applies
+  auto [major, minor] = *torch.cuda.value;
+  for (const FrameworkRow* row : ctx.matrix.frameworks_matching("torch", release_of(d.version))) {
+    auto cuda = Version::parse(row->cuda);
+    auto cudnn = Version::parse(row->cudnn);
+    if (cuda && cudnn && cuda->major() == major && cuda->minor() == minor)
+      return FrameworkBuild{fmt::format("torch {} (torch.version.cuda {}.{}: {})", d.version, major, minor, row->variant),
+                            *cudnn, major, row->source, true};
+  }
+  return std::nullopt;
+}
+
+std::optional<FrameworkBuild> tensorflow_build_row(const CheckContext& ctx, const Distribution& d) {
+  for (const FrameworkRow* row : ctx.matrix.frameworks_matching("tensorflow", release_of(d.version))) {
+    auto cuda = Version::parse(row->cuda);
+    auto cudnn = Version::parse(row->cudnn);
+    if (cuda && cudnn)
+      return FrameworkBuild{fmt::format("{} {} ({}: CUDA {})", d.name, d.version, row->variant, row->cuda), *cudnn,
+                            cuda->major(), row->source, false};
+  }
+  return std::nullopt;
+}
+
+std::optional<FrameworkBuild> build_of(const CheckContext& ctx, const Distribution& d) {
+  std::string name = normalize_dist_name(d.name);
+  if (name == "torch") return torch_build_row(ctx, d);
+  if (name == "tensorflow" || name == "tensorflow-gpu") return tensorflow_build_row(ctx, d);
+  return std::nullopt;
+}
+
+// The loaded cuDNN's version: its file name or headers, else the nvidia-cudnn-cuNN wheel that installed it.
+std::optional<std::pair<Version, std::string>> runtime_version(const Object& o, const CudaLibrary& lib,
+                                                               const std::map<std::string, const Distribution*>& by_name) {
+  if (lib.version) return std::make_pair(*lib.version, lib.version_source);
+  auto owner = by_name.find(o.owner);
+  if (owner == by_name.end() || !normalize_dist_name(owner->second->name).starts_with("nvidia-cudnn-cu")) return std::nullopt;
+  auto v = Version::parse(owner->second->version);
+  if (!v) return std::nullopt;
+  return std::make_pair(*v, fmt::format("the version of {}, which installed it", owner->second->name));
+}
+
+std::string path_of(const Object& o) { return o.realpath.empty() ? o.path : o.realpath; }
+std::string triple(const Version& v) { return fmt::format("({}, {}, {})", v.major(), v.minor(), v.patch()); }
+std::string dotted(const Version& v) { return fmt::format("{}.{}.{}", v.major(), v.minor(), v.patch()); }
+
+Finding too_old(const Graph& g, const FrameworkBuild& build, const CudaLibrary& cudnn, const Version& runtime,
+                 const std::string& runtime_source) {
+  std::string refusal =
+      build.torch ? fmt::format("PyTorch raises \"cuDNN version incompatibility: PyTorch was compiled against {} but "
+                                "found runtime version {}\" when it first uses cuDNN", triple(build.cudnn), triple(runtime))
+                  : fmt::format("TensorFlow logs \"Loaded runtime CuDNN library: {} but source was compiled with: {}.  "
+                                "CuDNN library needs to have matching major version and equal or higher minor version\" "
+                                "and cannot use the GPU", dotted(runtime), dotted(build.cudnn));
+  return Finding{
+      "cudnn-version-mismatch", Severity::Error, cudnn.object,
+      fmt::format("{} was built with cuDNN {} (source: {}), and this process loads cuDNN {} from {} ({}), which is "
+                  "older: {}",
+                  build.label, build.cudnn.str(), build.source, runtime.str(), path_of(g.objects[cudnn.object]),
+                  runtime_source, refusal),
+      fmt::format("load cuDNN {}.{} or a newer {}.x instead (pip install 'nvidia-cudnn-cu{}>={}'), and take the older "
+                  "one off the search path (LD_LIBRARY_PATH, ld.so.cache, RPATH)",
+                  build.cudnn.major(), build.cudnn.minor(), build.cudnn.major(), build.cuda_major, build.cudnn.str()),
+      ""};
+}
+
+}  // namespace
+
+std::vector<Finding> check_framework_cudnn(const CheckContext& ctx, const std::vector<Distribution>& dists) {
+  std::vector<Finding> out;
+  if (dists.empty()) return out;
+  std::map<std::string, const Distribution*> by_name;
+  for (const Distribution& d : dists) by_name.emplace(d.name, &d);
+  std::map<const Distribution*, std::optional<FrameworkBuild>> builds;  // read once per distribution
+  const Graph& g = ctx.graph;
+  CudaStack stack = identify_cuda_stack(ctx);
+  for (size_t root = 0; root < g.roots.size(); ++root) {
+    const CudaLibrary* cudnn = nullptr;
+    for (const CudaLibrary* lib : libraries_in_root(g, stack, root))
+      if (lib->component == "cudnn" && (!cudnn || lib->cudnn_shim)) cudnn = lib;
+    if (!cudnn) continue;
+    auto runtime = runtime_version(g.objects[cudnn->object], *cudnn, by_name);
+    if (!runtime) continue;
+    for (size_t object : g.load_order[root]) {
+      auto owner = by_name.find(g.objects[object].owner);
+      if (owner == by_name.end()) continue;
+      auto [it, fresh] = builds.try_emplace(owner->second);
+      if (fresh) it->second = build_of(ctx, *owner->second);
+      const std::optional<FrameworkBuild>& build = it->second;
+      if (!build || build->cudnn.major() != runtime->first.major() || runtime->first.minor() >= build->cudnn.minor())
+        continue;
+      append_unique(out, too_old(g, *build, *cudnn, runtime->first, runtime->second));
+    }
+  }
+  return out;
+}
+
+}  // namespace depscan
