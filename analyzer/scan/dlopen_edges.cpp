@@ -335,13 +335,12 @@ class DlopenEdges {
     std::string dir = basename_of(dirname_of(o.path));
     std::optional<int> cuda = cuda_major_in_name(dir);
     if (!cuda || !o.binary) return {};
-    auto stubs = rodata_tsl_cuda_stubs(fs_, *o.binary);
-    if (!stubs) return {};
+    const std::vector<std::string>& stubs = stubs_of(*o.binary);
     std::string opener = soname_or_file_name(o);
     std::vector<std::pair<std::string, std::string>> out;
     for (const std::string& pattern : row.opens) {
       std::string key = stub_key(pattern);
-      bool carried = std::any_of(stubs->begin(), stubs->end(), [&](const std::string& s) { return equals_ignoring_case(s, key); });
+      bool carried = std::any_of(stubs.begin(), stubs.end(), [&](const std::string& s) { return equals_ignoring_case(s, key); });
       if (!carried) continue;
       if (auto name = soname_for_build(pattern, *cuda, 0))
         out.emplace_back(*name, fmt::format("matrix: {} carries XLA's stub tsl/cuda/{}_stub.cc, which opens {} on first "
@@ -349,6 +348,14 @@ class DlopenEdges {
                                             opener, key, *name, *cuda, dir, row.source));
     }
     return out;
+  }
+
+  // The stubs a file carries, its .rodata read once however many rows and paths ask.
+  const std::vector<std::string>& stubs_of(const Binary& binary) {
+    auto [it, inserted] = stubs_.try_emplace(&binary);
+    if (inserted)
+      if (auto found = rodata_tsl_cuda_stubs(fs_, binary)) it->second = std::move(*found);
+    return it->second;
   }
 
   // {soname:cudart} -> "cudart"; libcudnn.so.9 -> "cudnn".
@@ -444,6 +451,7 @@ class DlopenEdges {
   HeaderVersions headers_;
   std::unordered_map<size_t, std::vector<std::pair<std::string, std::string>>> by_build_;  // (name, source) by object
   std::map<std::pair<size_t, const DlopenRow*>, std::vector<std::pair<std::string, std::string>>> by_stubs_;
+  std::unordered_map<const Binary*, std::vector<std::string>> stubs_;  // XLA stubs in .rodata
   std::map<std::pair<const Binary*, std::string>, std::optional<std::string>> prefixed_;  // first .rodata string with a prefix
   std::unordered_map<const Binary*, std::vector<std::string>> strings_;  // library names in .rodata
   std::map<std::string, std::optional<int>> cuda_major_of_dir_;
