@@ -72,7 +72,8 @@ class DlopenEdges {
 
   // Whether the names in an object's read-only data are worth turning into edges: not when the
   // matrix documents what the library opens (NVIDIA's own libraries: cuBLASLt alone has 46 MB of
-  // .rodata), and not when it cannot call dlopen itself (a dynamic object that imports neither
+  // .rodata; rows that read the file itself, as TensorFlow's and JAX's do, document nothing of a
+  // file they do not apply to), and not when it cannot call dlopen itself (a dynamic object that imports neither
   // dlopen nor dlmopen; a static program may carry its own dlopen and is always scanned).
   // Asked for every object of every root's load order: decided once per object.
   bool may_infer(size_t object) {
@@ -86,7 +87,7 @@ class DlopenEdges {
     if (!o.binary || !worth_scanning(o)) return false;
     const auto& rows = rows_for(object);
     bool documented = !rows.empty() && std::all_of(rows.begin(), rows.end(), [&](const DlopenRow* r) {
-      return r->probe != "library_name_strings" && expandable(*r, object);
+      return r->probe != "library_name_strings" && r->probe != "tsl_cuda_stubs" && expandable(*r, object);
     });
     return !documented && (!o.binary->symbols_read || imports_dlopen(*o.binary) || o.binary->symbols.empty());
   }
