@@ -1,5 +1,7 @@
 #include "analyzer/check/cuda_stack.h"
 
+#include "analyzer/check/shipped_libraries.h"
+
 #include <algorithm>
 #include <cctype>
 #include <map>
@@ -106,6 +108,19 @@ std::pair<std::vector<int>, std::string> cudnn_cuda_majors(const Graph& g, size_
   return {{}, ""};
 }
 
+// The version of the nvidia-cudnn-cuNN wheel that installed a cuDNN library (its files name no
+// release, and the wheel ships no cudnn_version.h beside them).
+std::optional<std::pair<Version, std::string>> cudnn_wheel_version(const CheckContext& ctx, const Object& o,
+                                                                   const std::string& file) {
+  const ShippedLibraries::Shipped* shipped = shipped_library(ctx, file);
+  if (!shipped || shipped->distribution->name != o.owner ||
+      !normalize_dist_name(o.owner).starts_with("nvidia-cudnn-cu"))
+    return std::nullopt;
+  auto version = Version::parse(shipped->distribution->version);
+  if (!version) return std::nullopt;
+  return std::make_pair(*version, fmt::format("the version of {}, which installed it", o.owner));
+}
+
 std::optional<CudaLibrary> identify(const CheckContext& ctx, size_t index, HeaderVersions& headers) {
   const Object& o = ctx.graph.objects[index];
   if (!o.binary) return std::nullopt;
@@ -125,6 +140,8 @@ std::optional<CudaLibrary> identify(const CheckContext& ctx, size_t index, Heade
     } else if (auto h = headers.cudnn(dir, series->major)) {
       lib.version = h->version;
       lib.version_source = h->source;
+    } else if (auto wheel = cudnn_wheel_version(ctx, o, file)) {
+      std::tie(lib.version, lib.version_source) = *wheel;
     }
     return lib;
   }

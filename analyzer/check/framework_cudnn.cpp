@@ -56,23 +56,12 @@ std::optional<FrameworkBuild> build_of(const CheckContext& ctx, const Distributi
   return std::nullopt;
 }
 
-// The loaded cuDNN's version: its file name or headers, else the nvidia-cudnn-cuNN wheel that installed it.
-std::optional<std::pair<Version, std::string>> runtime_version(const Object& o, const CudaLibrary& lib,
-                                                               const std::map<std::string, const Distribution*>& by_name) {
-  if (lib.version) return std::make_pair(*lib.version, lib.version_source);
-  auto owner = by_name.find(o.owner);
-  if (owner == by_name.end() || !normalize_dist_name(owner->second->name).starts_with("nvidia-cudnn-cu")) return std::nullopt;
-  auto v = Version::parse(owner->second->version);
-  if (!v) return std::nullopt;
-  return std::make_pair(*v, fmt::format("the version of {}, which installed it", owner->second->name));
-}
-
 std::string path_of(const Object& o) { return o.realpath.empty() ? o.path : o.realpath; }
 std::string triple(const Version& v) { return fmt::format("({}, {}, {})", v.major(), v.minor(), v.patch()); }
 std::string dotted(const Version& v) { return fmt::format("{}.{}.{}", v.major(), v.minor(), v.patch()); }
 
-Finding too_old(const Graph& g, const FrameworkBuild& build, const CudaLibrary& cudnn, const Version& runtime,
-                 const std::string& runtime_source) {
+Finding too_old(const Graph& g, const FrameworkBuild& build, const CudaLibrary& cudnn) {
+  const Version& runtime = *cudnn.version;
   std::string refusal =
       build.torch ? fmt::format("PyTorch raises \"cuDNN version incompatibility: PyTorch was compiled against {} but "
                                 "found runtime version {}\" when it first uses cuDNN", triple(build.cudnn), triple(runtime))
@@ -84,7 +73,7 @@ Finding too_old(const Graph& g, const FrameworkBuild& build, const CudaLibrary& 
       fmt::format("{} was built with cuDNN {} (source: {}), and this process loads cuDNN {} from {} ({}), which is "
                   "older: {}",
                   build.label, build.cudnn.str(), build.source, runtime.str(), path_of(g.objects[cudnn.object]),
-                  runtime_source, refusal),
+                  cudnn.version_source, refusal),
       fmt::format("load cuDNN {}.{} or a newer {}.x instead (pip install 'nvidia-cudnn-cu{}>={}'), and take the older "
                   "one off the search path (LD_LIBRARY_PATH, ld.so.cache, RPATH)",
                   build.cudnn.major(), build.cudnn.minor(), build.cudnn.major(), build.cuda_major, build.cudnn.str()),
@@ -106,17 +95,16 @@ std::vector<Finding> check_framework_cudnn(const CheckContext& ctx, const std::v
     for (const CudaLibrary* lib : libraries_in_root(g, stack, root))
       if (lib->component == "cudnn" && (!cudnn || lib->cudnn_shim)) cudnn = lib;
     if (!cudnn) continue;
-    auto runtime = runtime_version(g.objects[cudnn->object], *cudnn, by_name);
-    if (!runtime) continue;
+    if (!cudnn->version) continue;
+    const Version& runtime = *cudnn->version;
     for (size_t object : g.load_order[root]) {
       auto owner = by_name.find(g.objects[object].owner);
       if (owner == by_name.end()) continue;
       auto [it, fresh] = builds.try_emplace(owner->second);
       if (fresh) it->second = build_of(ctx, *owner->second);
       const std::optional<FrameworkBuild>& build = it->second;
-      if (!build || build->cudnn.major() != runtime->first.major() || runtime->first.minor() >= build->cudnn.minor())
-        continue;
-      append_unique(out, too_old(g, *build, *cudnn, runtime->first, runtime->second));
+      if (!build || build->cudnn.major() != runtime.major() || runtime.minor() >= build->cudnn.minor()) continue;
+      append_unique(out, too_old(g, *build, *cudnn));
     }
   }
   return out;
