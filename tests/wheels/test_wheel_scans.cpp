@@ -382,6 +382,16 @@ TEST_CASE("cudnn-version-mismatch: a cuDNN older than the one torch or TensorFlo
   CHECK(any_message_has(found, "\"cuDNN version incompatibility: PyTorch was compiled against (9, 10, 2) but found "
                                "runtime version (9, 0, 0)\""));
   CHECK(found[0]["fix"].get<std::string>().find("pip install 'nvidia-cudnn-cu12>=9.10.2.21'") != std::string::npos);
+  // The wheel ships only the shim: where the system has cuDNN 9 (CUDA 13.0's 9.19 here), the shim's
+  // dlopen finds the system's sub-libraries, of another release than the wheel's 9.0.
+  bool system_sublibrary = false;
+  for (const json& o : old.report["objects"]) {
+    std::string path = o["path"];
+    system_sublibrary |= path.starts_with("/") && path.find("libcudnn_graph.so.9") != std::string::npos;
+  }
+  if (system_sublibrary)
+    CHECK(any_message_has(findings(old.report, "cudnn-version-mismatch"), "libraries of different releases are loaded "
+                                                                          "together: 9.0.0 from libcudnn.so.9"));
 
   Scan fits = scan(wheels({kTorch291, "nvidia_cudnn_cu12-9.10.2.21-py3-none-manylinux_2_27_x86_64.whl", kCudart}),
                    "torch-cudnn");
