@@ -1,13 +1,13 @@
 #include "analyzer/check/cuda_stack.h"
 
-#include "analyzer/check/shipped_libraries.h"
-
 #include <algorithm>
 #include <cctype>
 #include <map>
 #include <set>
 
 #include <fmt/format.h>
+
+#include "analyzer/check/shipped_libraries.h"
 
 namespace depscan {
 namespace {
@@ -108,8 +108,8 @@ std::pair<std::vector<int>, std::string> cudnn_cuda_majors(const Graph& g, size_
   return {{}, ""};
 }
 
-// The version of the nvidia-cudnn-cuNN wheel that installed a cuDNN library (its files name no
-// release, and the wheel ships no cudnn_version.h beside them).
+// The version of the nvidia-cudnn-cuNN wheel that installed a cuDNN library: its files name no
+// release, and no cudnn_version.h lies beside them.
 std::optional<std::pair<Version, std::string>> cudnn_wheel_version(const CheckContext& ctx, const Object& o,
                                                                    const std::string& file) {
   const ShippedLibraries::Shipped* shipped = shipped_library(ctx, file);
