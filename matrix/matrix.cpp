@@ -531,6 +531,20 @@ std::vector<const FrameworkRow*> Matrix::frameworks_matching(std::string_view fr
   return out;
 }
 
+const FrameworkRow* Matrix::framework_build(std::string_view distribution, std::string_view version,
+                                            std::optional<std::pair<int, int>> cuda) const {
+  std::string_view release = version.substr(0, version.find('+'));  // the table lists releases
+  auto parsed = Version::parse(release);
+  if (!parsed) return nullptr;
+  for (const std::string& wanted : {std::string(release), fmt::format("{}.{}", parsed->major(), parsed->minor())})
+    for (const FrameworkRow* row : frameworks_matching(distribution, wanted)) {
+      auto row_cuda = Version::parse(row->cuda);
+      if (!row_cuda || !Version::parse(row->cudnn)) continue;
+      if (!cuda || (row_cuda->major() == cuda->first && row_cuda->minor() == cuda->second)) return row;
+    }
+  return nullptr;
+}
+
 namespace {
 
 std::vector<std::string> name_tokens(std::string_view text) {

@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "analyzer/util/expected.h"
@@ -241,6 +242,11 @@ class Matrix {
   // Rows of a framework (any name framework_name takes) whose version starts with `version` (all if empty).
   std::vector<const FrameworkRow*> frameworks_matching(std::string_view framework,
                                                        std::string_view version) const;
+  // The build an installed distribution (torch 2.9.1+cu128, tensorflow 2.20.0) was made with: the
+  // first row with a CUDA and a cuDNN version, for its release, else its major.minor; with `cuda`,
+  // only a row of that CUDA major.minor (torch's variants). Null when none.
+  const FrameworkRow* framework_build(std::string_view distribution, std::string_view version,
+                                      std::optional<std::pair<int, int>> cuda = std::nullopt) const;
   // A GPU by name ("H100", "NVIDIA GeForce RTX 4090"), sm number ("sm_90", "90") or
   // capability ("9.0"); for names the longest matching row name wins.
   std::optional<GpuMatch> gpu(std::string_view text) const;

@@ -21,32 +21,21 @@ struct FrameworkBuild {
   bool torch = false;
 };
 
-// "2.9.1+cu128" -> "2.9.1": the table lists releases.
-std::string release_of(const std::string& version) { return version.substr(0, version.find('+')); }
-
 std::optional<FrameworkBuild> torch_build_row(const CheckContext& ctx, const Distribution& d) {
   TorchBuild torch = torch_build(&d, ctx.fs);
   if (!torch.cuda.value) return std::nullopt;  // a CPU, ROCm or unreadable build: no CUDA row applies
   auto [major, minor] = *torch.cuda.value;
-  for (const FrameworkRow* row : ctx.matrix.frameworks_matching("torch", release_of(d.version))) {
-    auto cuda = Version::parse(row->cuda);
-    auto cudnn = Version::parse(row->cudnn);
-    if (cuda && cudnn && cuda->major() == major && cuda->minor() == minor)
-      return FrameworkBuild{fmt::format("torch {} (torch.version.cuda {}.{}: {})", d.version, major, minor, row->variant),
-                            *cudnn, major, row->source, true};
-  }
-  return std::nullopt;
+  const FrameworkRow* row = ctx.matrix.framework_build(d.name, d.version, torch.cuda.value);
+  if (!row) return std::nullopt;
+  return FrameworkBuild{fmt::format("torch {} (torch.version.cuda {}.{}: {})", d.version, major, minor, row->variant),
+                        *Version::parse(row->cudnn), major, row->source, true};
 }
 
 std::optional<FrameworkBuild> tensorflow_build_row(const CheckContext& ctx, const Distribution& d) {
-  for (const FrameworkRow* row : ctx.matrix.frameworks_matching("tensorflow", release_of(d.version))) {
-    auto cuda = Version::parse(row->cuda);
-    auto cudnn = Version::parse(row->cudnn);
-    if (cuda && cudnn)
-      return FrameworkBuild{fmt::format("{} {} ({}: CUDA {})", d.name, d.version, row->variant, row->cuda), *cudnn,
-                            cuda->major(), row->source, false};
-  }
-  return std::nullopt;
+  const FrameworkRow* row = ctx.matrix.framework_build(d.name, d.version);
+  if (!row) return std::nullopt;
+  return FrameworkBuild{fmt::format("{} {} ({}: CUDA {})", d.name, d.version, row->variant, row->cuda),
+                        *Version::parse(row->cudnn), Version::parse(row->cuda)->major(), row->source, false};
 }
 
 std::optional<FrameworkBuild> build_of(const CheckContext& ctx, const Distribution& d) {

@@ -384,12 +384,7 @@ class DlopenEdges {
   const FrameworkRow* framework_build(size_t object) const {
     const Distribution* owner = owners_ ? owners_->of(resolver_.graph().objects[object]) : nullptr;
     if (!owner || normalize_dist_name(owner->name).find("cpu") != std::string::npos) return nullptr;
-    auto version = Version::parse(owner->version);
-    if (!version) return nullptr;
-    for (const std::string& wanted : {owner->version, fmt::format("{}.{}", version->major(), version->minor())})
-      for (const FrameworkRow* row : matrix_.frameworks_matching(owner->name, wanted))
-        if (Version::parse(row->cuda) && Version::parse(row->cudnn)) return row;
-    return nullptr;
+    return matrix_.framework_build(owner->name, owner->version);
   }
 
   // {soname:C}: component C's SONAME for the CUDA major; {soname:cudnn}: the cuDNN major's shim.
