@@ -506,6 +506,21 @@ std::vector<const CudnnRelease*> Matrix::cudnn_releases_matching(const Version& 
   return out;
 }
 
+std::optional<Version> Matrix::newest_cudnn_release() const {
+  std::optional<Version> newest;
+  for (const CudnnRelease& r : cudnn_)
+    for (const Version& v : r.versions)
+      if (!newest || *newest < v) newest = v;
+  return newest;
+}
+
+const DriverRow* Matrix::newest_toolkit() const {
+  const DriverRow* newest = nullptr;
+  for (const DriverRow& row : drivers_)
+    if (!newest || newest->toolkit < row.toolkit) newest = &row;
+  return newest;
+}
+
 std::string Matrix::framework_name(std::string_view given) {
   static const std::map<std::string, std::string, std::less<>> aliases = {
       {"torch", "pytorch"}, {"tf", "tensorflow"}, {"tensorflow-gpu", "tensorflow"},

@@ -237,6 +237,9 @@ class Matrix {
   const ArchitectureRow* architectures_for(const Version& toolkit) const;
   // Releases with a version starting with `prefix` ("9.1" -> 9.1.0 and 9.1.1).
   std::vector<const CudnnRelease*> cudnn_releases_matching(const Version& prefix) const;
+  // The newest cuDNN release and the newest toolkit the data has rows for (where the data ends).
+  std::optional<Version> newest_cudnn_release() const;
+  const DriverRow* newest_toolkit() const;
   // The data's name for a framework given by its own, PyPI or import name: torch -> pytorch.
   static std::string framework_name(std::string_view given);
   // Rows of a framework (any name framework_name takes) whose version starts with `version` (all if empty).

@@ -25,10 +25,29 @@ std::string majors_text(const std::vector<int>& majors) {
   return out;
 }
 
+// A cuDNN release the support-matrix data has no row for: newer than the data, or one of the
+// releases whose support matrix was not read. The check below cannot be made; say so.
+Finding no_row_for(const CheckContext& ctx, const CudaLibrary& cudnn) {
+  std::optional<Version> newest = ctx.matrix.newest_cudnn_release();
+  bool newer = newest && *newest < *cudnn.version;
+  std::string where = newer ? fmt::format("newer than depscan's cuDNN support-matrix data, which ends at {}", newest->str())
+                            : "one of the releases depscan's cuDNN support-matrix data has no row for";
+  return Finding{
+      "matrix-no-data", Severity::Info, cudnn.object,
+      fmt::format("{} is cuDNN {} ({}), {}: which CUDA versions its builds support was not checked",
+                  describe(ctx.graph, cudnn), cudnn.version->str(), cudnn.version_source, where),
+      fmt::format("check NVIDIA's support matrix for cuDNN {} (https://docs.nvidia.com/deeplearning/cudnn/); "
+                  "`depscan matrix cudnn {}` lists the releases the data has",
+                  cudnn.version->str(), cudnn.version->major()),
+      ""};
+}
+
 // A cuDNN release whose support matrix has no build for the process's CUDA version.
 void no_build_for(const CheckContext& ctx, const CudaLibrary& cudnn, const CudaLibrary& cuda, std::vector<Finding>& out) {
   if (!cudnn.version || !cuda.version || cuda.version->parts.size() < 2) return;
-  for (const CudnnRelease* release : ctx.matrix.cudnn_releases_matching(*cudnn.version)) {
+  std::vector<const CudnnRelease*> releases = ctx.matrix.cudnn_releases_matching(*cudnn.version);
+  if (releases.empty()) return append_unique(out, no_row_for(ctx, cudnn));
+  for (const CudnnRelease* release : releases) {
     Version wanted{{cuda.version->major(), cuda.version->minor()}};
     bool covered = std::any_of(release->builds.begin(), release->builds.end(), [&](const CudnnBuild& b) {
       return !(wanted < Version{{b.cuda_min.major(), b.cuda_min.minor()}}) &&

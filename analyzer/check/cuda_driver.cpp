@@ -40,11 +40,35 @@ std::string cuda_text(int major, const RuntimeNeed& need) {
   return need.version ? need.version->str() : std::to_string(major);
 }
 
+// A CUDA version the driver table has no row for (newer than the data, usually): what could not be
+// checked. Null when the table has its row, or when only its major is known and the table covers it.
+std::optional<Finding> no_row_for(const CheckContext& ctx, int major, const RuntimeNeed& need,
+                                  const MinorCompatRow* compat, const DriverRow* full) {
+  if (full || (compat && !need.version)) return std::nullopt;
+  const DriverRow* newest = ctx.matrix.newest_toolkit();
+  if (!need.version && newest && major <= newest->toolkit.major()) return std::nullopt;  // only its minor is unknown
+  std::string unchecked =
+      compat ? fmt::format("only CUDA {}'s minor-version-compatibility floor (>= {}) was checked, not the full driver "
+                           "it needs",
+                           major, compat->linux_driver ? compat->linux_driver->str() : "?")
+             : "the driver it needs was not checked";
+  return Finding{
+      "matrix-no-data", Severity::Info, need.library->object,
+      fmt::format("{} is CUDA {}, which depscan's driver table has no row for (it ends at CUDA {}): {}",
+                  describe(ctx.graph, *need.library), cuda_text(major, need), newest ? newest->toolkit.str() : "?",
+                  unchecked),
+      fmt::format("check the minimum driver of CUDA {} in NVIDIA's CUDA Toolkit release notes "
+                  "(https://docs.nvidia.com/cuda/cuda-toolkit-release-notes/)",
+                  cuda_text(major, need)),
+      ""};
+}
+
 void judge(const CheckContext& ctx, const SourcedVersion& driver, int major, const RuntimeNeed& need,
            std::vector<Finding>& out) {
   const Graph& g = ctx.graph;
   const MinorCompatRow* compat = ctx.matrix.minor_compat(major);
   const DriverRow* full = need.version ? ctx.matrix.driver_row(*need.version) : nullptr;
+  if (auto notice = no_row_for(ctx, major, need, compat, full)) append_unique(out, std::move(*notice));
   std::optional<Version> floor = compat ? compat->linux_driver : (full ? full->linux_driver : std::nullopt);
   std::string floor_source = compat ? compat->source : (full ? full->source : "");
   if (floor && driver.version < *floor) {

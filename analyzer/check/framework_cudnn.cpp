@@ -21,28 +21,36 @@ struct FrameworkBuild {
   bool torch = false;
 };
 
-std::optional<FrameworkBuild> torch_build_row(const CheckContext& ctx, const Distribution& d) {
+// A distribution's build, or the name of a CUDA build of a framework the table has no row for.
+struct BuildLookup {
+  std::optional<FrameworkBuild> build;
+  std::string unknown;  // "torch 2.15.0 (torch.version.cuda 13.0)"
+};
+
+BuildLookup torch_build_row(const CheckContext& ctx, const Distribution& d) {
   TorchBuild torch = torch_build(&d, ctx.fs);
-  if (!torch.cuda.value) return std::nullopt;  // a CPU, ROCm or unreadable build: no CUDA row applies
+  if (!torch.cuda.value) return {};  // a CPU, ROCm or unreadable build: no CUDA row applies
   auto [major, minor] = *torch.cuda.value;
   const FrameworkRow* row = ctx.matrix.framework_build(d.name, d.version, torch.cuda.value);
-  if (!row) return std::nullopt;
-  return FrameworkBuild{fmt::format("torch {} (torch.version.cuda {}.{}: {})", d.version, major, minor, row->variant),
-                        *Version::parse(row->cudnn), major, row->source, true};
+  if (!row) return {std::nullopt, fmt::format("torch {} (torch.version.cuda {}.{})", d.version, major, minor)};
+  return {FrameworkBuild{fmt::format("torch {} (torch.version.cuda {}.{}: {})", d.version, major, minor, row->variant),
+                         *Version::parse(row->cudnn), major, row->source, true},
+          ""};
 }
 
-std::optional<FrameworkBuild> tensorflow_build_row(const CheckContext& ctx, const Distribution& d) {
+BuildLookup tensorflow_build_row(const CheckContext& ctx, const Distribution& d) {
   const FrameworkRow* row = ctx.matrix.framework_build(d.name, d.version);
-  if (!row) return std::nullopt;
-  return FrameworkBuild{fmt::format("{} {} ({}: CUDA {})", d.name, d.version, row->variant, row->cuda),
-                        *Version::parse(row->cudnn), Version::parse(row->cuda)->major(), row->source, false};
+  if (!row) return {std::nullopt, fmt::format("{} {}", d.name, d.version)};
+  return {FrameworkBuild{fmt::format("{} {} ({}: CUDA {})", d.name, d.version, row->variant, row->cuda),
+                         *Version::parse(row->cudnn), Version::parse(row->cuda)->major(), row->source, false},
+          ""};
 }
 
-std::optional<FrameworkBuild> build_of(const CheckContext& ctx, const Distribution& d) {
+BuildLookup build_of(const CheckContext& ctx, const Distribution& d) {
   std::string name = normalize_dist_name(d.name);
   if (name == "torch") return torch_build_row(ctx, d);
   if (name == "tensorflow" || name == "tensorflow-gpu") return tensorflow_build_row(ctx, d);
-  return std::nullopt;
+  return {};
 }
 
 std::string path_of(const Object& o) { return o.realpath.empty() ? o.path : o.realpath; }
@@ -69,6 +77,17 @@ Finding too_old(const Graph& g, const FrameworkBuild& build, const CudaLibrary& 
       ""};
 }
 
+Finding no_row(const Graph& g, const std::string& unknown, const CudaLibrary& cudnn, size_t framework_object) {
+  return Finding{
+      "matrix-no-data", Severity::Info, framework_object,
+      fmt::format("{} has no row in depscan's framework table: the cuDNN it was built with was not compared with the "
+                  "cuDNN {} this process loads from {}",
+                  unknown, cudnn.version->str(), path_of(g.objects[cudnn.object])),
+      "check the cuDNN version in the framework's release notes or tested build configurations: it needs the same "
+      "cuDNN major and at least the minor it was built with",
+      ""};
+}
+
 }  // namespace
 
 std::vector<Finding> check_framework_cudnn(const CheckContext& ctx, const std::vector<Distribution>& dists) {
@@ -76,7 +95,7 @@ std::vector<Finding> check_framework_cudnn(const CheckContext& ctx, const std::v
   if (dists.empty()) return out;
   std::map<std::string, const Distribution*> by_name;
   for (const Distribution& d : dists) by_name.emplace(d.name, &d);
-  std::map<const Distribution*, std::optional<FrameworkBuild>> builds;  // read once per distribution
+  std::map<const Distribution*, BuildLookup> builds;  // read once per distribution
   const Graph& g = ctx.graph;
   CudaStack stack = identify_cuda_stack(ctx);
   for (size_t root = 0; root < g.roots.size(); ++root) {
@@ -91,7 +110,8 @@ std::vector<Finding> check_framework_cudnn(const CheckContext& ctx, const std::v
       if (owner == by_name.end()) continue;
       auto [it, fresh] = builds.try_emplace(owner->second);
       if (fresh) it->second = build_of(ctx, *owner->second);
-      const std::optional<FrameworkBuild>& build = it->second;
+      const std::optional<FrameworkBuild>& build = it->second.build;
+      if (!it->second.unknown.empty()) append_unique(out, no_row(g, it->second.unknown, *cudnn, object));
       if (!build || build->cudnn.major() != runtime.major() || runtime.minor() >= build->cudnn.minor()) continue;
       append_unique(out, too_old(g, *build, *cudnn));
     }

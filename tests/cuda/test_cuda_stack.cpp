@@ -273,6 +273,39 @@ TEST_CASE("cuda-driver-too-old: below the minor-version floor is an error, below
   CHECK(mentions(by_proc, "535.104.05 (/proc/driver/nvidia/version)"));
 }
 
+TEST_CASE("matrix-no-data: a cuDNN or CUDA release the data has no row for is named, with the check not made") {
+  auto notices = [](const json& report) { return findings(report, "matrix-no-data"); };
+  json future = scan_app("app9_future");
+  auto cudnn = notices(future);
+  REQUIRE(cudnn.size() == 1);
+  CHECK(cudnn[0]["severity"] == "info");
+  CHECK(mentions(cudnn, "is cuDNN 9.30.0 (CUDNN_MAJOR/MINOR/PATCHLEVEL in /opt/cudnn9-future/include/cudnn_version.h), "
+                        "newer than depscan's cuDNN support-matrix data, which ends at 9.19.0"));
+  CHECK(mentions(cudnn, "which CUDA versions its builds support was not checked"));
+  CHECK(problem_codes(future).empty());
+
+  auto gap = notices(scan_app("app9_gap"));  // 9.12: between the 9.10.2 and 9.17.0 rows
+  REQUIRE(gap.size() == 1);
+  CHECK(mentions(gap, "is cuDNN 9.12.0 (file name libcudnn_graph.so.9.12.0), one of the releases depscan's cuDNN "
+                      "support-matrix data has no row for"));
+
+  auto cuda14 = notices(scan_app("app14", "--driver 600.10.01"));
+  REQUIRE(cuda14.size() == 1);
+  CHECK(mentions(cuda14, "libcudart.so.14 (/opt/cuda14/libcudart.so.14.0.50) is CUDA 14.0, which depscan's driver table "
+                         "has no row for (it ends at CUDA 13."));
+  CHECK(mentions(cuda14, "the driver it needs was not checked"));
+  CHECK(notices(scan_app("app14")).empty());  // no driver known: no driver check to miss
+
+  json minor = scan_app("app13_9", "--driver 580.65.06");
+  CHECK(mentions(notices(minor), "is CUDA 13.9, which depscan's driver table has no row for"));
+  CHECK(mentions(notices(minor), "only CUDA 13's minor-version-compatibility floor (>= 580.65.06) was checked"));
+  CHECK(findings(minor, "cuda-driver-too-old").empty());
+  CHECK(findings(scan_app("app13_9", "--driver 470.82.01"), "cuda-driver-too-old").size() == 1);  // the floor still holds
+
+  CHECK(notices(scan_app("app9")).empty());
+  CHECK(notices(scan_app("app13", "--driver 590.48.01")).empty());
+}
+
 TEST_CASE("stub-driver: libcuda.so.1 found in the toolkit's stubs directory") {
   json r = scan_app("app_stub");
   auto found = findings(r, "stub-driver");

@@ -401,6 +401,17 @@ TEST_CASE("cudnn-version-mismatch: a cuDNN older than the one torch or TensorFlo
   REQUIRE(no_version_py.report.is_object());
   CHECK(built_with(no_version_py.report).empty());
 
+  CHECK(findings(fits.report, "matrix-no-data").empty());
+
+  // a torch release the framework table has no row for: the comparison is not made, and that is said
+  Scan future = scan(wheels({"torch-2.99.0-cp311-cp311-manylinux_2_28_x86_64.whl", kCudnn, kCudart}), "torch-future");
+  REQUIRE(future.report.is_object());
+  CHECK(built_with(future.report).empty());
+  CHECK(any_message_has(findings(future.report, "matrix-no-data"),
+                        "torch 2.99.0 (torch.version.cuda 12.8) has no row in depscan's framework table: the cuDNN it "
+                        "was built with was not compared with the cuDNN 9.0.0.312 this process loads from "
+                        "site-packages/nvidia/cudnn/lib/libcudnn.so.9"));
+
   TempDir site("wheels-tf-cudnn");
   REQUIRE(unzip_wheels(site.str(), wheels({"tensorflow-2.20.0-cp311-cp311-manylinux_2_17_x86_64.whl", kCudnn, kCudart})));
   Scan tf = scan("--python-env " + shell_quote(site.str()) + " --ld-library-path " +
