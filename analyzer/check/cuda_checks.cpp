@@ -14,6 +14,10 @@ std::vector<const CudaLibrary*> libraries_in_root(const Graph& graph, const Cuda
   return out;
 }
 
+bool carries_cuda_version(const CudaLibrary& lib) {
+  return lib.component == "cudart" || lib.component == "nvrtc" || lib.component == "nvrtc-builtins";
+}
+
 std::string describe(const Graph& graph, const CudaLibrary& lib) {
   const Object& o = graph.objects[lib.object];
   return fmt::format("{} ({})", lib.name, o.realpath.empty() ? o.path : o.realpath);

@@ -30,6 +30,9 @@ std::vector<Finding> check_cuda_stack(const CheckContext& ctx);
 
 // The stack's libraries loaded in one root's process, in load order.
 std::vector<const CudaLibrary*> libraries_in_root(const Graph& graph, const CudaStack& stack, size_t root);
+// Whether a library's file version is the CUDA version itself (the runtime's 13.0.96), not a
+// library's own (cuBLAS 11.11.3 in CUDA 11.8, cuFFT 11.3 in CUDA 12.6).
+bool carries_cuda_version(const CudaLibrary& lib);
 // "libcudart.so.12 (/usr/lib/libcudart.so.12)".
 std::string describe(const Graph& graph, const CudaLibrary& lib);
 // Appends findings whose code and message were not seen before (roots share objects).

@@ -19,6 +19,17 @@ const CudaLibrary* cuda_anchor(const std::vector<const CudaLibrary*>& libs) {
   return found;
 }
 
+// The library that shows the process's CUDA version (major.minor) best: the newest runtime or NVRTC
+// file of that major. Other libraries carry versions of their own (cuFFT 11.3 in CUDA 12.6).
+const CudaLibrary* cuda_version_source(const std::vector<const CudaLibrary*>& libs, int major) {
+  const CudaLibrary* found = nullptr;
+  for (const CudaLibrary* lib : libs)
+    if (carries_cuda_version(*lib) && lib->version && lib->version->parts.size() >= 2 && lib->version->major() == major &&
+        (!found || *found->version < *lib->version))
+      found = lib;
+  return found;
+}
+
 std::string majors_text(const std::vector<int>& majors) {
   std::string out;
   for (int m : majors) out += (out.empty() ? "" : " or ") + std::to_string(m);
@@ -28,27 +39,29 @@ std::string majors_text(const std::vector<int>& majors) {
 // A cuDNN release the support-matrix data has no row for: newer than the data, or one of the
 // releases whose support matrix was not read. The check below cannot be made; say so.
 Finding no_row_for(const CheckContext& ctx, const CudaLibrary& cudnn) {
+  const Object& file = ctx.graph.objects[cudnn.object];
   std::optional<Version> newest = ctx.matrix.newest_cudnn_release();
   bool newer = newest && *newest < *cudnn.version;
   std::string where = newer ? fmt::format("newer than depscan's cuDNN support-matrix data, which ends at {}", newest->str())
                             : "one of the releases depscan's cuDNN support-matrix data has no row for";
   return Finding{
       "matrix-no-data", Severity::Info, cudnn.object,
-      fmt::format("{} is cuDNN {} ({}), {}: which CUDA versions its builds support was not checked",
-                  describe(ctx.graph, cudnn), cudnn.version->str(), cudnn.version_source, where),
+      fmt::format("the cuDNN in {} is {} ({}), {}: which CUDA versions its builds support was not checked",
+                  dirname_of(file.realpath.empty() ? file.path : file.realpath), cudnn.version->str(),
+                  cudnn.version_source, where),
       fmt::format("check NVIDIA's support matrix for cuDNN {} (https://docs.nvidia.com/deeplearning/cudnn/); "
                   "`depscan matrix cudnn {}` lists the releases the data has",
                   cudnn.version->str(), cudnn.version->major()),
       ""};
 }
 
-// A cuDNN release whose support matrix has no build for the process's CUDA version.
-void no_build_for(const CheckContext& ctx, const CudaLibrary& cudnn, const CudaLibrary& cuda, std::vector<Finding>& out) {
-  if (!cudnn.version || !cuda.version || cuda.version->parts.size() < 2) return;
+// A cuDNN release whose support matrix has no build for the process's CUDA version, which `cuda` shows.
+void no_build_for(const CheckContext& ctx, const CudaLibrary& cudnn, const CudaLibrary* cuda, std::vector<Finding>& out) {
+  if (!cudnn.version || !cuda) return;
   std::vector<const CudnnRelease*> releases = ctx.matrix.cudnn_releases_matching(*cudnn.version);
   if (releases.empty()) return append_unique(out, no_row_for(ctx, cudnn));
   for (const CudnnRelease* release : releases) {
-    Version wanted{{cuda.version->major(), cuda.version->minor()}};
+    Version wanted{{cuda->version->major(), cuda->version->minor()}};
     bool covered = std::any_of(release->builds.begin(), release->builds.end(), [&](const CudnnBuild& b) {
       return !(wanted < Version{{b.cuda_min.major(), b.cuda_min.minor()}}) &&
              !(Version{{b.cuda_max.major(), b.cuda_max.minor()}} < wanted);
@@ -60,7 +73,7 @@ void no_build_for(const CheckContext& ctx, const CudaLibrary& cudnn, const CudaL
     append_unique(out, Finding{
         "cudnn-cuda-mismatch", Severity::Warning, cudnn.object,
         fmt::format("cuDNN {} has no build for CUDA {} ({} is {}); its builds are for CUDA {} (source: {})",
-                    cudnn.version->str(), wanted.str(), cuda.name, cuda.version->str(), ranges, release->source),
+                    cudnn.version->str(), wanted.str(), cuda->name, cuda->version->str(), ranges, release->source),
         "use a cuDNN release whose support matrix lists this CUDA version (depscan matrix cudnn " +
             cudnn.version->str() + ")",
         ""});
@@ -98,7 +111,7 @@ std::vector<Finding> check_cudnn_cuda_mismatch(const CheckContext& ctx, const Cu
             ""});
         continue;
       }
-      no_build_for(ctx, *lib, *cuda, out);
+      no_build_for(ctx, *lib, cuda_version_source(libs, major), out);
     }
   }
   return out;

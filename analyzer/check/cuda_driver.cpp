@@ -12,11 +12,6 @@ struct RuntimeNeed {
   std::optional<Version> version;        // major.minor when a runtime file tells it
 };
 
-// Components whose file version is the CUDA version itself (not a library version like cuBLAS 12.6.4).
-bool carries_cuda_version(const CudaLibrary& lib) {
-  return lib.component == "cudart" || lib.component == "nvrtc" || lib.component == "nvrtc-builtins";
-}
-
 // CUDA major -> the newest CUDA version the process's libraries show for it.
 std::map<int, RuntimeNeed> runtime_needs(const std::vector<const CudaLibrary*>& libs) {
   std::map<int, RuntimeNeed> needs;

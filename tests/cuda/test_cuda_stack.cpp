@@ -242,6 +242,16 @@ TEST_CASE("cudnn-cuda-mismatch: cuDNN built for CUDA 12 in a CUDA 13 process") {
   CHECK(problem_codes(scan_app("app9")).count("cudnn-cuda-mismatch") == 0);
 }
 
+TEST_CASE("cudnn-cuda-mismatch: a cuDNN release with no build for the runtime's CUDA minor warns") {
+  auto found = findings(scan_app("app9_cuda13_9"), "cudnn-cuda-mismatch");
+  REQUIRE(found.size() == 1);
+  CHECK(found[0]["severity"] == "warning");
+  CHECK(mentions(found, "cuDNN 9.19.0 has no build for CUDA 13.9 (libcudart.so.13 is 13.9.20); its builds are for "
+                        "CUDA 13.0-13.1"));
+  // cuFFT 12.0 (CUDA 13's) comes first in that process: the CUDA version is NVRTC's 13.0, not cuFFT's
+  CHECK(findings(scan_app("app9_cufft"), "cudnn-cuda-mismatch").empty());
+}
+
 TEST_CASE("cuda-driver-too-old: below the minor-version floor is an error, below the full driver a warning") {
   json old = scan_app("app13", "--driver 470.82.01");
   auto too_old = findings(old, "cuda-driver-too-old");
@@ -279,15 +289,16 @@ TEST_CASE("matrix-no-data: a cuDNN or CUDA release the data has no row for is na
   auto cudnn = notices(future);
   REQUIRE(cudnn.size() == 1);
   CHECK(cudnn[0]["severity"] == "info");
-  CHECK(mentions(cudnn, "is cuDNN 9.30.0 (CUDNN_MAJOR/MINOR/PATCHLEVEL in /opt/cudnn9-future/include/cudnn_version.h), "
-                        "newer than depscan's cuDNN support-matrix data, which ends at 9.19.0"));
+  CHECK(mentions(cudnn, "the cuDNN in /opt/cudnn9-future/lib is 9.30.0 (CUDNN_MAJOR/MINOR/PATCHLEVEL in "
+                        "/opt/cudnn9-future/include/cudnn_version.h), newer than depscan's cuDNN support-matrix data, "
+                        "which ends at 9.19.0"));
   CHECK(mentions(cudnn, "which CUDA versions its builds support was not checked"));
   CHECK(problem_codes(future).empty());
 
   auto gap = notices(scan_app("app9_gap"));  // 9.12: between the 9.10.2 and 9.17.0 rows
   REQUIRE(gap.size() == 1);
-  CHECK(mentions(gap, "is cuDNN 9.12.0 (file name libcudnn_graph.so.9.12.0), one of the releases depscan's cuDNN "
-                      "support-matrix data has no row for"));
+  CHECK(mentions(gap, "the cuDNN in /opt/cudnn9-gap/lib is 9.12.0 (file name libcudnn_graph.so.9.12.0), one of the "
+                      "releases depscan's cuDNN support-matrix data has no row for"));
 
   auto cuda14 = notices(scan_app("app14", "--driver 600.10.01"));
   REQUIRE(cuda14.size() == 1);
