@@ -29,8 +29,7 @@ void append_unique(std::vector<Finding>& out, Finding finding) {
   out.push_back(std::move(finding));
 }
 
-std::vector<Finding> check_cuda_stack(const CheckContext& ctx) {
-  CudaStack stack = identify_cuda_stack(ctx);
+std::vector<Finding> check_cuda_stack(const CheckContext& ctx, const CudaStack& stack) {
   std::vector<Finding> out;
   for (auto check : {check_cudnn_version_mismatch, check_cudnn_cuda_mismatch, check_cuda_driver, check_stub_driver,
                      check_dlopen_libraries, check_cuda_major_mismatch})

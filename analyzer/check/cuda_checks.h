@@ -1,5 +1,5 @@
 // The CUDA stack checks: each takes the identified stack (cuda_stack.h) and returns findings.
-// run_scan calls check_cuda_stack(), which identifies the stack once and runs them all.
+// run_scan identifies the stack once and calls check_cuda_stack(), which runs them all.
 #pragma once
 
 #include <string>
@@ -23,8 +23,8 @@ std::vector<Finding> check_dlopen_libraries(const CheckContext& ctx, const CudaS
 // CUDA libraries of different majors in one process.
 std::vector<Finding> check_cuda_major_mismatch(const CheckContext& ctx, const CudaStack& stack);
 
-// All of the above on one identification of the stack.
-std::vector<Finding> check_cuda_stack(const CheckContext& ctx);
+// All of the above.
+std::vector<Finding> check_cuda_stack(const CheckContext& ctx, const CudaStack& stack);
 
 // ---- shared by the CUDA checks
 

@@ -90,14 +90,14 @@ Finding no_row(const Graph& g, const std::string& unknown, const CudaLibrary& cu
 
 }  // namespace
 
-std::vector<Finding> check_framework_cudnn(const CheckContext& ctx, const std::vector<Distribution>& dists) {
+std::vector<Finding> check_framework_cudnn(const CheckContext& ctx, const CudaStack& stack,
+                                           const std::vector<Distribution>& dists) {
   std::vector<Finding> out;
   if (dists.empty()) return out;
   std::map<std::string, const Distribution*> by_name;
   for (const Distribution& d : dists) by_name.emplace(d.name, &d);
   std::map<const Distribution*, BuildLookup> builds;  // read once per distribution
   const Graph& g = ctx.graph;
-  CudaStack stack = identify_cuda_stack(ctx);
   for (size_t root = 0; root < g.roots.size(); ++root) {
     const CudaLibrary* cudnn = nullptr;
     for (const CudaLibrary* lib : libraries_in_root(g, stack, root))

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "analyzer/check/check.h"
+#include "analyzer/check/cuda_stack.h"
 #include "analyzer/input/distribution.h"
 
 namespace depscan {
@@ -13,6 +14,7 @@ namespace depscan {
 // cudnn-version-mismatch (error): the loaded cuDNN is older, within the same major, than the one
 // the framework table says the installed torch (for its torch.version.cuda) or tensorflow was
 // built with.
-std::vector<Finding> check_framework_cudnn(const CheckContext& ctx, const std::vector<Distribution>& dists);
+std::vector<Finding> check_framework_cudnn(const CheckContext& ctx, const CudaStack& stack,
+                                           const std::vector<Distribution>& dists);
 
 }  // namespace depscan

@@ -167,10 +167,12 @@ ScanReport run_scan(const ScanOptions& options) {
   for (auto& f : check_cpu_isa_level(ctx)) report.result.findings.push_back(std::move(f));     // x86 ISA marker
   for (auto& f : check_static_tls(ctx)) report.result.findings.push_back(std::move(f));        // PT_TLS vs surplus
   for (auto& f : check_gpu_code(ctx)) report.result.findings.push_back(std::move(f));           // --gpu vs fatbin
-  for (auto& f : check_cuda_stack(ctx)) report.result.findings.push_back(std::move(f));         // CUDA/cuDNN/driver compatibility
-  for (auto& f : check_framework_cudnn(ctx, inputs.distributions)) report.result.findings.push_back(std::move(f));  // torch/TF vs cuDNN
+  CudaStack cuda_stack = identify_cuda_stack(ctx);
+  for (auto& f : check_cuda_stack(ctx, cuda_stack)) report.result.findings.push_back(std::move(f));  // CUDA/cuDNN/driver
+  for (auto& f : check_framework_cudnn(ctx, cuda_stack, inputs.distributions))
+    report.result.findings.push_back(std::move(f));                                              // torch/TF vs cuDNN
   timer.mark("cuda checks");
-  if (options.cuda_audit) report.cuda_stack = identify_cuda_stack(ctx);                         // for the summary
+  if (options.cuda_audit) report.cuda_stack = std::move(cuda_stack);                           // for the summary
   SymbolIndex symbols(report.result.graph);                                 // symbol tables, once per object
   timer.mark("symbol tables");
   for (auto& f : check_symbol_versions(ctx, symbols)) report.result.findings.push_back(std::move(f));    // DT_VERNEED
