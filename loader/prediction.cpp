@@ -64,6 +64,14 @@ std::vector<std::string> cudnn_names_in(const Graph& g, const ScanReport& report
   return names;
 }
 
+// The release a cuDNN file says it is, as the scan reads it: its file name (libcudnn.so.9.19.0),
+// else cudnn_version.h in the include directories beside it.
+std::optional<SourcedVersion> cudnn_version_of(const std::string& path, int major) {
+  std::string file = basename_of(path);
+  if (auto v = version_from_file_name(file, 3); v && v->major() == major) return SourcedVersion{*v, "file name " + file};
+  return cudnn_header_version(*make_real_fs(), dirname_of(path), major);
+}
+
 // The first name that resolves wins (the probe tries them in the same order); if none does,
 // the prediction is that the first one is not found.
 void predict_cudnn(Session& s, Prediction& p) {
@@ -82,15 +90,24 @@ void predict_cudnn(Session& s, Prediction& p) {
   const Edge edge = s.resolver.graph().edges[*chosen];
   p.cudnn = library_of(s.resolver.graph(), edge);
   std::smatch m;
-  std::regex_match(edge.name, m, cudnn_name_pattern());
+  std::string file_name = basename_of(edge.name);  // the name, or the shim's own path (root_is_cudnn)
+  std::regex_match(file_name, m, cudnn_name_pattern());
   p.cudnn_major = std::stoi(m[1]);
   if (!p.cudnn->path) return;
+  p.cudnn_version = cudnn_version_of(*p.cudnn->path, p.cudnn_major);
   size_t cudnn_object = *edge.to;
   for (const std::string& sub : cudnn_sublibrary_names(p.cudnn_major))
     if (auto se = dlopen_edge(s, cudnn_object, sub)) p.sublibraries.push_back(library_of(s.resolver.graph(), s.resolver.graph().edges[*se]));
   if (auto de = dlopen_edge(s, cudnn_object, "libcuda.so.1")) p.driver = library_of(s.resolver.graph(), s.resolver.graph().edges[*de]);
   if (p.cudnn->how == to_string(How::Rpath)) p.dirs_before_ld_library_path.push_back(dirname_of(*p.cudnn->path));
   if (p.cudnn->how == to_string(How::Runpath)) p.dirs_after_ld_library_path.push_back(dirname_of(*p.cudnn->path));
+}
+
+// Whether the object whose rules apply is cuDNN's shim itself (`depscan --verify libcudnn.so.9`):
+// then that file is the cuDNN to load, by its path.
+bool root_is_cudnn(const Graph& g, size_t root_object) {
+  const Object& o = g.objects.at(root_object);
+  return o.binary && o.binary->soname && std::regex_match(*o.binary->soname, cudnn_name_pattern());
 }
 
 std::optional<int> cudart_major_in(const Graph& g) {
@@ -154,6 +171,7 @@ Prediction predict(const ScanOptions& options, const ScanReport& report, const s
   Session s{resolver, root_index, resolver.graph().roots.at(root_index)};
   p.cudnn_names = cudnn_names_in(resolver.graph(), report);
   if (p.cudnn_names.empty() && local) p.cudnn_names = {"libcudnn.so.9", "libcudnn.so.8"};
+  if (p.cudnn_names.empty() && root_is_cudnn(resolver.graph(), s.root_object)) p.cudnn_names = {p.root};
   predict_cudnn(s, p);
   if (!p.driver) {
     if (auto de = dlopen_edge(s, s.root_object, "libcuda.so.1")) p.driver = library_of(resolver.graph(), resolver.graph().edges[*de]);

@@ -24,6 +24,7 @@ struct Prediction {
   std::vector<std::string> cudnn_names;          // names the probe dlopens, in order
   std::optional<PredictedLibrary> cudnn;         // absent: the resolver made no prediction
   int cudnn_major = 0;                           // from the name (libcudnn.so.9 -> 9)
+  std::optional<SourcedVersion> cudnn_version;   // the predicted file's name, else the headers beside it
   std::vector<PredictedLibrary> sublibraries;
   std::optional<PredictedLibrary> driver;
   std::optional<int> cudart_major;               // the application's CUDA runtime major

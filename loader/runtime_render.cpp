@@ -15,7 +15,10 @@ nlohmann::json prediction_json(const Prediction& p) {
   nlohmann::json subs = nlohmann::json::array();
   for (const PredictedLibrary& s : p.sublibraries) subs.push_back(library_json(s));
   return {{"subject", p.subject}, {"root", p.root}, {"cudnn_names", p.cudnn_names},
-          {"cudnn", library_json(p.cudnn)}, {"sublibraries", subs}, {"driver", library_json(p.driver)},
+          {"cudnn", library_json(p.cudnn)},
+          {"cudnn_version", p.cudnn_version ? nlohmann::json(p.cudnn_version->version.str()) : nlohmann::json(nullptr)},
+          {"cudnn_version_source", p.cudnn_version ? nlohmann::json(p.cudnn_version->source) : nlohmann::json(nullptr)},
+          {"sublibraries", subs}, {"driver", library_json(p.driver)},
           {"cudart_major", p.cudart_major ? nlohmann::json(*p.cudart_major) : nlohmann::json(nullptr)},
           {"driver_too_old", p.driver_too_old}};
 }

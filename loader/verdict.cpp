@@ -1,7 +1,6 @@
 // One verdict per prediction: what the static analysis said, what the probe saw, and whether
 // they agree. A row is `not checked` when either side has nothing to compare.
 #include <algorithm>
-#include <regex>
 
 #include <fmt/format.h>
 
@@ -56,13 +55,11 @@ void version_row(RuntimeReport& r) {
   const StepRecord* v = find_step(r, "cudnn.version");
   auto version = data_number(v, "version");
   if (!p.cudnn || !version) return;
-  static const std::regex full(R"(libcudnn\.so\.(\d+\.\d+\.\d+)$)");
-  std::smatch m;
-  std::string file = p.cudnn->path ? basename_of(*p.cudnn->path) : "";
   std::string observed = fmt::format("cudnnGetVersion() = {} ({})", *version, cudnn::version_text(static_cast<size_t>(*version)));
-  if (std::regex_search(file, m, full)) {
-    r.verdicts.push_back({"cuDNN version", fmt::format("{} (file name {})", m[1].str(), file), observed,
-                          agree(m[1].str() == cudnn::version_text(static_cast<size_t>(*version)))});
+  if (const auto& predicted = p.cudnn_version) {
+    std::string text = fmt::format("{}.{}.{}", predicted->version.major(), predicted->version.minor(), predicted->version.patch());
+    r.verdicts.push_back({"cuDNN version", fmt::format("{} ({})", predicted->version.str(), predicted->source), observed,
+                          agree(text == cudnn::version_text(static_cast<size_t>(*version)))});
     return;
   }
   r.verdicts.push_back({"cuDNN version", fmt::format("{}.x (the name {})", p.cudnn_major, p.cudnn->name), observed,

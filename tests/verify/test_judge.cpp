@@ -26,6 +26,9 @@ RuntimeReport cudnn_report(std::optional<std::string> predicted_path, const std:
   r.prediction.cudnn_names = {"libcudnn.so.9"};
   r.prediction.cudnn = depscan::PredictedLibrary{"libcudnn.so.9", predicted_path, predicted_path ? "ld_library_path" : "not_found"};
   r.prediction.cudnn_major = 9;
+  if (predicted_path)
+    if (auto v = depscan::version_from_file_name(depscan::basename_of(*predicted_path), 3))
+      r.prediction.cudnn_version = depscan::SourcedVersion{*v, "file name"};
   r.child.exited = true;
   r.child.exit_code = 0;
   if (observed_path.empty())

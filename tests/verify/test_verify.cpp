@@ -142,6 +142,19 @@ TEST_CASE("fake driver and cuDNN 9: every step runs and every prediction is conf
   CHECK(loads == 1 + 7 + 1);
 }
 
+TEST_CASE("cuDNN's shim given as the input is the cuDNN verified, loaded by its path") {
+  std::string shim = fake("cudnn9") + "/libcudnn.so.9";
+  Verify v = verify("", "--ld-library-path " + shell_quote(fake("driver")) + " " + shell_quote(shim));
+  INFO(v.output);
+  CHECK(v.runtime["status"] == "passed");
+  CHECK(v.runtime["prediction"]["cudnn_names"] == json::array({shim}));
+  CHECK(v.step("cudnn.load")->at("data")["name"] == shim);
+  CHECK(v.status("cudnn.sublibraries") == "ok");
+  CHECK(v.verdict("cuDNN library") == "confirmed");
+  CHECK(v.verdict("cuDNN version") == "confirmed");
+  CHECK(v.verdict("cuDNN sub-library libcudnn_graph.so.9") == "confirmed");
+}
+
 TEST_CASE("fake cuDNN 8: the 8.x version checks and status numbering") {
   Verify v = verify_fake8("");
   INFO(v.output);
@@ -327,6 +340,17 @@ TEST_CASE("real cuDNN 9.19 on this machine: host steps run, GPU steps do not, no
   CHECK(v.verdict("objects loaded by the probe") == "confirmed");
   CHECK(v.status("driver.load") == "not run");
   CHECK(v.message("driver.load").find("no NVIDIA driver") != std::string::npos);
+
+  // the shim itself as the input: its version predicted from the headers beside it
+  Verify shim = verify("", "/usr/local/cuda/lib64/libcudnn.so.9");
+  INFO(shim.output);
+  CHECK(shim.runtime["status"] == "passed");
+  CHECK(shim.verdict("cuDNN library") == "confirmed");
+  CHECK(shim.verdict("cuDNN version") == "confirmed");
+  CHECK(shim.runtime["prediction"]["cudnn_version"] == "9.19.0");
+  for (const json& row : shim.runtime["verdicts"])
+    if (row["subject"] == "cuDNN version")
+      CHECK(row["predicted"].get<std::string>().starts_with("9.19.0 (CUDNN_MAJOR/MINOR/PATCHLEVEL in "));
   CHECK(v.status("kernel") == "not run");
   CHECK(v.status("cudnn.convolution") == "not run");
   CHECK(v.has_finding("verify-gpu-not-run"));
