@@ -311,7 +311,8 @@ DlopenRow parse_dlopen(const json& j, const std::string& where) {
   Fields f(j, where, {"from", "opens", "probe", "optional", "note", "source"});
   DlopenRow row{f.texts("from"), f.texts("opens"), f.optional_text("probe"), f.flag("optional"),
                 f.optional_text("note"), f.source()};
-  static const std::set<std::string> probes = {"", "cudnn_version_suffixes", "library_name_strings", "tsl_cuda_stubs"};
+  static const std::set<std::string> probes = {"", "cudnn_version_suffixes", "cudnn_named_sublibraries",
+                                                "library_name_strings", "tsl_cuda_stubs"};
   if (!probes.contains(row.probe)) fail(where, fmt::format("unknown probe '{}'", row.probe));
   if (row.from.empty()) fail(where, "'from' is empty");
   return row;

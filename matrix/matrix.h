@@ -173,7 +173,9 @@ struct DlopenRow {              // "libraries matching `from` open `opens` at ru
   std::vector<std::string> opens;  // names, with {major} {minor} (the opener's version) and
                                    // {cuda_major} (the CUDA major the opener was built for)
   std::string probe;            // "" exact names; "cudnn_version_suffixes": tries name.M.m.p,
-                                // name.M.m, name; "library_name_strings": the names are the
+                                // name.M.m, name; "cudnn_named_sublibraries": the same, for the
+                                // names the opener's .rodata has (without the SONAME's version);
+                                // "library_name_strings": the names are the
                                 // library's own read-only strings; "tsl_cuda_stubs": the names
                                 // whose XLA stub (tsl/cuda/<key>_stub.cc) the library carries
   bool optional = false;        // the opener copes without it

@@ -125,6 +125,19 @@ class DlopenEdges {
     return std::nullopt;
   }
 
+  // Whether the object's .rodata names `name` without its version ("libcudnn_ext.so" for
+  // libcudnn_ext.so.9): cuDNN's later releases open sub-libraries its earlier ones do not know.
+  bool names_in_rodata(size_t object, const std::string& name) {
+    const Object& o = resolver_.graph().objects[object];
+    size_t so = name.find(".so");
+    if (!o.binary || so == std::string::npos) return false;
+    std::string base = name.substr(0, so + 3);
+    auto [it, inserted] = prefixed_.try_emplace({o.binary.get(), base});
+    if (inserted)
+      if (auto found = rodata_string_with_prefix(fs_, *o.binary, base)) it->second = std::move(*found);
+    return it->second.has_value();
+  }
+
   static bool imports_dlopen(const Binary& binary) {
     return std::any_of(binary.symbols.begin(), binary.symbols.end(), [](const Symbol& s) {
       return !s.defined && (s.name == "dlopen" || s.name == "dlmopen");
@@ -291,7 +304,9 @@ class DlopenEdges {
         auto name = expand(pattern, *row, object, with_cuda_major);
         if (!name) continue;
         if (row->probe == "cudnn_version_suffixes") add_probed(root, object, *name, *row);
-        else add(root, object, *name, false,
+        else if (row->probe == "cudnn_named_sublibraries") {
+          if (names_in_rodata(object, *name)) add_probed(root, object, *name, *row);
+        } else add(root, object, *name, false,
                  fmt::format("matrix: {} opens {}{} ({})", opener, *name,
                              pattern.find("{minor}") != std::string::npos && !own_version(object)
                                  ? ", its major.minor as the name appears in its .rodata" : "",

@@ -231,6 +231,32 @@ TEST_CASE("cudnn-version-mismatch: sub-libraries of two releases, and a cuDNN 8 
   CHECK(wrong_major[0]["fix"].get<std::string>().find("install cuDNN 8") != std::string::npos);
 }
 
+TEST_CASE("cuDNN 9.28's extra sub-libraries are opened when its shim and graph name them") {
+  auto target_of = [](const json& report, const std::string& name) -> std::optional<std::string> {
+    for (const json& e : dlopen_edges(report))
+      if (e["name"] == name) return object_path(report, e["to"]);
+    return std::nullopt;
+  };
+  json newer = scan_app("app9_newer");
+  CHECK(target_of(newer, "libcudnn_ext.so.9") == "/opt/cudnn9-newer/lib/libcudnn_ext.so.9");
+  CHECK(target_of(newer, "libcudnn_engines_tensor_ir.so.9") == "/opt/cudnn9-newer/lib/libcudnn_engines_tensor_ir.so.9");
+  CHECK(problem_codes(newer).empty());
+  // 9.19 names neither: no edge, so no "not found" either
+  json older = scan_app("app9");
+  CHECK_FALSE(target_of(older, "libcudnn_ext.so.9"));
+  CHECK_FALSE(target_of(older, "libcudnn_engines_tensor_ir.so.9"));
+
+  // named but not shipped: the loader goes on to the default directories and finds another release
+  json noir = scan_app("app9_noir");
+  CHECK(target_of(noir, "libcudnn_engines_tensor_ir.so.9") == "/usr/lib/x86_64-linux-gnu/libcudnn_engines_tensor_ir.so.9");
+  auto found = findings(noir, "cudnn-version-mismatch");
+  REQUIRE_FALSE(found.empty());
+  CHECK(found[0]["severity"] == "error");
+  CHECK(mentions(found, "cuDNN 9 libraries of different releases are loaded together: 9.28.1 from libcudnn.so.9"));
+  CHECK(mentions(found, "9.30.0 from libcudnn_engines_tensor_ir.so.9 "
+                        "(/usr/lib/x86_64-linux-gnu/libcudnn_engines_tensor_ir.so.9.30.0)"));
+}
+
 TEST_CASE("cudnn-cuda-mismatch: cuDNN built for CUDA 12 in a CUDA 13 process") {
   json r = scan_app("app9_cu12cudnn");
   auto found = findings(r, "cudnn-cuda-mismatch");
