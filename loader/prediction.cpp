@@ -89,6 +89,7 @@ void predict_cudnn(Session& s, Prediction& p) {
   if (!chosen) return;
   const Edge edge = s.resolver.graph().edges[*chosen];
   p.cudnn = library_of(s.resolver.graph(), edge);
+  if (edge.name.find('/') != std::string::npos) p.cudnn->how = to_string(How::DirectPath);  // the probe loads it first
   std::smatch m;
   std::string file_name = basename_of(edge.name);  // the name, or the shim's own path (root_is_cudnn)
   std::regex_match(file_name, m, cudnn_name_pattern());

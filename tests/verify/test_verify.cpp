@@ -151,6 +151,7 @@ TEST_CASE("cuDNN's shim given as the input is the cuDNN verified, loaded by its 
   CHECK(v.step("cudnn.load")->at("data")["name"] == shim);
   CHECK(v.status("cudnn.sublibraries") == "ok");
   CHECK(v.verdict("cuDNN library") == "confirmed");
+  CHECK(v.runtime["prediction"]["cudnn"]["how"] == "direct_path");
   CHECK(v.verdict("cuDNN version") == "confirmed");
   CHECK(v.verdict("cuDNN sub-library libcudnn_graph.so.9") == "confirmed");
 }
