@@ -698,9 +698,34 @@ bool Matrix::dlopen_is_optional(std::string_view opener, std::string_view name) 
   return false;
 }
 
+namespace {
+
+// `name` spelled as `pattern` with each {major}, {minor} or {cuda_major} standing for a number:
+// libnvJitLink.so.{cuda_major} names libnvJitLink.so.13.
+bool matches_numbered(std::string_view pattern, std::string_view name) {
+  while (!pattern.empty()) {
+    size_t open = pattern.find('{');
+    if (open == std::string_view::npos) return pattern == name;
+    if (!name.starts_with(pattern.substr(0, open))) return false;
+    name.remove_prefix(open);
+    pattern.remove_prefix(open);
+    size_t close = pattern.find('}');
+    std::string_view field = pattern.substr(0, close == std::string_view::npos ? pattern.size() : close + 1);
+    if (field != "{major}" && field != "{minor}" && field != "{cuda_major}") return false;
+    size_t digits = 0;
+    while (digits < name.size() && name[digits] >= '0' && name[digits] <= '9') ++digits;
+    if (digits == 0) return false;
+    name.remove_prefix(digits);
+    pattern.remove_prefix(field.size());
+  }
+  return name.empty();
+}
+
+}  // namespace
+
 bool Matrix::opens_names(std::string_view pattern, std::string_view name) const {
   constexpr std::string_view kSoname = "{soname:";
-  if (!pattern.starts_with(kSoname) || !pattern.ends_with('}')) return pattern == name;
+  if (!pattern.starts_with(kSoname) || !pattern.ends_with('}')) return matches_numbered(pattern, name);
   const ComponentRow* c = component_of(name);
   return c && c->component == pattern.substr(kSoname.size(), pattern.size() - kSoname.size() - 1);
 }

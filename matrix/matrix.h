@@ -271,7 +271,8 @@ class Matrix {
   std::vector<const DlopenRow*> dlopen_rows_for(std::string_view soname) const;
   // Whether a row says `opener` copes without `name` (NCCL without NVML, ONNX Runtime without a provider).
   bool dlopen_is_optional(std::string_view opener, std::string_view name) const;
-  // Whether an `opens` entry stands for `name`: the name itself, or {soname:C} for a SONAME of component C.
+  // Whether an `opens` entry stands for `name`: the name itself (its {major}, {minor} and
+  // {cuda_major} standing for numbers), or {soname:C} for a SONAME of component C.
   bool opens_names(std::string_view pattern, std::string_view name) const;
 
   // Replaces the sections a JSON document holds (see the file comment), validating them.

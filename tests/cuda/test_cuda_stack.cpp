@@ -240,6 +240,12 @@ TEST_CASE("cuDNN 9.28's extra sub-libraries are opened when its shim and graph n
   json newer = scan_app("app9_newer");
   CHECK(target_of(newer, "libcudnn_ext.so.9") == "/opt/cudnn9-newer/lib/libcudnn_ext.so.9");
   CHECK(target_of(newer, "libcudnn_engines_tensor_ir.so.9") == "/opt/cudnn9-newer/lib/libcudnn_engines_tensor_ir.so.9");
+  std::vector<json> edges = dlopen_edges(newer);
+  const json* nvrtc = edge_named(edges, newer, "/libcudnn_engines_tensor_ir.so.9", "libnvrtc.so.13");
+  REQUIRE(nvrtc);
+  CHECK(object_path(newer, (*nvrtc)["to"]) == "/opt/cuda13/libnvrtc.so.13");
+  // nvJitLink, which the root does not have, is opened by the CUDA major and does not count
+  CHECK(edge_named(edges, newer, "/libcudnn_engines_tensor_ir.so.9", "libnvJitLink.so.13"));
   CHECK(problem_codes(newer).empty());
   // 9.19 names neither: no edge, so no "not found" either
   json older = scan_app("app9");

@@ -109,6 +109,13 @@ TEST_CASE("optional names given as {soname:C}: JAX's plugin copes without nvJitL
   CHECK(m.opens_names("{soname:nvjitlink}", "libnvJitLink.so.13"));
   CHECK_FALSE(m.opens_names("{soname:nvjitlink}", "libnvrtc.so.13"));
   CHECK(m.opens_names("libnccl.so.2", "libnccl.so.2"));
+  CHECK(m.opens_names("libnvJitLink.so.{cuda_major}", "libnvJitLink.so.13"));
+  CHECK(m.opens_names("libnvrtc-builtins.so.{major}.{minor}", "libnvrtc-builtins.so.13.0"));
+  CHECK_FALSE(m.opens_names("libnvJitLink.so.{cuda_major}", "libnvJitLink.so"));
+  CHECK_FALSE(m.opens_names("libnvJitLink.so.{cuda_major}", "libnvJitLink.so.13.1"));
+  CHECK_FALSE(m.opens_names("libnvJitLink.so.{cuda}", "libnvJitLink.so.13"));
+  CHECK(m.dlopen_is_optional("libcudnn_engines_tensor_ir.so.9", "libnvJitLink.so.13"));
+  CHECK_FALSE(m.dlopen_is_optional("libcudnn_engines_tensor_ir.so.9", "libnvrtc.so.13"));
   CHECK(m.dlopen_is_optional("xla_cuda_plugin.so", "libnvJitLink.so.12"));
   CHECK(m.dlopen_is_optional("xla_cuda_plugin.so", "libnccl.so.2"));
   CHECK_FALSE(m.dlopen_is_optional("xla_cuda_plugin.so", "libcublas.so.13"));
