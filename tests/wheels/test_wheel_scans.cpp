@@ -362,12 +362,14 @@ TEST_CASE("JAX's CUDA plugins open the libraries of the XLA stubs they carry, fo
   }
 }
 
-TEST_CASE("cudnn-version-mismatch: a cuDNN older than the one torch or TensorFlow was built with, in their own words") {
+TEST_CASE("cudnn-version-mismatch: a cuDNN older than the one torch, TensorFlow or JAX was built with, in their own words") {
   const char* kTorch291 = "torch-2.9.1-cp311-cp311-manylinux_2_28_x86_64.whl";  // torch.version.cuda 12.8: cuDNN 9.10.2
   auto built_with = [](const json& report) {
     std::vector<json> out;
     for (const json& f : findings(report, "cudnn-version-mismatch"))
-      if (f["message"].get<std::string>().find(" was built with cuDNN ") != std::string::npos) out.push_back(f);
+      if (f["message"].get<std::string>().find(" was built with cuDNN ") != std::string::npos ||
+          f["message"].get<std::string>().find(" or newer (source: ") != std::string::npos)
+        out.push_back(f);
     return out;
   };
   Scan old = scan(wheels({kTorch291, kCudnn, kCudart}), "torch-old-cudnn");
@@ -411,6 +413,29 @@ TEST_CASE("cudnn-version-mismatch: a cuDNN older than the one torch or TensorFlo
                         "torch 2.99.0 (torch.version.cuda 12.8) has no row in depscan's framework table: the cuDNN it "
                         "was built with was not compared with the cuDNN 9.0.0.312 this process loads from "
                         "site-packages/nvidia/cudnn/lib/libcudnn.so.9"));
+
+  // JAX: XLA refuses an older cuDNN minor in the same words; the PJRT plugin's floor is the CUDA
+  // plugin's Requires-Dist, an old jaxlib's build is in its local version
+  const char* kPjrt = "jax_cuda13_pjrt-0.7.0-py3-none-manylinux_2_27_x86_64.whl";
+  const char* kPlugin = "jax_cuda13_plugin-0.7.0-cp311-cp311-manylinux_2_27_x86_64.whl";
+  Scan jax = scan(wheels({kPjrt, kPlugin, "nvidia_cudnn_cu13-9.11.0.98-py3-none-manylinux_2_27_x86_64.whl"}), "jax-old-cudnn");
+  REQUIRE(jax.report.is_object());
+  auto jax_found = built_with(jax.report);
+  REQUIRE(jax_found.size() == 1);
+  CHECK(any_message_has(jax_found, "jax-cuda13-pjrt 0.7.0 (with jax-cuda13-plugin 0.7.0) requires cuDNN 9.12.0.46 or "
+                                   "newer (source: jax-cuda13-plugin's Requires-Dist: nvidia-cudnn-cu13<10.0,>=9.12.0.46)"));
+  CHECK(any_message_has(jax_found, "loads cuDNN 9.11.0.98 from site-packages/nvidia/cudnn/lib/libcudnn.so.9"));
+  CHECK(any_message_has(jax_found, "XLA logs \"Loaded runtime CuDNN library: 9.11.0 but source was compiled with: "
+                                   "<JAX's cuDNN, 9.12 or newer>."));
+  CHECK(jax_found[0]["fix"].get<std::string>().find("pip install 'nvidia-cudnn-cu13>=9.12.0.46'") != std::string::npos);
+  Scan jaxlib = scan(wheels({"jaxlib-0.4.30+cuda12.cudnn91-cp311-cp311-manylinux2014_x86_64.whl", kCudnn}), "jaxlib-old");
+  REQUIRE(jaxlib.report.is_object());
+  CHECK(any_message_has(built_with(jaxlib.report), "jaxlib 0.4.30+cuda12.cudnn91 was built with cuDNN 9.1 (source: the "
+                                                   "local version label of jaxlib 0.4.30+cuda12.cudnn91)"));
+  Scan jaxlib_fits = scan(wheels({"jaxlib-0.4.30+cuda12.cudnn91-cp311-cp311-manylinux2014_x86_64.whl",
+                                  "nvidia_cudnn_cu12-9.10.2.21-py3-none-manylinux_2_27_x86_64.whl"}), "jaxlib-fits");
+  REQUIRE(jaxlib_fits.report.is_object());
+  CHECK(built_with(jaxlib_fits.report).empty());
 
   TempDir site("wheels-tf-cudnn");
   REQUIRE(unzip_wheels(site.str(), wheels({"tensorflow-2.20.0-cp311-cp311-manylinux_2_17_x86_64.whl", kCudnn, kCudart})));
