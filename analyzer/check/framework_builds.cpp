@@ -1,10 +1,9 @@
 #include "analyzer/check/framework_builds.h"
 
-#include <regex>
-
 #include <fmt/format.h>
 
 #include "analyzer/check/torch_build.h"
+#include "analyzer/util/strings.h"
 
 namespace depscan {
 namespace {
@@ -29,20 +28,37 @@ BuildLookup tensorflow_build_row(const CheckContext& ctx, const Distribution& d)
           ""};
 }
 
-// jax-cuda13-pjrt -> 13: the PJRT plugin holds XLA, whose cuda_dnn.cc checks the cuDNN release.
-std::optional<int> jax_pjrt_cuda_major(const std::string& normalized_name) {
-  static const std::regex pattern(R"(jax-cuda(\d+)-pjrt)");
-  std::smatch m;
-  if (!std::regex_match(normalized_name, m, pattern)) return std::nullopt;
-  return std::stoi(m[1]);
+// A small number written out in full ("13", "91"), or nullopt. Names and versions come from
+// METADATA files of up to 16 MiB, so nothing here may recurse per character (std::regex does).
+std::optional<int> small_number(std::string_view text) {
+  if (text.empty() || text.size() > 4) return std::nullopt;
+  int value = 0;
+  for (char c : text) {
+    if (c < '0' || c > '9') return std::nullopt;
+    value = value * 10 + (c - '0');
+  }
+  return value;
 }
 
-// The ">=" bound of a specifier list: ">=9.12.0.46" in "<10.0,>=9.12.0.46".
+// jax-cuda13-pjrt -> 13: the PJRT plugin holds XLA, whose cuda_dnn.cc checks the cuDNN release.
+std::optional<int> jax_pjrt_cuda_major(std::string_view normalized_name) {
+  constexpr std::string_view kPrefix = "jax-cuda", kSuffix = "-pjrt";
+  if (!normalized_name.starts_with(kPrefix) || !normalized_name.ends_with(kSuffix)) return std::nullopt;
+  return small_number(normalized_name.substr(kPrefix.size(), normalized_name.size() - kPrefix.size() - kSuffix.size()));
+}
+
+// The ">=" bound of a specifier list: 9.12.0.46 in "<10.0,>=9.12.0.46".
 std::optional<Version> lower_bound_of(const std::string& specifier) {
-  static const std::regex pattern(R"((?:^|,)\s*>=\s*([0-9.]+))");
-  std::smatch m;
-  if (!std::regex_search(specifier, m, pattern)) return std::nullopt;
-  return Version::parse(m[1].str());
+  for (const std::string& clause : split_nonempty(specifier, ",")) {
+    std::string_view c = clause;
+    while (!c.empty() && c.front() == ' ') c.remove_prefix(1);
+    if (!c.starts_with(">=")) continue;
+    c.remove_prefix(2);
+    while (!c.empty() && c.front() == ' ') c.remove_prefix(1);
+    while (!c.empty() && c.back() == ' ') c.remove_suffix(1);
+    return Version::parse(c);
+  }
+  return std::nullopt;
 }
 
 // JAX's CUDA plugin (jax-cudaNN-plugin) requires nvidia-cudnn-cuNN >= a release, and pins the PJRT
@@ -65,14 +81,21 @@ BuildLookup jax_plugin_build(const Distribution& d, int cuda_major, const std::v
   return {};
 }
 
-// An old jaxlib built for CUDA says so in its local version: 0.4.25+cuda12.cudnn89 (cuDNN 8.9).
+// An old jaxlib built for CUDA says so in its local version: 0.4.25+cuda12.cudnn89 (cuDNN 8.9),
+// 0.4.7+cuda11.cudnn805 (8.0.5).
 BuildLookup jaxlib_local_build(const Distribution& d) {
-  static const std::regex pattern(R"(\+cuda(\d+)\.cudnn(\d)(\d)(\d*)$)");
-  std::smatch m;
-  if (!std::regex_search(d.version, m, pattern)) return {};
-  std::vector<int> parts = {std::stoi(m[2]), std::stoi(m[3])};
-  if (m[4].length() > 0) parts.push_back(std::stoi(m[4]));
-  return {FrameworkBuild{fmt::format("jaxlib {}", d.version), Version{parts}, false, std::stoi(m[1]),
+  std::string_view version = d.version;
+  size_t plus = version.find('+');
+  if (plus == std::string_view::npos) return {};
+  std::string_view local = version.substr(plus + 1);
+  size_t dot = local.find('.');
+  if (dot == std::string_view::npos || !local.starts_with("cuda") || !local.substr(dot + 1).starts_with("cudnn")) return {};
+  std::optional<int> cuda = small_number(local.substr(4, dot - 4));
+  std::string_view digits = local.substr(dot + 1 + 5);
+  if (!cuda || digits.size() < 2 || !small_number(digits)) return {};
+  std::vector<int> parts = {digits[0] - '0', digits[1] - '0'};
+  if (digits.size() > 2) parts.push_back(*small_number(digits.substr(2)));
+  return {FrameworkBuild{fmt::format("jaxlib {}", d.version), Version{parts}, false, *cuda,
                          "the local version label of jaxlib " + d.version, CudnnRefusal::Jax},
           ""};
 }
