@@ -4,6 +4,8 @@
 #include <fstream>
 #include <regex>
 
+#include <fmt/format.h>
+
 #include "analyzer/input/fs.h"
 #include "analyzer/read/read.h"
 #include "analyzer/resolve/resolve.h"
@@ -104,6 +106,22 @@ void predict_cudnn(Session& s, Prediction& p) {
   if (p.cudnn->how == to_string(How::Runpath)) p.dirs_after_ld_library_path.push_back(dirname_of(*p.cudnn->path));
 }
 
+// The CUDA major of the libraries the scan says the predicted cuDNN install opens (its sub-libraries
+// open libcublasLt.so.N and libnvrtc.so.N of the CUDA major they were built for).
+void predict_cudnn_cuda_major(const Graph& scanned, Prediction& p) {
+  static const std::regex cuda_library(R"(lib(cublasLt|nvrtc)\.so\.(\d+))");
+  std::string dir = dirname_of(*p.cudnn->path);
+  for (const Edge& e : scanned.edges) {
+    std::smatch m;
+    if (e.from >= scanned.objects.size() || !std::regex_match(e.name, m, cuda_library)) continue;
+    const Object& from = scanned.objects[e.from];
+    if (dirname_of(canonical_or_same(from.realpath.empty() ? from.path : from.realpath)) != dir) continue;
+    p.cudnn_cuda_major = std::stoi(m[2]);
+    p.cudnn_cuda_evidence = fmt::format("{} opens {}", basename_of(from.path), e.name);
+    return;
+  }
+}
+
 // Whether the object whose rules apply is cuDNN's shim itself (`depscan --verify libcudnn.so.9`):
 // then that file is the cuDNN to load, by its path.
 bool root_is_cudnn(const Graph& g, size_t root_object) {
@@ -177,6 +195,7 @@ Prediction predict(const ScanOptions& options, const ScanReport& report, const s
   if (!p.driver) {
     if (auto de = dlopen_edge(s, s.root_object, "libcuda.so.1")) p.driver = library_of(resolver.graph(), resolver.graph().edges[*de]);
   }
+  if (p.cudnn && p.cudnn->path) predict_cudnn_cuda_major(report.result.graph, p);
   p.cudart_major = cudart_major_in(report.result.graph);
   if (!p.cudart_major) p.cudart_major = cudart_major_in(resolver.graph());
   for (const char* name : {"libcudart.so.13", "libcudart.so.12", "libcudart.so.11.0"}) {

@@ -28,6 +28,8 @@ struct Prediction {
   std::vector<PredictedLibrary> sublibraries;
   std::optional<PredictedLibrary> driver;
   std::optional<int> cudart_major;               // the application's CUDA runtime major
+  std::optional<int> cudnn_cuda_major;           // the CUDA major the scan says the cuDNN install opens
+  std::string cudnn_cuda_evidence;               // "libcudnn_adv.so.9 opens libcublasLt.so.13"
   bool driver_too_old = false;                   // the scan reported cuda-driver-too-old
   std::vector<std::string> graph_objects;        // canonical paths of every object the graph predicts
   // Search directories the application's own RPATH/RUNPATH contributes; the probe cannot carry

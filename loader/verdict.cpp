@@ -71,6 +71,11 @@ void cudart_row(RuntimeReport& r) {
   auto cudart = data_number(find_step(r, "cudnn.version"), "cudart");
   if (!cudart) return;
   std::string observed = fmt::format("cuDNN was built with the CUDA {}.{} runtime (cudnnGetCudartVersion() = {})", *cudart / 1000, *cudart % 1000 / 10, *cudart);
+  if (!p.cudart_major && p.cudnn_cuda_major) {  // no application runtime (the input is cuDNN itself)
+    r.verdicts.push_back({"CUDA runtime of cuDNN", fmt::format("CUDA {}.x ({})", *p.cudnn_cuda_major, p.cudnn_cuda_evidence),
+                          observed, agree(*cudart / 1000 == *p.cudnn_cuda_major)});
+    return;
+  }
   if (!p.cudart_major) {
     r.verdicts.push_back({"CUDA runtime of cuDNN", "no libcudart in the graph", observed, Verdict::NotChecked});
     return;

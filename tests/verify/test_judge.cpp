@@ -86,6 +86,24 @@ TEST_CASE("a version other than the file name promises is a contradiction; the s
   CHECK(!same.failed);
 }
 
+TEST_CASE("without an application runtime, cuDNN's CUDA major is judged against the CUDA libraries it opens") {
+  RuntimeReport r = cudnn_report("/opt/a/libcudnn.so.9", "/opt/a/libcudnn.so.9");
+  r.child.events.push_back(end("cudnn.version", StepStatus::Ok, {{"version", 91900}, {"cudart", 13010}}));
+  r.prediction.cudnn_cuda_major = 12;
+  r.prediction.cudnn_cuda_evidence = "libcudnn_adv.so.9 opens libcublasLt.so.12";
+  depscan::judge(r, {});
+  CHECK(verdict_of(r, "CUDA runtime of cuDNN") == "contradicted");
+  RuntimeReport same = cudnn_report("/opt/a/libcudnn.so.9", "/opt/a/libcudnn.so.9");
+  same.child.events.push_back(end("cudnn.version", StepStatus::Ok, {{"version", 91900}, {"cudart", 13010}}));
+  same.prediction.cudnn_cuda_major = 13;
+  depscan::judge(same, {});
+  CHECK(verdict_of(same, "CUDA runtime of cuDNN") == "confirmed");
+  RuntimeReport unknown = cudnn_report("/opt/a/libcudnn.so.9", "/opt/a/libcudnn.so.9");
+  unknown.child.events.push_back(end("cudnn.version", StepStatus::Ok, {{"version", 91900}, {"cudart", 13010}}));
+  depscan::judge(unknown, {});
+  CHECK(verdict_of(unknown, "CUDA runtime of cuDNN") == "not checked");
+}
+
 TEST_CASE("a child killed in the middle of a step becomes a failed step naming it") {
   RuntimeReport r = cudnn_report("/opt/a/libcudnn.so.9", "/opt/a/libcudnn.so.9");
   StepEvent start;

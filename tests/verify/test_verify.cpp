@@ -349,6 +349,7 @@ TEST_CASE("real cuDNN 9.19 on this machine: host steps run, GPU steps do not, no
   CHECK(shim.verdict("cuDNN library") == "confirmed");
   CHECK(shim.verdict("cuDNN version") == "confirmed");
   CHECK(shim.runtime["prediction"]["cudnn_version"] == "9.19.0");
+  CHECK(shim.verdict("CUDA runtime of cuDNN") == "confirmed");  // its sub-libraries open CUDA 13's libraries
   for (const json& row : shim.runtime["verdicts"])
     if (row["subject"] == "cuDNN version")
       CHECK(row["predicted"].get<std::string>().starts_with("9.19.0 (CUDNN_MAJOR/MINOR/PATCHLEVEL in "));
