@@ -2,7 +2,6 @@
 
 #include <filesystem>
 #include <fstream>
-#include <regex>
 
 #include <fmt/format.h>
 
@@ -13,16 +12,18 @@
 namespace depscan {
 namespace {
 
-// Built on first use: a namespace-scope std::regex costs every depscan start-up ~0.1 ms.
-const std::regex& cudnn_name_pattern() {
-  static const std::regex pattern(R"(libcudnn\.so\.(\d+))");
-  return pattern;
+// N of "<stem>.so.N" (with at most `max_parts` numbers after ".so.": libcudart.so.11.0), or
+// nullopt. Names come from the analysed files, so they are parsed without std::regex, which
+// recurses per character, and without std::stoi, which throws on a number too large.
+std::optional<int> soname_major(std::string_view name, std::string_view stem, size_t max_parts = 1) {
+  std::string prefix = std::string(stem) + ".so.";
+  if (!name.starts_with(prefix)) return std::nullopt;
+  std::optional<Version> v = Version::parse(name.substr(prefix.size()));
+  if (!v || v->parts.size() > max_parts) return std::nullopt;
+  return v->major();
 }
 
-const std::regex& cudart_name_pattern() {
-  static const std::regex pattern(R"(libcudart\.so\.(\d+)(\.\d+)?)");
-  return pattern;
-}
+std::optional<int> cudnn_major_of(std::string_view name) { return soname_major(name, "libcudnn"); }
 
 struct Session {
   Resolver& resolver;
@@ -56,7 +57,7 @@ std::optional<size_t> dlopen_edge(Session& s, size_t from, const std::string& na
 std::vector<std::string> cudnn_names_in(const Graph& g, const ScanReport& report) {
   std::vector<std::string> names;
   auto consider = [&](const std::string& n) {
-    if (std::regex_match(n, cudnn_name_pattern()) && std::find(names.begin(), names.end(), n) == names.end()) names.push_back(n);
+    if (cudnn_major_of(n) && std::find(names.begin(), names.end(), n) == names.end()) names.push_back(n);
   };
   for (const Edge& e : g.edges) consider(e.name);
   for (const Edge& e : report.result.graph.edges) consider(e.name);
@@ -92,10 +93,7 @@ void predict_cudnn(Session& s, Prediction& p) {
   const Edge edge = s.resolver.graph().edges[*chosen];
   p.cudnn = library_of(s.resolver.graph(), edge);
   if (edge.name.find('/') != std::string::npos) p.cudnn->how = to_string(How::DirectPath);  // the probe loads it first
-  std::smatch m;
-  std::string file_name = basename_of(edge.name);  // the name, or the shim's own path (root_is_cudnn)
-  std::regex_match(file_name, m, cudnn_name_pattern());
-  p.cudnn_major = std::stoi(m[1]);
+  p.cudnn_major = cudnn_major_of(basename_of(edge.name)).value_or(0);  // the name, or the shim's own path (root_is_cudnn)
   if (!p.cudnn->path) return;
   p.cudnn_version = cudnn_version_of(*p.cudnn->path, p.cudnn_major);
   size_t cudnn_object = *edge.to;
@@ -109,14 +107,14 @@ void predict_cudnn(Session& s, Prediction& p) {
 // The CUDA major of the libraries the scan says the predicted cuDNN install opens (its sub-libraries
 // open libcublasLt.so.N and libnvrtc.so.N of the CUDA major they were built for).
 void predict_cudnn_cuda_major(const Graph& scanned, Prediction& p) {
-  static const std::regex cuda_library(R"(lib(cublasLt|nvrtc)\.so\.(\d+))");
   std::string dir = dirname_of(*p.cudnn->path);
   for (const Edge& e : scanned.edges) {
-    std::smatch m;
-    if (e.from >= scanned.objects.size() || !std::regex_match(e.name, m, cuda_library)) continue;
+    std::optional<int> major = soname_major(e.name, "libcublasLt");
+    if (!major) major = soname_major(e.name, "libnvrtc");
+    if (!major || e.from >= scanned.objects.size()) continue;
     const Object& from = scanned.objects[e.from];
     if (dirname_of(canonical_or_same(from.realpath.empty() ? from.path : from.realpath)) != dir) continue;
-    p.cudnn_cuda_major = std::stoi(m[2]);
+    p.cudnn_cuda_major = *major;
     p.cudnn_cuda_evidence = fmt::format("{} opens {}", basename_of(from.path), e.name);
     return;
   }
@@ -126,14 +124,13 @@ void predict_cudnn_cuda_major(const Graph& scanned, Prediction& p) {
 // then that file is the cuDNN to load, by its path.
 bool root_is_cudnn(const Graph& g, size_t root_object) {
   const Object& o = g.objects.at(root_object);
-  return o.binary && o.binary->soname && std::regex_match(*o.binary->soname, cudnn_name_pattern());
+  return o.binary && o.binary->soname && cudnn_major_of(*o.binary->soname);
 }
 
 std::optional<int> cudart_major_in(const Graph& g) {
   for (const Object& o : g.objects) {
-    std::smatch m;
     std::string name = o.binary && o.binary->soname ? *o.binary->soname : basename_of(o.path);
-    if (std::regex_match(name, m, cudart_name_pattern())) return std::stoi(m[1]);
+    if (auto major = soname_major(name, "libcudart", 2)) return major;
   }
   return std::nullopt;
 }
@@ -152,7 +149,7 @@ std::string root_for(const ScanOptions& options, const ScanReport& report, const
   if (is_elf_file(first)) return first;
   const Graph& g = report.result.graph;
   for (const Edge& e : g.edges)
-    if (std::regex_match(e.name, cudnn_name_pattern()) && e.from < g.objects.size()) return g.objects[e.from].path;
+    if (cudnn_major_of(e.name) && e.from < g.objects.size()) return g.objects[e.from].path;
   return first;
 }
 
@@ -201,7 +198,7 @@ Prediction predict(const ScanOptions& options, const ScanReport& report, const s
   for (const char* name : {"libcudart.so.13", "libcudart.so.12", "libcudart.so.11.0"}) {
     if (p.cudart_major || !local) break;
     auto e = dlopen_edge(s, s.root_object, name);
-    if (e && resolver.graph().edges[*e].to) p.cudart_major = std::stoi(std::string(name).substr(13));
+    if (e && resolver.graph().edges[*e].to) p.cudart_major = soname_major(name, "libcudart", 2);
   }
   for (const Finding& f : report.result.findings)
     if (f.code == "cuda-driver-too-old") p.driver_too_old = true;

@@ -156,6 +156,14 @@ TEST_CASE("cuDNN's shim given as the input is the cuDNN verified, loaded by its 
   CHECK(v.verdict("cuDNN sub-library libcudnn_graph.so.9") == "confirmed");
 }
 
+TEST_CASE("a cuDNN name whose major no int holds is no prediction, not a crash") {
+  Verify v = verify("", "--ld-library-path " + shell_quote(fake("driver")) + " " + shell_quote(fake("apps/app_huge_major")));
+  INFO(v.output);
+  CHECK(v.exit_code != 134);
+  CHECK(v.runtime["prediction"]["cudnn_names"].empty());
+  CHECK(v.verdict("cuDNN library") == "not checked");
+}
+
 TEST_CASE("fake cuDNN 8: the 8.x version checks and status numbering") {
   Verify v = verify_fake8("");
   INFO(v.output);
