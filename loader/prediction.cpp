@@ -93,7 +93,12 @@ void predict_cudnn(Session& s, Prediction& p) {
   const Edge edge = s.resolver.graph().edges[*chosen];
   p.cudnn = library_of(s.resolver.graph(), edge);
   if (edge.name.find('/') != std::string::npos) p.cudnn->how = to_string(How::DirectPath);  // the probe loads it first
-  p.cudnn_major = cudnn_major_of(basename_of(edge.name)).value_or(0);  // the name, or the shim's own path (root_is_cudnn)
+  std::optional<int> major = cudnn_major_of(basename_of(edge.name));  // the name, or the shim's own path (root_is_cudnn)
+  if (!major && edge.to) {  // a path whose file name is not the SONAME (libcudnn.so.9.19.0)
+    const Object& shim = s.resolver.graph().objects[*edge.to];
+    if (shim.binary && shim.binary->soname) major = cudnn_major_of(*shim.binary->soname);
+  }
+  p.cudnn_major = major.value_or(0);
   if (!p.cudnn->path) return;
   p.cudnn_version = cudnn_version_of(*p.cudnn->path, p.cudnn_major);
   size_t cudnn_object = *edge.to;

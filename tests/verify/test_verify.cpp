@@ -154,6 +154,19 @@ TEST_CASE("cuDNN's shim given as the input is the cuDNN verified, loaded by its 
   CHECK(v.runtime["prediction"]["cudnn"]["how"] == "direct_path");
   CHECK(v.verdict("cuDNN version") == "confirmed");
   CHECK(v.verdict("cuDNN sub-library libcudnn_graph.so.9") == "confirmed");
+
+  // by a file name other than its SONAME (the install copied, the shim as libcudnn.so.9.19.0): the
+  // major comes from the SONAME, the release from the file name
+  depscan::test::TempDir tmp("verify-shim-name");
+  for (const auto& entry : fs::directory_iterator(fake("cudnn9")))
+    if (entry.path().filename() != "libcudnn.so.9") fs::copy_file(entry.path(), tmp.path() / entry.path().filename());
+  fs::copy_file(shim, tmp.path() / "libcudnn.so.9.19.0");
+  Verify named = verify("", "--ld-library-path " + shell_quote(fake("driver")) + " " + shell_quote(tmp.str() + "/libcudnn.so.9.19.0"));
+  INFO(named.output);
+  CHECK(named.runtime["status"] == "passed");
+  CHECK(named.verdict("cuDNN version") == "confirmed");
+  CHECK(named.runtime["prediction"]["cudnn_version"] == "9.19.0");
+  CHECK(named.verdict("cuDNN sub-library libcudnn_graph.so.9") == "confirmed");
 }
 
 TEST_CASE("a cuDNN name whose major no int holds is no prediction, not a crash") {
