@@ -142,9 +142,12 @@ TEST_CASE("fake driver and cuDNN 9: every step runs and every prediction is conf
   CHECK(loads == 1 + 7 + 1);
 }
 
+// The shim's directory is on --ld-library-path as well as in its RUNPATH ($ORIGIN): under
+// AddressSanitizer the probe's dlopen calls come from the sanitizer's interceptor, so glibc applies
+// the interceptor's RUNPATH instead of the fake shim's.
 TEST_CASE("cuDNN's shim given as the input is the cuDNN verified, loaded by its path") {
   std::string shim = fake("cudnn9") + "/libcudnn.so.9";
-  Verify v = verify("", "--ld-library-path " + shell_quote(fake("driver")) + " " + shell_quote(shim));
+  Verify v = verify("", "--ld-library-path " + shell_quote(fake("driver") + ":" + fake("cudnn9")) + " " + shell_quote(shim));
   INFO(v.output);
   CHECK(v.runtime["status"] == "passed");
   CHECK(v.runtime["prediction"]["cudnn_names"] == json::array({shim}));
@@ -161,7 +164,8 @@ TEST_CASE("cuDNN's shim given as the input is the cuDNN verified, loaded by its 
   for (const auto& entry : fs::directory_iterator(fake("cudnn9")))
     if (entry.path().filename() != "libcudnn.so.9") fs::copy_file(entry.path(), tmp.path() / entry.path().filename());
   fs::copy_file(shim, tmp.path() / "libcudnn.so.9.19.0");
-  Verify named = verify("", "--ld-library-path " + shell_quote(fake("driver")) + " " + shell_quote(tmp.str() + "/libcudnn.so.9.19.0"));
+  Verify named = verify("", "--ld-library-path " + shell_quote(fake("driver") + ":" + tmp.str()) + " " +
+                                shell_quote(tmp.str() + "/libcudnn.so.9.19.0"));
   INFO(named.output);
   CHECK(named.runtime["status"] == "passed");
   CHECK(named.verdict("cuDNN version") == "confirmed");
