@@ -38,6 +38,13 @@ RuntimeReport cudnn_report(std::optional<std::string> predicted_path, const std:
   return r;
 }
 
+// A cuDNN load of `path` whose version step reported `version` and `cudart`.
+RuntimeReport versioned_report(const std::string& path, long version, long cudart) {
+  RuntimeReport r = cudnn_report(path, path);
+  r.child.events.push_back(end("cudnn.version", StepStatus::Ok, {{"version", version}, {"cudart", cudart}}));
+  return r;
+}
+
 std::string verdict_of(const RuntimeReport& r, const std::string& subject) {
   for (const auto& v : r.verdicts)
     if (v.subject == subject) return depscan::to_string(v.verdict);
@@ -70,15 +77,13 @@ TEST_CASE("predicted missing but loaded, and predicted found but missing, are bo
 }
 
 TEST_CASE("a version other than the file name promises is a contradiction; the same one is confirmed") {
-  RuntimeReport r = cudnn_report("/opt/a/libcudnn.so.9.19.0", "/opt/a/libcudnn.so.9.19.0");
-  r.child.events.push_back(end("cudnn.version", StepStatus::Ok, {{"version", 91800}, {"cudart", 12080}}));
+  RuntimeReport r = versioned_report("/opt/a/libcudnn.so.9.19.0", 91800, 12080);
   r.prediction.cudart_major = 13;
   depscan::judge(r, {});
   CHECK(verdict_of(r, "cuDNN library") == "confirmed");
   CHECK(verdict_of(r, "cuDNN version") == "contradicted");
   CHECK(verdict_of(r, "CUDA runtime of cuDNN") == "contradicted");
-  RuntimeReport same = cudnn_report("/opt/a/libcudnn.so.9.19.0", "/opt/a/libcudnn.so.9.19.0");
-  same.child.events.push_back(end("cudnn.version", StepStatus::Ok, {{"version", 91900}, {"cudart", 13010}}));
+  RuntimeReport same = versioned_report("/opt/a/libcudnn.so.9.19.0", 91900, 13010);
   same.prediction.cudart_major = 13;
   depscan::judge(same, {});
   CHECK(verdict_of(same, "cuDNN version") == "confirmed");
@@ -87,19 +92,16 @@ TEST_CASE("a version other than the file name promises is a contradiction; the s
 }
 
 TEST_CASE("without an application runtime, cuDNN's CUDA major is judged against the CUDA libraries it opens") {
-  RuntimeReport r = cudnn_report("/opt/a/libcudnn.so.9", "/opt/a/libcudnn.so.9");
-  r.child.events.push_back(end("cudnn.version", StepStatus::Ok, {{"version", 91900}, {"cudart", 13010}}));
+  RuntimeReport r = versioned_report("/opt/a/libcudnn.so.9", 91900, 13010);
   r.prediction.cudnn_cuda_major = 12;
   r.prediction.cudnn_cuda_evidence = "libcudnn_adv.so.9 opens libcublasLt.so.12";
   depscan::judge(r, {});
   CHECK(verdict_of(r, "CUDA runtime of cuDNN") == "contradicted");
-  RuntimeReport same = cudnn_report("/opt/a/libcudnn.so.9", "/opt/a/libcudnn.so.9");
-  same.child.events.push_back(end("cudnn.version", StepStatus::Ok, {{"version", 91900}, {"cudart", 13010}}));
+  RuntimeReport same = versioned_report("/opt/a/libcudnn.so.9", 91900, 13010);
   same.prediction.cudnn_cuda_major = 13;
   depscan::judge(same, {});
   CHECK(verdict_of(same, "CUDA runtime of cuDNN") == "confirmed");
-  RuntimeReport unknown = cudnn_report("/opt/a/libcudnn.so.9", "/opt/a/libcudnn.so.9");
-  unknown.child.events.push_back(end("cudnn.version", StepStatus::Ok, {{"version", 91900}, {"cudart", 13010}}));
+  RuntimeReport unknown = versioned_report("/opt/a/libcudnn.so.9", 91900, 13010);
   depscan::judge(unknown, {});
   CHECK(verdict_of(unknown, "CUDA runtime of cuDNN") == "not checked");
 }
