@@ -15,10 +15,11 @@ namespace depscan {
 enum class Residency { Cached, NotCached, Unknown };
 enum class Page { First, Last };
 
-// Asks for one byte of the file's first or last page with RWF_NOWAIT: the kernel answers from the
-// page cache or refuses at once (and starts reading the page in the background). Unknown when the
-// file cannot be opened or its file system cannot answer without waiting (procfs, some FUSE file
-// systems) or not regular. It opens the file before it can tell (O_NONBLOCK): callers ask only
+// Whether the file's first or last page is in the page cache: counted with cachestat(2) (Linux 6.5),
+// else asked by reading one byte with RWF_NOWAIT, which the kernel answers from the page cache or
+// refuses at once (starting to read the page in the background). Unknown when the file cannot be
+// opened, or cachestat is missing and the file system cannot answer without waiting (procfs, some
+// FUSE file systems). It opens the file before it can tell (O_NONBLOCK): callers ask only
 // about files stat has shown to be regular.
 Residency page_residency(const std::string& host_path, Page page);
 Residency page_residency(const FileSource& file, Page page);  // a file already open
