@@ -33,19 +33,21 @@ struct CacheStat {
   uint64_t cached, dirty, writeback, evicted, recently_evicted;
 };
 
-std::atomic<bool> cachestat_refused{false};  // ENOSYS on older kernels, EPERM under some seccomp filters
+std::atomic<bool> cachestat_missing{false};  // ENOSYS: a kernel older than 6.5
 
 uint64_t offset_of(uint64_t size, Page page) { return page == Page::Last && size > 0 ? size - 1 : 0; }
 
 // cachestat(2) only counts pages: unlike a read, asking starts no reading, so the answer cannot be
-// changed by a read the question started and finished before it returned.
+// changed by a read the question started and finished before it returned. Recent kernels answer
+// only about files the caller owns or may write, or to root (else EPERM, as under some seccomp
+// filters; seen on 6.18): those files are asked by reading.
 std::optional<Residency> residency_by_cachestat(int fd, uint64_t size, Page page) {
-  if (cachestat_refused.load(std::memory_order_relaxed)) return std::nullopt;
+  if (cachestat_missing.load(std::memory_order_relaxed)) return std::nullopt;
   CacheStatRange range{offset_of(size, page), 1};
   CacheStat stat{};
   if (::syscall(__NR_cachestat, fd, &range, &stat, 0) == 0)
     return stat.cached > 0 ? Residency::Cached : Residency::NotCached;
-  if (errno == ENOSYS || errno == EPERM) cachestat_refused.store(true, std::memory_order_relaxed);
+  if (errno == ENOSYS) cachestat_missing.store(true, std::memory_order_relaxed);
   return std::nullopt;
 }
 
