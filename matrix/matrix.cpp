@@ -468,12 +468,14 @@ Expected<Matrix> parse_embedded_matrix_json(MatrixUse use) {
 // ------------------------------------------------------------------ questions
 
 const DriverRow* Matrix::driver_row(const Version& toolkit) const {
+  const DriverRow* first = nullptr;  // of the minor: 10.2 has only 10.2.89, 11.0 starts at 11.0.1
   const DriverRow* found = nullptr;
-  for (const DriverRow& row : drivers_)
-    if (row.toolkit.major() == toolkit.major() && row.toolkit.minor() == toolkit.minor() && !(toolkit < row.toolkit))
-      found = &row;
-  if (found || toolkit.parts.size() > 2) return found;
-  return nullptr;
+  for (const DriverRow& row : drivers_) {
+    if (row.toolkit.major() != toolkit.major() || row.toolkit.minor() != toolkit.minor()) continue;
+    if (!first || row.toolkit < first->toolkit) first = &row;
+    if (!(toolkit < row.toolkit) && (!found || found->toolkit < row.toolkit)) found = &row;
+  }
+  return found ? found : first;
 }
 
 const MinorCompatRow* Matrix::minor_compat(int major) const {

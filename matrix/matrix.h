@@ -229,7 +229,8 @@ class Matrix {
   const PythonVariants* python_variants_for(std::string_view distribution, std::string_view version) const;
 
   // The driver-table row of a toolkit: the newest release of the same major.minor at or below
-  // it (12.4 -> 12.4 GA; 12.6.2 -> 12.6 Update 1/2). Null if the table has no such major.minor.
+  // it (12.4 -> 12.4 GA; 12.6.2 -> 12.6 Update 1/2), else that major.minor's first release (10.2 ->
+  // 10.2.89, 11.0 -> 11.0.1). Null if the table has no such major.minor.
   const DriverRow* driver_row(const Version& toolkit) const;
   // The minor-version-compatibility floor of a CUDA major (11, 12, 13); null before 11.
   const MinorCompatRow* minor_compat(int major) const;

@@ -64,15 +64,19 @@ void judge(const CheckContext& ctx, const SourcedVersion& driver, int major, con
   const MinorCompatRow* compat = ctx.matrix.minor_compat(major);
   const DriverRow* full = need.version ? ctx.matrix.driver_row(*need.version) : nullptr;
   if (auto notice = no_row_for(ctx, major, need, compat, full)) append_unique(out, std::move(*notice));
-  std::optional<Version> floor = compat ? compat->linux_driver : (full ? full->linux_driver : std::nullopt);
-  std::string floor_source = compat ? compat->source : (full ? full->source : "");
+  // A driver new enough for the release itself runs it whatever the major's compatibility floor:
+  // CUDA 11.0's own drivers (450.36, 450.51) are older than CUDA 11's floor (450.80.02).
+  bool full_is_lower = full && full->linux_driver && compat && compat->linux_driver && *full->linux_driver < *compat->linux_driver;
+  const MinorCompatRow* floor_row = full_is_lower ? nullptr : compat;
+  std::optional<Version> floor = floor_row ? floor_row->linux_driver : (full ? full->linux_driver : std::nullopt);
+  std::string floor_source = floor_row ? floor_row->source : (full ? full->source : "");
   if (floor && driver.version < *floor) {
     append_unique(out, Finding{
         "cuda-driver-too-old", Severity::Error, need.library->object,
         fmt::format("the NVIDIA driver {} ({}) is older than CUDA {} needs (>= {}{}), required by {}: CUDA calls fail "
                     "with 'CUDA driver version is insufficient for CUDA runtime version' (source: {})",
                     driver.version.str(), driver.source, cuda_text(major, need), floor->str(),
-                    compat ? fmt::format(", the minor-version-compatibility floor of CUDA {}", major) : "",
+                    floor_row ? fmt::format(", the minor-version-compatibility floor of CUDA {}", major) : "",
                     describe(g, *need.library), floor_source),
         fmt::format("install an NVIDIA driver >= {}{}, or use a build of the application for an older CUDA major; "
                     "on data-center GPUs the cuda-compat-{} package can provide a newer user-mode driver",
@@ -82,7 +86,7 @@ void judge(const CheckContext& ctx, const SourcedVersion& driver, int major, con
         ""});
     return;
   }
-  if (!compat || !full || !full->linux_driver || !(driver.version < *full->linux_driver)) return;
+  if (!floor_row || !full || !full->linux_driver || !(driver.version < *full->linux_driver)) return;
   append_unique(out, Finding{
       "cuda-driver-too-old", Severity::Warning, need.library->object,
       fmt::format("the NVIDIA driver {} ({}) runs CUDA {} ({}) only through minor-version compatibility: CUDA "

@@ -315,6 +315,27 @@ TEST_CASE("cuda-driver-too-old: below the minor-version floor is an error, below
   CHECK(mentions(by_proc, "535.104.05 (/proc/driver/nvidia/version)"));
 }
 
+TEST_CASE("cuda-driver-too-old: CUDA 10.2 and 11.0 runtimes are held to their own driver-table rows") {
+  // 10.2's only row is 10.2.89: the runtime, known as 10.2, is checked against it
+  json old = scan_app("app10_2", "--driver 418.39");
+  auto too_old = findings(old, "cuda-driver-too-old");
+  REQUIRE(too_old.size() == 1);
+  CHECK(too_old[0]["severity"] == "error");
+  CHECK(mentions(too_old, "older than CUDA 10.2 needs (>= 440.33)"));
+  CHECK(findings(old, "matrix-no-data").empty());
+  CHECK(findings(scan_app("app10_2", "--driver 440.33"), "cuda-driver-too-old").empty());
+
+  // CUDA 11.0's own driver (450.51.06) is older than CUDA 11's minor-version-compatibility floor
+  // (450.80.02) and runs it: the floor of 11.0 is its first row's driver, 11.0.1 RC's
+  json own = scan_app("app11_0", "--driver 450.51.06");
+  CHECK(findings(own, "cuda-driver-too-old").empty());
+  CHECK(findings(own, "matrix-no-data").empty());
+  auto older = findings(scan_app("app11_0", "--driver 440.33"), "cuda-driver-too-old");
+  REQUIRE(older.size() == 1);
+  CHECK(older[0]["severity"] == "error");
+  CHECK(mentions(older, "older than CUDA 11.0 needs (>= 450.36.06), required by"));
+}
+
 TEST_CASE("matrix-no-data: a cuDNN or CUDA release the data has no row for is named, with the check not made") {
   auto notices = [](const json& report) { return findings(report, "matrix-no-data"); };
   auto matrix = load_embedded_matrix();

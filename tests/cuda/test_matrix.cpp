@@ -49,6 +49,13 @@ TEST_CASE("the embedded matrix answers the release notes' questions") {
   CHECK(cuda124->windows_driver->str() == "551.61");
   CHECK(m.driver_row(v("12.6.2"))->linux_driver->str() == "560.35.03");  // Update 1/2 row
   CHECK(m.driver_row(v("12.7")) == nullptr);                              // there is no 12.7
+  // minors whose first row is not x.y.0: a runtime known by its major.minor takes that first row
+  REQUIRE(m.driver_row(v("10.2")));
+  CHECK(m.driver_row(v("10.2"))->linux_driver->str() == "440.33");
+  CHECK(m.driver_row(v("10.0"))->toolkit.str() == "10.0.130");
+  CHECK(m.driver_row(v("11.0"))->toolkit.str() == "11.0.1");
+  CHECK(m.driver_row(v("11.0.3"))->toolkit.str() == "11.0.3");
+  CHECK(m.driver_row(v("11.0.221"))->toolkit.str() == "11.0.3");
   CHECK(m.minor_compat(12)->linux_driver->str() == "525.60.13");
   CHECK(m.minor_compat(13)->linux_driver->str() == "580.65.06");
   CHECK(m.minor_compat(10) == nullptr);
