@@ -303,8 +303,8 @@ class Matrix {
 // '*' matches any run of characters (including none); everything else matches itself.
 bool glob_match(std::string_view pattern, std::string_view text);
 
-// What the matrix is loaded for: a scan consults every section but frameworks.json (45% of the
-// embedded data), which only `depscan matrix` answers from.
+// What the matrix is loaded for: a scan of files consults every section but frameworks.json (45%
+// of the embedded data), which only `depscan matrix` and scans of installed distributions need.
 enum class MatrixUse { Everything, Scan };
 
 // The matrix compiled into the binary at build time (matrix/codec.h).

@@ -1,7 +1,6 @@
 #include "analyzer/scan/scan.h"
 #include "analyzer/resolve/dst.h"
 
-#include <filesystem>
 #include <cstdlib>
 #include <iterator>
 
@@ -45,16 +44,12 @@ std::unique_ptr<FileSystem> file_system_for(const ScanOptions& options) {
 
 // The framework rows are needed only where installed distributions can name a framework's
 // version (TensorFlow's dlopen names come from its build there); a scan of files skips them.
-MatrixUse matrix_use_for(const ScanOptions& options) {
-  if (options.python_env || (options.root && options.inputs.empty())) return MatrixUse::Everything;
-  std::error_code ignored;
-  for (const std::string& input : options.inputs)
-    if (input.ends_with(".whl") || std::filesystem::is_directory(input, ignored)) return MatrixUse::Everything;
-  return MatrixUse::Scan;
+MatrixUse matrix_use_for(const CollectedInputs& inputs) {
+  return inputs.distributions.empty() ? MatrixUse::Scan : MatrixUse::Everything;
 }
 
-Matrix matrix_for(const ScanOptions& options, std::vector<Finding>& findings) {
-  MatrixUse use = matrix_use_for(options);
+Matrix matrix_for(const ScanOptions& options, const CollectedInputs& inputs, std::vector<Finding>& findings) {
+  MatrixUse use = matrix_use_for(inputs);
   auto loaded = options.matrix_path ? load_matrix_file(*options.matrix_path, use) : load_embedded_matrix(use);
   if (loaded) return std::move(*loaded);
   findings.push_back({"matrix-error", Severity::Error, std::nullopt, loaded.error(), "", ""});
@@ -144,7 +139,7 @@ ScanReport run_scan(const ScanOptions& options) {
   timer.mark("resolve");
   // Knowledge, decoded here: a second thread to decode it beside the reading cost more than it saved.
   std::vector<Finding> matrix_findings;
-  Matrix& matrix = work->matrix = matrix_for(options, matrix_findings);
+  Matrix& matrix = work->matrix = matrix_for(options, inputs, matrix_findings);
   report.result.findings.insert(report.result.findings.begin(), std::make_move_iterator(matrix_findings.begin()),
                                 std::make_move_iterator(matrix_findings.end()));  // the matrix's come first
   timer.mark("matrix");

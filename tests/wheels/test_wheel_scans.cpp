@@ -447,6 +447,16 @@ TEST_CASE("cudnn-version-mismatch: a cuDNN older than the one torch, TensorFlow 
   CHECK(any_message_has(tf_found, "tensorflow 2.20.0 (linux tested build: CUDA 12.5) was built with cuDNN 9.3"));
   CHECK(any_message_has(tf_found, "\"Loaded runtime CuDNN library: 9.0.0 but source was compiled with: 9.3.0.  CuDNN "
                                   "library needs to have matching major version and equal or higher minor version\""));
+
+  // a site-packages directory inside a --root, at a path the host does not have
+  TempDir rootfs("wheels-torch-root");
+  const std::string inside = "/opt/depscan-venv/lib/python3.11/site-packages";
+  REQUIRE(unzip_wheels(rootfs.str() + inside, wheels({kTorch291, kCudnn, kCudart})));
+  Scan rooted = scan("--root " + shell_quote(rootfs.str()) + " " + inside, "torch-rooted");
+  REQUIRE(rooted.report.is_object());
+  CHECK(any_message_has(built_with(rooted.report), "torch 2.9.1 (torch.version.cuda 12.8: cu128 (stable)) was built "
+                                                   "with cuDNN 9.10.2.21"));
+  CHECK(findings(rooted.report, "matrix-no-data").empty());
 }
 
 TEST_CASE("a manylinux_2_17 wheel needing GLIBC_2.34 and a system library names both") {
