@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "analyzer/check/torch_build.h"
+#include "analyzer/check/wheel_policy.h"
 #include "analyzer/util/strings.h"
 
 namespace depscan {
@@ -47,20 +48,6 @@ std::optional<int> jax_pjrt_cuda_major(std::string_view normalized_name) {
   return small_number(normalized_name.substr(kPrefix.size(), normalized_name.size() - kPrefix.size() - kSuffix.size()));
 }
 
-// The ">=" bound of a specifier list: 9.12.0.46 in "<10.0,>=9.12.0.46".
-std::optional<Version> lower_bound_of(const std::string& specifier) {
-  for (const std::string& clause : split_nonempty(specifier, ",")) {
-    std::string_view c = clause;
-    while (!c.empty() && c.front() == ' ') c.remove_prefix(1);
-    if (!c.starts_with(">=")) continue;
-    c.remove_prefix(2);
-    while (!c.empty() && c.front() == ' ') c.remove_prefix(1);
-    while (!c.empty() && c.back() == ' ') c.remove_suffix(1);
-    return Version::parse(c);
-  }
-  return std::nullopt;
-}
-
 // JAX's CUDA plugin (jax-cudaNN-plugin) requires nvidia-cudnn-cuNN >= a release, and pins the PJRT
 // plugin (jax-cudaNN-pjrt, `d`), which holds XLA and opens cuDNN.
 BuildLookup jax_plugin_build(const Distribution& d, int cuda_major, const std::vector<Distribution>& dists) {
@@ -70,7 +57,7 @@ BuildLookup jax_plugin_build(const Distribution& d, int cuda_major, const std::v
     if (normalize_dist_name(plugin.name) != plugin_name) continue;
     for (const Requirement& r : plugin.requires_dist) {
       if (r.name != cudnn_name) continue;
-      if (auto floor = lower_bound_of(r.specifier))
+      if (auto floor = specifier_floor(r.specifier))
         return {FrameworkBuild{fmt::format("{} {} (with {} {})", d.name, d.version, plugin.name, plugin.version),
                                *floor, true, cuda_major,
                                fmt::format("{}'s Requires-Dist: {}{}", plugin.name, r.name, r.specifier),

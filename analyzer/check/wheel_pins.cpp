@@ -43,48 +43,70 @@ int compare_release(std::vector<long> a, std::vector<long> b) {
 
 std::string_view without_local(std::string_view v) { return v.substr(0, v.find('+')); }
 
-bool satisfies_one(std::string_view version, std::string_view spec) {
-  static const char* ops[] = {"===", "==", "!=", "~=", ">=", "<=", ">", "<"};
-  for (const char* op : ops) {
-    std::string_view o(op);
-    if (spec.substr(0, o.size()) != o) continue;
-    std::string_view value = spec.substr(o.size());
-    if (o == "===") return version == value;
-    bool wildcard = value.size() > 2 && value.substr(value.size() - 2) == ".*";
-    if (wildcard) value.remove_suffix(2);
-    auto want = release_of(value);
-    auto have = release_of(value.find('+') == std::string_view::npos ? without_local(version) : version);
-    if (wildcard) {
-      bool prefix = have.size() >= want.size() && std::equal(want.begin(), want.end(), have.begin());
-      return o == "!=" ? !prefix : prefix;
-    }
-    if (value.find('+') != std::string_view::npos && (o == "==" || o == "!="))
-      return (version == value) == (o == "==");
-    int cmp = compare_release(have, want);
-    if (o == "==") return cmp == 0;
-    if (o == "!=") return cmp != 0;
-    if (o == ">=") return cmp >= 0;
-    if (o == "<=") return cmp <= 0;
-    if (o == ">") return cmp > 0;
-    if (o == "<") return cmp < 0;
-    if (want.size() < 2) return cmp >= 0;  // ~=V: >= V and the same release up to V's last-but-one part
-    return cmp >= 0 && have.size() >= want.size() - 1 && std::equal(want.begin(), want.end() - 1, have.begin());
-  }
-  return true;  // an operator this subset does not know: not reported
+// One clause of a specifier list as its operator and the version after it; no operator: "".
+std::pair<std::string_view, std::string_view> split_clause(std::string_view spec) {
+  static constexpr std::string_view ops[] = {"===", "==", "!=", "~=", ">=", "<=", ">", "<"};
+  for (std::string_view op : ops)
+    if (spec.starts_with(op)) return {op, spec.substr(op.size())};
+  return {"", spec};
 }
 
-}  // namespace
-
-bool version_satisfies(std::string_view version, std::string_view specifiers) {
+// Each non-empty clause of a comma-separated specifier list, in order, until `visit` returns true.
+template <typename Visit>
+void for_each_clause(std::string_view specifiers, const Visit& visit) {
   size_t i = 0;
   while (i <= specifiers.size()) {
     size_t j = specifiers.find(',', i);
     if (j == std::string_view::npos) j = specifiers.size();
     std::string_view spec = specifiers.substr(i, j - i);
-    if (!spec.empty() && !satisfies_one(version, spec)) return false;
+    if (!spec.empty() && visit(spec)) return;
     i = j + 1;
   }
-  return true;
+}
+
+bool satisfies_one(std::string_view version, std::string_view spec) {
+  auto [o, value] = split_clause(spec);
+  if (o.empty()) return true;  // an operator this subset does not know: not reported
+  if (o == "===") return version == value;
+  bool wildcard = value.size() > 2 && value.substr(value.size() - 2) == ".*";
+  if (wildcard) value.remove_suffix(2);
+  auto want = release_of(value);
+  auto have = release_of(value.find('+') == std::string_view::npos ? without_local(version) : version);
+  if (wildcard) {
+    bool prefix = have.size() >= want.size() && std::equal(want.begin(), want.end(), have.begin());
+    return o == "!=" ? !prefix : prefix;
+  }
+  if (value.find('+') != std::string_view::npos && (o == "==" || o == "!="))
+    return (version == value) == (o == "==");
+  int cmp = compare_release(have, want);
+  if (o == "==") return cmp == 0;
+  if (o == "!=") return cmp != 0;
+  if (o == ">=") return cmp >= 0;
+  if (o == "<=") return cmp <= 0;
+  if (o == ">") return cmp > 0;
+  if (o == "<") return cmp < 0;
+  if (want.size() < 2) return cmp >= 0;  // ~=V: >= V and the same release up to V's last-but-one part
+  return cmp >= 0 && have.size() >= want.size() - 1 && std::equal(want.begin(), want.end() - 1, have.begin());
+}
+
+}  // namespace
+
+bool version_satisfies(std::string_view version, std::string_view specifiers) {
+  bool satisfied = true;
+  for_each_clause(specifiers, [&](std::string_view spec) { return !(satisfied = satisfies_one(version, spec)); });
+  return satisfied;
+}
+
+std::optional<Version> specifier_floor(std::string_view specifiers) {
+  std::optional<Version> floor;
+  for_each_clause(specifiers, [&](std::string_view spec) {
+    auto [op, value] = split_clause(spec);
+    if (op != ">=" && op != ">" && op != "==" && op != "~=") return false;
+    if (value.ends_with(".*")) value.remove_suffix(2);
+    floor = Version::parse(without_local(value));
+    return true;
+  });
+  return floor;
 }
 
 std::vector<Finding> check_wheel_pins(const std::vector<Distribution>& dists) {

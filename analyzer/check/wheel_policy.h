@@ -3,11 +3,13 @@
 // Requires-Dist pins between the distributions found.
 #pragma once
 
+#include <optional>
 #include <string_view>
 #include <vector>
 
 #include "analyzer/check/check.h"
 #include "analyzer/input/distribution.h"
+#include "matrix/matrix.h"
 
 namespace depscan {
 
@@ -22,5 +24,10 @@ std::vector<Finding> check_wheel_pins(const std::vector<Distribution>& dists);
 
 // PEP 440 subset: whether `version` satisfies a specifier list such as "==9.1.0.70" or ">=12,<13".
 bool version_satisfies(std::string_view version, std::string_view specifiers);
+
+// The lowest release a specifier list admits: 9.12.0.46 in "<10.0,>=9.12.0.46"; also from
+// "==9.8.0.87", "==9.8.*", "~=9.8" and ">9.7" (then just below what it admits). nullopt when no
+// clause bounds it from below ("<10", "!=9.1", "===x").
+std::optional<Version> specifier_floor(std::string_view specifiers);
 
 }  // namespace depscan

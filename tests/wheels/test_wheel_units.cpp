@@ -78,6 +78,26 @@ TEST_CASE("version specifiers (PEP 440 subset)") {
   CHECK(version_satisfies("1.0", "!=1.1"));
 }
 
+TEST_CASE("the lowest release a specifier list admits") {
+  auto floor = [](std::string_view spec) {
+    auto v = specifier_floor(spec);
+    return v ? v->str() : std::string("none");
+  };
+  CHECK(floor("<10.0,>=9.12.0.46") == "9.12.0.46");
+  CHECK(floor(">=9.8") == "9.8");
+  CHECK(floor("==9.8.0.87") == "9.8.0.87");
+  CHECK(floor("==9.8.*") == "9.8");
+  CHECK(floor("~=9.8") == "9.8");
+  CHECK(floor(">9.7,<10") == "9.7");
+  CHECK(floor("==9.1.0.70+cu12") == "9.1.0.70");
+  CHECK(floor("<10") == "none");
+  CHECK(floor("!=9.1,<=9.9") == "none");
+  CHECK(floor("===9.1") == "none");
+  CHECK(floor("") == "none");
+  CHECK(floor(">=") == "none");
+  CHECK(floor(">=nine") == "none");
+}
+
 TEST_CASE("manylinux policies: every row has a source, aliases map, versions are exact") {
   auto policies = load_embedded_policies();
   REQUIRE(policies);
