@@ -18,7 +18,10 @@ const char* name_from_header(CUresult result) {
     case kErrorInsufficientDriver: return "CUDA_ERROR_INSUFFICIENT_DRIVER";
     case kErrorNoDevice: return "CUDA_ERROR_NO_DEVICE";
     case kErrorNoBinaryForGpu: return "CUDA_ERROR_NO_BINARY_FOR_GPU";
+    case kErrorInvalidPtx: return "CUDA_ERROR_INVALID_PTX";
+    case kErrorJitCompilerNotFound: return "CUDA_ERROR_JIT_COMPILER_NOT_FOUND";
     case kErrorUnsupportedPtxVersion: return "CUDA_ERROR_UNSUPPORTED_PTX_VERSION";
+    case kErrorJitCompilationDisabled: return "CUDA_ERROR_JIT_COMPILATION_DISABLED";
     default: return nullptr;
   }
 }
@@ -37,10 +40,12 @@ std::string bind_driver_api(void* handle, DriverApi& api) {
   bind_symbol(handle, "cuDeviceGetAttribute", api.cuDeviceGetAttribute, &missing);
   bind_symbol(handle, "cuDeviceTotalMem_v2", api.cuDeviceTotalMem, &missing);
   bind_symbol(handle, "cuDevicePrimaryCtxRetain", api.cuDevicePrimaryCtxRetain, &missing);
-  bind_symbol(handle, "cuDevicePrimaryCtxRelease_v2", api.cuDevicePrimaryCtxRelease, &missing);
+  bind_symbol(handle, "cuDevicePrimaryCtxRelease_v2", api.cuDevicePrimaryCtxRelease, nullptr);
+  if (!api.cuDevicePrimaryCtxRelease)  // drivers before CUDA 11 (R450) export only the first version
+    bind_symbol(handle, "cuDevicePrimaryCtxRelease", api.cuDevicePrimaryCtxRelease, &missing);
   bind_symbol(handle, "cuCtxSetCurrent", api.cuCtxSetCurrent, &missing);
   bind_symbol(handle, "cuCtxSynchronize", api.cuCtxSynchronize, &missing);
-  bind_symbol(handle, "cuModuleLoadData", api.cuModuleLoadData, &missing);
+  bind_symbol(handle, "cuModuleLoadDataEx", api.cuModuleLoadDataEx, &missing);
   bind_symbol(handle, "cuModuleGetFunction", api.cuModuleGetFunction, &missing);
   bind_symbol(handle, "cuModuleUnload", api.cuModuleUnload, &missing);
   bind_symbol(handle, "cuMemAlloc_v2", api.cuMemAlloc, &missing);

@@ -21,7 +21,12 @@ inline constexpr CUresult kErrorStubLibrary = 34;
 inline constexpr CUresult kErrorInsufficientDriver = 35;
 inline constexpr CUresult kErrorNoDevice = 100;
 inline constexpr CUresult kErrorNoBinaryForGpu = 209;
+inline constexpr CUresult kErrorInvalidPtx = 218;
+inline constexpr CUresult kErrorJitCompilerNotFound = 221;
 inline constexpr CUresult kErrorUnsupportedPtxVersion = 222;
+inline constexpr CUresult kErrorJitCompilationDisabled = 223;
+inline constexpr int kJitErrorLogBuffer = 5;           // CU_JIT_ERROR_LOG_BUFFER: char*
+inline constexpr int kJitErrorLogBufferSizeBytes = 6;  // CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES: unsigned int, in and out
 inline constexpr int kAttributeComputeCapabilityMajor = 75;
 inline constexpr int kAttributeComputeCapabilityMinor = 76;
 
@@ -36,10 +41,10 @@ struct DriverApi {
   CUresult (*cuDeviceGetAttribute)(int*, int, CUdevice) = nullptr;
   CUresult (*cuDeviceTotalMem)(size_t*, CUdevice) = nullptr;            // cuDeviceTotalMem_v2
   CUresult (*cuDevicePrimaryCtxRetain)(CUcontext*, CUdevice) = nullptr;
-  CUresult (*cuDevicePrimaryCtxRelease)(CUdevice) = nullptr;            // cuDevicePrimaryCtxRelease_v2
+  CUresult (*cuDevicePrimaryCtxRelease)(CUdevice) = nullptr;            // _v2; unsuffixed before CUDA 11 (R450)
   CUresult (*cuCtxSetCurrent)(CUcontext) = nullptr;
   CUresult (*cuCtxSynchronize)() = nullptr;
-  CUresult (*cuModuleLoadData)(CUmodule*, const void*) = nullptr;
+  CUresult (*cuModuleLoadDataEx)(CUmodule*, const void*, unsigned int, int*, void**) = nullptr;  // options: CUjit_option
   CUresult (*cuModuleGetFunction)(CUfunction*, CUmodule, const char*) = nullptr;
   CUresult (*cuModuleUnload)(CUmodule) = nullptr;
   CUresult (*cuMemAlloc)(CUdeviceptr*, size_t) = nullptr;               // cuMemAlloc_v2

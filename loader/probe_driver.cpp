@@ -32,13 +32,15 @@ StepResult load_driver(ProbeState& state, const ProbeRequest& request) {
     state.no_gpu_reason = fmt::format("no NVIDIA driver: {}", err ? err : "dlopen failed");
     return {StepStatus::NotRun, state.no_gpu_reason, {{"name", request.driver_name}, {"path", nullptr}}};
   }
-  state.driver = handle;
   std::string path = handle_path(handle);
   bool stub = is_stub_path(path);
   nlohmann::json data = {{"name", request.driver_name}, {"path", path}, {"stub", stub}};
   std::string missing = bind_driver_api(handle, state.cu);
-  if (!missing.empty())
-    return {StepStatus::Failed, fmt::format("{} does not export {}", path, missing), data};
+  if (!missing.empty()) {  // no later step may call through the entry points that are null
+    state.no_gpu_reason = fmt::format("{} does not export {}", path, missing);
+    return {StepStatus::Failed, state.no_gpu_reason, data};
+  }
+  state.driver = handle;
   if (stub)
     return {StepStatus::Ok,
             fmt::format("dlopen(\"{}\") picked {}: the CUDA toolkit's stub library, not a driver",

@@ -1,6 +1,9 @@
 // The kernel step: JIT the embedded PTX vector add on the device's primary context, run it,
 // and compare every element with the host's answer.
 #include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include <fmt/format.h>
@@ -53,18 +56,55 @@ StepResult launch(const cuda::DriverApi& cu, cuda::CUfunction fn, DeviceBuffers&
   return {StepStatus::Ok, "", data};
 }
 
+struct ModuleLoad {
+  cuda::CUresult result = cuda::kSuccess;
+  std::string error_log;  // the JIT's, when it failed
+};
+
+ModuleLoad load_vector_add(const cuda::DriverApi& cu, cuda::CUmodule& module) {
+  char log[4096] = {};
+  int options[] = {cuda::kJitErrorLogBuffer, cuda::kJitErrorLogBufferSizeBytes};
+  void* values[] = {log, reinterpret_cast<void*>(static_cast<uintptr_t>(sizeof log))};
+  ModuleLoad load;
+  load.result = cu.cuModuleLoadDataEx(&module, kVectorAddPtx, 2, options, values);
+  log[sizeof log - 1] = '\0';
+  load.error_log = log;
+  while (!load.error_log.empty() && (load.error_log.back() == '\n' || load.error_log.back() == ' '))
+    load.error_log.pop_back();
+  return load;
+}
+
+// The driver will not compile PTX at all: the kernel cannot be run, which says nothing of an
+// application that ships SASS for this GPU.
+std::optional<std::string> jit_unavailable(const cuda::DriverApi& cu, cuda::CUresult r) {
+  if (r != cuda::kErrorJitCompilationDisabled && r != cuda::kErrorJitCompilerNotFound) return std::nullopt;
+  std::string why = r == cuda::kErrorJitCompilationDisabled
+                        ? "PTX JIT is disabled (CUDA_DISABLE_PTX_JIT=1 in the environment)"
+                        : "the driver's PTX JIT compiler (libnvidia-ptxjitcompiler.so.1) is missing";
+  return fmt::format("not run: the probe's kernel is PTX and cuModuleLoadDataEx returned {}: {}; an application "
+                     "whose GPU code for this device is PTX only fails the same way, one with SASS for it does not",
+                     describe_cuda_error(cu, r), why);
+}
+
 }  // namespace
 
 StepResult run_vector_add(ProbeState& state, ProbeDevice& device) {
   const cuda::DriverApi& cu = state.cu;
   auto t0 = std::chrono::steady_clock::now();
   nlohmann::json data = {{"device", device.ordinal}, {"sm", fmt::format("sm_{}{}", device.cc_major, device.cc_minor)},
-                         {"ptx", ".version 6.0 .target sm_52"}};
+                         {"ptx", kVectorAddPtxTarget}};
   if (std::string err = make_context_current(state, device); !err.empty()) return {StepStatus::Failed, err, data};
   cuda::CUmodule module = nullptr;
-  cuda::CUresult r = cu.cuModuleLoadData(&module, kVectorAddPtx);
-  if (r != cuda::kSuccess)
-    return {StepStatus::Failed, "cuModuleLoadData (PTX JIT) returned " + describe_cuda_error(cu, r), data};
+  ModuleLoad load = load_vector_add(cu, module);
+  cuda::CUresult r = load.result;
+  if (r != cuda::kSuccess) {
+    if (!load.error_log.empty()) data["jit_error_log"] = load.error_log;
+    if (auto not_run = jit_unavailable(cu, r)) return {StepStatus::NotRun, *not_run, data};
+    return {StepStatus::Failed,
+            "cuModuleLoadDataEx (PTX JIT) returned " + describe_cuda_error(cu, r) +
+                (load.error_log.empty() ? "" : "; the JIT's log: " + load.error_log.substr(0, load.error_log.find('\n'))),
+            data};
+  }
   cuda::CUfunction fn = nullptr;
   StepResult result;
   if ((r = cu.cuModuleGetFunction(&fn, module, kVectorAddEntry)) != cuda::kSuccess) {

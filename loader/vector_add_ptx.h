@@ -1,16 +1,19 @@
 // vector_add(const float* a, const float* b, float* c, int n): c[i] = a[i] + b[i].
-// Hand-written PTX for ISA 6.0 (CUDA 9.0) and target sm_52, so every driver that can run a
-// CUDA 11+ application can JIT it for its GPU: drivers compile PTX for newer architectures
-// even where offline SASS for old targets has been dropped (CUDA 13).
+// Hand-written PTX for ISA 6.0 (CUDA 9.0) and target sm_30, the oldest GPU any driver of CUDA 9 or
+// later runs: PTX is compiled only for its target or a newer GPU, and CUDA 11 and 12 applications
+// still run on sm_35/37 (Kepler, R470) and sm_50 (Maxwell). Drivers compile it for newer GPUs
+// even where offline SASS for old targets has been dropped (ptxas 13.0 builds it for sm_75 to
+// sm_120).
 #pragma once
 
 namespace depscan {
 
 inline constexpr const char* kVectorAddEntry = "vector_add";
+inline constexpr const char* kVectorAddPtxTarget = ".version 6.0 .target sm_30";
 
 inline constexpr const char kVectorAddPtx[] = R"PTX(
 .version 6.0
-.target sm_52
+.target sm_30
 .address_size 64
 
 .visible .entry vector_add(

@@ -211,6 +211,10 @@ TEST_CASE("fake driver behaviours end in the right step status, finding and exit
       {"FAKECUDNN_MODE=sublib-mismatch", "cudnn.sublibraries", "failed", "cudnnOpsVersionCheck() = CUDNN_STATUS_SUBLIBRARY_VERSION_MISMATCH (1002)", "verify-step-failed", true},
       {"FAKECUDNN_MODE=conv-wrong", "cudnn.convolution.device0", "failed", "wrong results: 1 of 108 elements differ", "verify-step-failed", true},
       {"FAKECUDNN_MODE=arch-mismatch", "cudnn.convolution.device0", "failed", "CUDNN_STATUS_NOT_SUPPORTED_ARCH_MISMATCH (3007)", "verify-step-failed", true},
+      {"FAKECUDNN_MODE=conv-nan", "cudnn.convolution.device0", "failed", "wrong results: 1 of 108 elements differ from the CPU reference (first: y[0] = nan", "verify-step-failed", true},
+      {"CUDA_DISABLE_PTX_JIT=1", "kernel.device0", "not run", "CUDA_ERROR_JIT_COMPILATION_DISABLED (223)", "verify-gpu-not-run", false},
+      {"FAKECUDA_MODE=jit-missing", "kernel.device0", "not run", "CUDA_ERROR_JIT_COMPILER_NOT_FOUND (221)", "verify-gpu-not-run", false},
+      {"FAKECUDA_SM=20", "kernel.device0", "failed", "CUDA_ERROR_NO_BINARY_FOR_GPU (209): fake driver error; the JIT's log: ptxas fatal   : SM version specified by .target is higher", "verify-step-failed", true},
   };
   for (const Case& c : cases) {
     Verify v = verify_fake9(c.env);
@@ -223,6 +227,45 @@ TEST_CASE("fake driver behaviours end in the right step status, finding and exit
     else CHECK(v.exit_code != 3);
     CHECK((v.runtime["status"] == "failed") == c.fails);
   }
+}
+
+TEST_CASE("the probe's kernel runs on Kepler and Maxwell GPUs and on drivers from before CUDA 11") {
+  for (const char* sm : {"35", "50"}) {  // GPUs CUDA 11 and 12 applications still run on
+    Verify v = verify_fake9(std::string("FAKECUDA_SM=") + sm);
+    INFO(v.output);
+    CHECK(v.status("kernel.device0") == "ok");
+    CHECK(v.step("kernel.device0")->at("data")["ptx"] == ".version 6.0 .target sm_30");
+  }
+  // R440 exports cuDevicePrimaryCtxRelease without _v2
+  Verify cuda10 = verify("", "--ld-library-path " + shell_quote(fake("driver-cuda10") + ":" + fake("cudnn9")) + " " +
+                                 shell_quote(fake("apps/app9")));
+  INFO(cuda10.output);
+  CHECK(cuda10.status("driver.load") == "ok");
+  CHECK(cuda10.status("kernel.device0") == "ok");
+  CHECK(cuda10.runtime["status"] == "passed");
+  CHECK(cuda10.runtime["child"]["signal"].is_null());
+}
+
+TEST_CASE("a driver that lacks an entry point fails its load step, and no later step calls through it") {
+  Verify v = verify("", "--ld-library-path " + shell_quote(fake("driver-partial") + ":" + fake("cudnn9")) + " " +
+                            shell_quote(fake("apps/app9")));
+  INFO(v.output);
+  CHECK(v.status("driver.load") == "failed");
+  CHECK(v.message("driver.load").find("does not export cuLaunchKernel") != std::string::npos);
+  CHECK(v.status("driver.init") == "not run");
+  CHECK(v.message("driver.init").find("does not export cuLaunchKernel") != std::string::npos);
+  CHECK(v.runtime["child"]["signal"].is_null());
+  CHECK_FALSE(v.has_finding("verify-crash"));
+  CHECK(v.exit_code == 3);
+}
+
+TEST_CASE("cuDNN 7: one library, and its convolution runs without the FMA math mode it does not have") {
+  Verify v = verify("", "--ld-library-path " + shell_quote(fake("driver") + ":" + fake("cudnn7")) + " " +
+                            shell_quote(fake("apps/app7")));
+  INFO(v.output);
+  CHECK(v.step("cudnn.version")->at("data")["version"] == 7605);
+  CHECK(v.status("cudnn.convolution.device0") == "ok");
+  CHECK(v.step("cudnn.convolution.device0")->at("data")["mismatches"] == 0);
 }
 
 TEST_CASE("a 256 MiB line and a malformed event on the event descriptor change nothing") {
