@@ -55,29 +55,70 @@ Finding no_row_for(const CheckContext& ctx, const CudaLibrary& cudnn) {
       ""};
 }
 
-// A cuDNN release whose support matrix has no build for the process's CUDA version, which `cuda` shows.
+std::string ranges_text(const std::vector<const CudnnBuild*>& builds) {
+  std::string ranges;
+  for (const CudnnBuild* b : builds)
+    ranges += (ranges.empty() ? "" : ", ") + b->cuda_min.str() + (b->cuda_max == b->cuda_min ? "" : "-" + b->cuda_max.str());
+  return ranges;
+}
+
+Version major_minor(const Version& v) { return Version{{v.major(), v.minor()}}; }
+
+// The release's builds for CUDA `major`.
+std::vector<const CudnnBuild*> builds_for_major(const CudnnRelease& release, int major) {
+  std::vector<const CudnnBuild*> builds;
+  for (const CudnnBuild& b : release.builds)
+    if (b.cuda_min.major() <= major && major <= b.cuda_max.major()) builds.push_back(&b);
+  return builds;
+}
+
+// A cuDNN release whose support matrix has no build for the process's CUDA version, which `cuda`
+// shows. A runtime newer than every build of its major is only untested (CUDA's minor-version
+// compatibility covers it); one older than them, or a major the release has no build for, is not.
 void no_build_for(const CheckContext& ctx, const CudaLibrary& cudnn, const CudaLibrary* cuda, std::vector<Finding>& out) {
   if (!cudnn.version || !cuda) return;
   std::vector<const CudnnRelease*> releases = ctx.matrix.cudnn_releases_matching(*cudnn.version);
   if (releases.empty()) return append_unique(out, no_row_for(ctx, cudnn));
+  Version wanted = major_minor(*cuda->version);
   for (const CudnnRelease* release : releases) {
-    Version wanted{{cuda->version->major(), cuda->version->minor()}};
-    bool covered = std::any_of(release->builds.begin(), release->builds.end(), [&](const CudnnBuild& b) {
-      return !(wanted < Version{{b.cuda_min.major(), b.cuda_min.minor()}}) &&
-             !(Version{{b.cuda_max.major(), b.cuda_max.minor()}} < wanted);
+    std::vector<const CudnnBuild*> builds = builds_for_major(*release, wanted.major());
+    bool covered = std::any_of(builds.begin(), builds.end(), [&](const CudnnBuild* b) {
+      return !(wanted < major_minor(b->cuda_min)) && !(major_minor(b->cuda_max) < wanted);
     });
     if (covered) return;
-    std::string ranges;
-    for (const CudnnBuild& b : release->builds)
-      ranges += (ranges.empty() ? "" : ", ") + b.cuda_min.str() + (b.cuda_max == b.cuda_min ? "" : "-" + b.cuda_max.str());
-    append_unique(out, Finding{
+    std::vector<const CudnnBuild*> all;
+    for (const CudnnBuild& b : release->builds) all.push_back(&b);
+    bool built_for_major = std::find(cudnn.cuda_majors.begin(), cudnn.cuda_majors.end(), wanted.major()) != cudnn.cuda_majors.end();
+    if (builds.empty() && built_for_major)
+      return append_unique(out, Finding{
+          "matrix-no-data", Severity::Info, cudnn.object,
+          fmt::format("cuDNN {} was built for CUDA {} ({}), and depscan's support-matrix row for it lists builds for "
+                      "CUDA {} only: whether it supports CUDA {} ({} is {}) was not checked",
+                      cudnn.version->str(), wanted.major(), cudnn.cuda_source, ranges_text(all), wanted.str(), cuda->name,
+                      cuda->version->str()),
+          fmt::format("check NVIDIA's support matrix for cuDNN {} (https://docs.nvidia.com/deeplearning/cudnn/)",
+                      cudnn.version->str()),
+          ""});
+    bool newer = !builds.empty() && std::all_of(builds.begin(), builds.end(), [&](const CudnnBuild* b) {
+      return major_minor(b->cuda_max) < wanted;
+    });
+    if (newer)
+      return append_unique(out, Finding{
+          "cudnn-cuda-mismatch", Severity::Info, cudnn.object,
+          fmt::format("cuDNN {}'s support matrix lists its CUDA {} build for CUDA {}, and {} is {}, newer: NVIDIA has "
+                      "not tested the pair, which CUDA's minor-version compatibility normally lets run (source: {})",
+                      cudnn.version->str(), wanted.major(), ranges_text(builds), cuda->name, cuda->version->str(),
+                      release->source),
+          "if cuDNN misbehaves with this runtime, use a cuDNN release whose support matrix lists CUDA " + wanted.str() +
+              " (depscan matrix cudnn " + std::to_string(cudnn.version->major()) + ")",
+          ""});
+    return append_unique(out, Finding{
         "cudnn-cuda-mismatch", Severity::Warning, cudnn.object,
         fmt::format("cuDNN {} has no build for CUDA {} ({} is {}); its builds are for CUDA {} (source: {})",
-                    cudnn.version->str(), wanted.str(), cuda->name, cuda->version->str(), ranges, release->source),
+                    cudnn.version->str(), wanted.str(), cuda->name, cuda->version->str(), ranges_text(all), release->source),
         "use a cuDNN release whose support matrix lists this CUDA version (depscan matrix cudnn " +
             cudnn.version->str() + ")",
         ""});
-    return;
   }
 }
 

@@ -272,16 +272,40 @@ TEST_CASE("cudnn-cuda-mismatch: cuDNN built for CUDA 12 in a CUDA 13 process") {
   CHECK(mentions(found, "this process uses CUDA 13"));
   CHECK(found[0]["fix"].get<std::string>().find("nvidia-cudnn-cu13") != std::string::npos);
   CHECK(problem_codes(scan_app("app9")).count("cudnn-cuda-mismatch") == 0);
+  // the same release built for CUDA 12 (nvidia-cudnn-cu12 9.19.0.56: CUDA 12.9) with a CUDA 12.8 runtime
+  json cu12 = scan_app("app9_cu12_cuda12_8");
+  CHECK(findings(cu12, "cudnn-cuda-mismatch").empty());
+  CHECK(findings(cu12, "matrix-no-data").empty());
 }
 
-TEST_CASE("cudnn-cuda-mismatch: a cuDNN release with no build for the runtime's CUDA minor warns") {
+TEST_CASE("cudnn-cuda-mismatch: a runtime newer than every build of its major is untested, one older is not built for") {
   auto found = findings(scan_app("app9_cuda13_9"), "cudnn-cuda-mismatch");
   REQUIRE(found.size() == 1);
-  CHECK(found[0]["severity"] == "warning");
-  CHECK(mentions(found, "cuDNN 9.19.0 has no build for CUDA 13.9 (libcudart.so.13 is 13.9.20); its builds are for "
-                        "CUDA 13.0-13.1"));
+  CHECK(found[0]["severity"] == "info");
+  CHECK(mentions(found, "cuDNN 9.19.0's support matrix lists its CUDA 13 build for CUDA 13.0-13.1, and libcudart.so.13 "
+                        "is 13.9.20, newer: NVIDIA has not tested the pair"));
   // cuFFT 12.0 (CUDA 13's) comes first in that process: the CUDA version is NVRTC's 13.0, not cuFFT's
   CHECK(findings(scan_app("app9_cufft"), "cudnn-cuda-mismatch").empty());
+
+  // the same cuDNN 9.19 (built for CUDA 13) and CUDA 13.1 runtime, with data that says otherwise
+  TempDir dir("cudnn-builds");
+  auto with_builds = [&](const std::string& name, const std::string& builds) {
+    std::string path = dir.str() + "/" + name;
+    std::ofstream(path) << R"({"schema": "depscan-matrix/cudnn/1", "compatibility_source": "test", "releases": [{"versions": ["9.19.0"], "builds": [)" +
+                               builds + R"(], "sm_min": "7.5", "sm_max": "12.1", "source": "test data"}]})";
+    return scan_app("app9", "--matrix " + shell_quote(path));
+  };
+  auto older = findings(with_builds("older.json", R"({"cuda_min": "13.2", "cuda_max": "13.5", "linux": "580.65.06"})"),
+                        "cudnn-cuda-mismatch");
+  REQUIRE(older.size() == 1);
+  CHECK(older[0]["severity"] == "warning");
+  CHECK(mentions(older, "cuDNN 9.19.0 has no build for CUDA 13.1 (libcudart.so.13 is 13.1.80); its builds are for CUDA "
+                        "13.2-13.5 (source: test data)"));
+  json gap = with_builds("gap.json", R"({"cuda_min": "12.0", "cuda_max": "12.9", "linux": "525.60.13"})");
+  CHECK(findings(gap, "cudnn-cuda-mismatch").empty());
+  CHECK(mentions(findings(gap, "matrix-no-data"), "cuDNN 9.19.0 was built for CUDA 13 (it opens libnvrtc.so.13), and "
+                                                  "depscan's support-matrix row for it lists builds for CUDA 12.0-12.9 "
+                                                  "only: whether it supports CUDA 13.1"));
 }
 
 TEST_CASE("cuda-driver-too-old: below the minor-version floor is an error, below the full driver a warning") {
