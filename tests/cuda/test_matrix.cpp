@@ -74,6 +74,13 @@ TEST_CASE("GPU names, sm numbers and capabilities") {
   CHECK(m.gpu("NVIDIA GeForce RTX 4090")->sm() == 89);
   CHECK(m.gpu("NVIDIA A100-SXM4-80GB")->sm() == 80);
   CHECK(m.gpu("GB200")->sm() == 100);  // the longer name wins over B200's
+  // Ada workstation cards, whose numbers look like Turing's and Blackwell's GeForce names
+  CHECK(m.gpu("NVIDIA RTX 5000 Ada Generation")->sm() == 89);
+  CHECK(m.gpu("NVIDIA RTX 2000 Ada Generation")->sm() == 89);
+  CHECK(m.gpu("NVIDIA RTX 6000 Ada Generation")->sm() == 89);
+  CHECK(m.gpu("NVIDIA GeForce RTX 5090")->sm() == 120);
+  CHECK(m.gpu("NVIDIA GeForce RTX 2080 Ti")->sm() == 75);
+  CHECK(m.gpu("Quadro RTX 5000")->sm() == 75);
   CHECK(m.gpu("sm_120")->sm() == 120);
   CHECK(m.gpu("8.6")->sm() == 86);
   CHECK_FALSE(m.gpu("Voodoo 3"));
