@@ -63,10 +63,6 @@ std::vector<Finding> check_cpu_isa_level(const CheckContext& ctx);
 // or 64 KiB pages without it (page-size).
 std::vector<Finding> check_page_size(const CheckContext& ctx);
 
-// Device code that cannot run on the --gpu targets (no-kernel-image, ptx-jit-only,
-// ptx-needs-newer-driver), unknown --gpu names (unknown-gpu), malformed fatbins (fatbin-error).
-std::vector<Finding> check_gpu_code(const CheckContext& ctx);
-
 // DT_VERNEED versions the loaded provider does not define (symbol-version-not-found).
 std::vector<Finding> check_symbol_versions(const CheckContext& ctx, const SymbolIndex& symbols);
 

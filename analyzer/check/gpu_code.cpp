@@ -8,7 +8,7 @@
 
 #include <fmt/format.h>
 
-#include "analyzer/check/check.h"
+#include "analyzer/check/gpu_code.h"
 #include "analyzer/check/gpu_targets.h"
 #include "matrix/matrix.h"
 
@@ -236,11 +236,15 @@ Finding fatbin_error(size_t index, const Object& object, const std::string& erro
 
 }  // namespace
 
-std::vector<Finding> check_gpu_code(const CheckContext& ctx) {
+std::vector<Finding> check_gpu_code(const CheckContext& ctx, const std::optional<SourcedVersion>& installed) {
   std::vector<Finding> findings;
   std::vector<Gpu> gpus = target_gpus(ctx.matrix, ctx.target, findings);
-  Driver driver{ctx.target.driver,
-                ctx.target.driver ? cuda_version_of_driver(ctx.matrix, *ctx.target.driver) : std::nullopt};
+  Driver driver;
+  if (installed) {
+    driver.spec = installed->source == "--driver" ? installed->version.str()
+                                                  : fmt::format("{} from {}", installed->version.str(), installed->source);
+    driver.cuda = cuda_version_of_driver(ctx.matrix, installed->version.str());
+  }
   for (size_t i = 0; i < ctx.graph.objects.size(); ++i) {
     const Object& object = ctx.graph.objects[i];
     if (!object.binary || !object.binary->cuda_code) continue;

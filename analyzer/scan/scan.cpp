@@ -8,6 +8,7 @@
 
 #include "analyzer/check/cuda_checks.h"
 #include "analyzer/check/framework_cudnn.h"
+#include "analyzer/check/gpu_code.h"
 #include "analyzer/check/python_variants.h"
 #include "analyzer/check/shipped_libraries.h"
 #include "analyzer/check/symbol_index.h"
@@ -161,8 +162,8 @@ ScanReport run_scan(const ScanOptions& options) {
   for (auto& f : check_page_size(ctx)) report.result.findings.push_back(std::move(f));         // PT_LOAD vs pages
   for (auto& f : check_cpu_isa_level(ctx)) report.result.findings.push_back(std::move(f));     // x86 ISA marker
   for (auto& f : check_static_tls(ctx)) report.result.findings.push_back(std::move(f));        // PT_TLS vs surplus
-  for (auto& f : check_gpu_code(ctx)) report.result.findings.push_back(std::move(f));           // --gpu vs fatbin
   CudaStack cuda_stack = identify_cuda_stack(ctx);
+  for (auto& f : check_gpu_code(ctx, cuda_stack.driver)) report.result.findings.push_back(std::move(f));  // --gpu vs fatbin
   for (auto& f : check_cuda_stack(ctx, cuda_stack)) report.result.findings.push_back(std::move(f));  // CUDA/cuDNN/driver
   for (auto& f : check_framework_cudnn(ctx, cuda_stack, inputs.distributions))
     report.result.findings.push_back(std::move(f));                                              // torch/TF vs cuDNN

@@ -2,6 +2,8 @@
 // the real cuDNN / cuBLAS libraries, and the GPU name / PTX / driver tables they rely on.
 #include <doctest/doctest.h>
 
+#include <fstream>
+
 #include "analyzer/check/gpu_targets.h"
 #include "analyzer/scan/scan.h"
 #include "matrix/matrix.h"
@@ -120,6 +122,26 @@ TEST_CASE("SASS rules: same major, minor <= device; a exact; f like plain") {
   CHECK(verdict(af, "12.0") == "");                     // sm_120a exactly
   CHECK(verdict(af, "12.1") == "no-kernel-image");      // sm_120a and compute_120a: 12.0 only
   CHECK(verdict(af, "11.0") == "no-kernel-image");
+}
+
+TEST_CASE("PTX ISA against the driver the scan finds itself, when --driver is not given") {
+  if (!have_nvcc()) return;
+  TempDir root("gpu-driver-proc");
+  std::filesystem::create_directories(root.path() / "proc/driver/nvidia");
+  std::filesystem::create_directories(root.path() / "opt/lib");
+  std::ofstream(root.path() / "proc/driver/nvidia/version")
+      << "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  575.57.08  Release Build  (test)\n";
+  std::filesystem::copy_file(fatbin_fixture("libsm80_ptx90.so"), root.path() / "opt/lib/libsm80_ptx90.so");
+  ScanOptions options;
+  options.root = root.str();
+  options.inputs = {"/opt/lib/libsm80_ptx90.so"};
+  options.target.gpus = {"10.0"};
+  std::vector<Finding> found;
+  for (const Finding& f : run_scan(options).result.findings)
+    if (kGpuCodes.count(f.code)) found.push_back(f);
+  REQUIRE(found.size() == 1);
+  CHECK(found[0].code == "ptx-needs-newer-driver");  // the CUDA 12.9 driver cannot JIT PTX ISA 9.0
+  CHECK(found[0].message.find("driver 575.57.08 from /proc/driver/nvidia/version (CUDA 12.9) is too old") != std::string::npos);
 }
 
 TEST_CASE("PTX ISA against the driver") {
