@@ -13,7 +13,8 @@ namespace {
 using nlohmann::json;
 
 const std::set<std::string> kCudaCodes = {"cudnn-version-mismatch", "cudnn-cuda-mismatch", "cuda-driver-too-old",
-                                          "stub-driver", "dlopen-library-not-found", "cuda-major-mismatch",
+                                          "stub-driver", "driver-library-mismatch", "dlopen-library-not-found",
+                                          "cuda-major-mismatch",
                                           "library-not-found"};
 
 struct Line {

@@ -31,8 +31,8 @@ void append_unique(std::vector<Finding>& out, Finding finding) {
 
 std::vector<Finding> check_cuda_stack(const CheckContext& ctx, const CudaStack& stack) {
   std::vector<Finding> out;
-  for (auto check : {check_cudnn_version_mismatch, check_cudnn_cuda_mismatch, check_cuda_driver, check_stub_driver,
-                     check_dlopen_libraries, check_cuda_major_mismatch})
+  for (auto check : {check_cudnn_version_mismatch, check_cudnn_cuda_mismatch, check_cuda_driver,
+                     check_driver_library_mismatch, check_stub_driver, check_dlopen_libraries, check_cuda_major_mismatch})
     for (Finding& f : check(ctx, stack)) out.push_back(std::move(f));
   return out;
 }

@@ -16,6 +16,8 @@ std::vector<Finding> check_cudnn_version_mismatch(const CheckContext& ctx, const
 std::vector<Finding> check_cudnn_cuda_mismatch(const CheckContext& ctx, const CudaStack& stack);
 // The installed driver is older than the CUDA runtime needs (minor-version rules applied).
 std::vector<Finding> check_cuda_driver(const CheckContext& ctx, const CudaStack& stack);
+// The user-space driver (libcuda.so.NNN) and the kernel module are of different releases.
+std::vector<Finding> check_driver_library_mismatch(const CheckContext& ctx, const CudaStack& stack);
 // libcuda.so.1 resolves to the toolkit's stub library.
 std::vector<Finding> check_stub_driver(const CheckContext& ctx, const CudaStack& stack);
 // A library opened with dlopen (known or inferred) cannot be found.

@@ -375,7 +375,11 @@ CudaStack identify_cuda_stack(const CheckContext& ctx) {
         stack.driver = SourcedVersion{*d->version, d->version_source};
         break;
       }
-  if (!stack.driver) stack.driver = driver_version_from_system(ctx.fs);
+  if (!ctx.target.driver) stack.kernel_driver = driver_version_from_system(ctx.fs);
+  // A libcuda older than the kernel module never runs (driver-library-mismatch); once it is off the
+  // path, the kernel's own driver is the one the other checks are about.
+  if (!stack.driver || (stack.kernel_driver && stack.driver->version < stack.kernel_driver->version))
+    stack.driver = stack.kernel_driver;
   return stack;
 }
 

@@ -47,6 +47,7 @@ struct CudaStack {
   std::vector<CudaLibrary> libraries;       // every CUDA/cuDNN object of the graph, graph order
   std::vector<CudaRequirement> requirements;
   std::optional<SourcedVersion> driver;      // the installed driver, when it can be told
+  std::optional<SourcedVersion> kernel_driver;  // the kernel module's (/proc/driver/nvidia/version), unless --driver
   bool driver_searched = false;             // some object opens libcuda.so.1
 
   bool empty() const { return libraries.empty() && requirements.empty(); }

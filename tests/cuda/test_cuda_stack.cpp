@@ -339,6 +339,38 @@ TEST_CASE("cuda-driver-too-old: below the minor-version floor is an error, below
   CHECK(mentions(by_proc, "535.104.05 (/proc/driver/nvidia/version)"));
 }
 
+TEST_CASE("driver-library-mismatch: the libcuda a process loads against the kernel module's release") {
+  // the kernel module of drivers-root (proc-root with user-space drivers) is 535.104.05
+  auto with_driver = [](const std::string& dir) {
+    return scan("--root " + shell_quote(fixtures_dir() + "/cuda/drivers-root") + " --ld-library-path " + dir + " /opt/bin/app13");
+  };
+  json older = with_driver("/opt/driver");
+  auto old_found = findings(older, "driver-library-mismatch");
+  REQUIRE(old_found.size() == 1);
+  CHECK(old_found[0]["severity"] == "error");
+  CHECK(mentions(old_found, "libcuda.so.1 (/opt/driver/libcuda.so.470.82.01) is NVIDIA driver 470.82.01, but the kernel "
+                            "module is 535.104.05 (/proc/driver/nvidia/version): cuInit fails with "
+                            "CUDA_ERROR_SYSTEM_DRIVER_MISMATCH (803"));
+  CHECK(old_found[0]["fix"].get<std::string>().find("take /opt/driver off the library search path") != std::string::npos);
+  // the other checks are about the kernel's driver, which runs once that libcuda is off the path
+  CHECK(mentions(findings(older, "cuda-driver-too-old"), "535.104.05 (/proc/driver/nvidia/version)"));
+
+  auto newer = findings(with_driver("/opt/driver-new"), "driver-library-mismatch");
+  REQUIRE(newer.size() == 1);
+  CHECK(newer[0]["severity"] == "error");
+  CHECK(mentions(newer, "Driver/library version mismatch"));
+
+  auto compat = findings(with_driver("/opt/cuda13/compat"), "driver-library-mismatch");
+  REQUIRE(compat.size() == 1);
+  CHECK(compat[0]["severity"] == "info");
+  CHECK(mentions(compat, "is NVIDIA driver 580.65.06, newer than the kernel module's 535.104.05 "
+                         "(/proc/driver/nvidia/version): CUDA forward compatibility (cuda-compat)"));
+
+  CHECK(findings(scan("--root " + shell_quote(fixtures_dir() + "/cuda/drivers-root") + " /opt/bin/app13"),
+                 "driver-library-mismatch").empty());  // no libcuda in the graph
+  CHECK(findings(with_driver("/opt/driver --driver 470.82.01"), "driver-library-mismatch").empty());  // --driver states it
+}
+
 TEST_CASE("cuda-driver-too-old: CUDA 10.2 and 11.0 runtimes are held to their own driver-table rows") {
   // 10.2's only row is 10.2.89: the runtime, known as 10.2, is checked against it
   json old = scan_app("app10_2", "--driver 418.39");
