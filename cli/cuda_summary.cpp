@@ -14,8 +14,7 @@ using nlohmann::json;
 
 const std::set<std::string> kCudaCodes = {"cudnn-version-mismatch", "cudnn-cuda-mismatch", "cuda-driver-too-old",
                                           "stub-driver", "driver-library-mismatch", "dlopen-library-not-found",
-                                          "cuda-major-mismatch",
-                                          "library-not-found"};
+                                          "cuda-major-mismatch", "library-not-found"};
 
 struct Line {
   std::string component, name, path, version, how;

@@ -36,10 +36,13 @@ bool arch_fits(const CudaImage& image, ComputeCapability device) {
   return false;  // unknown kinds are opaque
 }
 
-// The driver's JIT accepts PTX up to its own CUDA version; unknown on either side: assume yes.
+// The driver's JIT accepts PTX up to its own CUDA version; unknown on either side: assume yes. A
+// PTX ISA newer than the table needs a CUDA newer than the table's newest.
 bool driver_accepts(const CudaImage& ptx, const Driver& driver) {
-  auto needed = cuda_version_for_ptx_isa(ptx.version_major, ptx.version_minor);
-  return !driver.cuda || !needed || *needed <= *driver.cuda;
+  if (!driver.cuda) return true;
+  if (auto needed = cuda_version_for_ptx_isa(ptx.version_major, ptx.version_minor)) return *needed <= *driver.cuda;
+  auto too_old = newest_cuda_before_ptx_isa(ptx.version_major, ptx.version_minor);
+  return !too_old || *too_old < *driver.cuda;
 }
 
 // What the runtime would use from one kernel module (or a library's union of modules).
@@ -106,6 +109,9 @@ std::string listing(const CudaCode& code) { return cuda_code_summary(code); }
 
 std::string ptx_requirement(const Matrix& matrix, const CudaImage& ptx) {
   auto cuda = cuda_version_for_ptx_isa(ptx.version_major, ptx.version_minor);
+  if (auto too_old = newest_cuda_before_ptx_isa(ptx.version_major, ptx.version_minor))
+    return fmt::format("PTX ISA {}.{}: newer than depscan's PTX table, needs a driver for a CUDA newer than {}",
+                       ptx.version_major, ptx.version_minor, too_old->str());
   if (!cuda) return fmt::format("PTX ISA {}.{}", ptx.version_major, ptx.version_minor);
   std::string driver = minimum_driver_for(matrix, *cuda);
   return fmt::format("PTX ISA {}.{}: needs a driver for CUDA {} or newer{}", ptx.version_major, ptx.version_minor,

@@ -66,6 +66,14 @@ std::optional<CudaVersion> cuda_version_for_ptx_isa(int major, int minor) {
   return std::nullopt;
 }
 
+std::optional<CudaVersion> newest_cuda_before_ptx_isa(int major, int minor) {
+  const PtxRelease* newest = nullptr;
+  for (const PtxRelease& r : ptx_releases())
+    if (!newest || newest->isa < r.isa) newest = &r;
+  if (!newest || !(newest->isa < Version{{major, minor}})) return std::nullopt;
+  return newest->cuda;
+}
+
 std::optional<CudaVersion> cuda_version_of_driver(const Matrix& matrix, std::string_view driver) {
   auto version = Version::parse(driver);
   if (!version) return std::nullopt;

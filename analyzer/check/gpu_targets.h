@@ -30,6 +30,9 @@ std::optional<ComputeCapability> compute_capability_of(const Matrix& matrix, std
 
 // The CUDA release that introduced a PTX ISA version (9.1 -> 13.1); nullopt if unknown.
 std::optional<CudaVersion> cuda_version_for_ptx_isa(int major, int minor);
+// For a PTX ISA newer than every row of the table: the CUDA release of its newest row, which is
+// too old for it (PTX ISA 9.5 when the table ends at 9.1: CUDA 13.1). nullopt otherwise.
+std::optional<CudaVersion> newest_cuda_before_ptx_isa(int major, int minor);
 
 // The newest CUDA version a Linux driver runs: "580.65.06" -> 13.0. A CUDA version ("13.0") is
 // taken as it is. nullopt if the text is neither or the driver is older than the table.

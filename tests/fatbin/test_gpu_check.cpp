@@ -144,6 +144,17 @@ TEST_CASE("PTX ISA against the driver the scan finds itself, when --driver is no
   CHECK(found[0].message.find("driver 575.57.08 from /proc/driver/nvidia/version (CUDA 12.9) is too old") != std::string::npos);
 }
 
+TEST_CASE("a PTX ISA newer than the PTX table needs a CUDA newer than the table's newest") {
+  if (!have_nvcc()) return;
+  std::string b = fatbin_fixture("libsm80_ptx92.so");  // the PTX entry says ISA 9.2; the table ends at 9.1 (CUDA 13.1)
+  CHECK(verdict(b, "10.0", "590.44.01") == "ptx-needs-newer-driver");  // a CUDA 13.1 driver
+  CHECK(verdict(b, "10.0", "13.3") == "ptx-jit-only");                 // newer than the table: assumed able
+  auto findings = gpu_findings(b, "10.0", "13.3");
+  REQUIRE(findings.size() == 1);
+  CHECK(findings[0].message.find("PTX ISA 9.2: newer than depscan's PTX table, needs a driver for a CUDA newer than 13.1") !=
+        std::string::npos);
+}
+
 TEST_CASE("PTX ISA against the driver") {
   if (!have_nvcc()) return;
   std::string b = fatbin_fixture("libsm80_ptx90.so");
