@@ -76,6 +76,7 @@ struct Symbol {                // one dynamic symbol (entry 0, the null symbol, 
   SymbolText version_file;     // undefined + versioned: the vn_file that should provide it
   bool hidden = false;         // versym bit 0x8000: not the default version (foo@V, not foo@@V)
   uint16_t version_index = 0;  // raw versym & 0x7fff (0 local, 1 global, >=2 named); 0xffff if no versym
+  bool bound_at_load = false;  // named by a relocation the loader applies before the program runs (GLOB_DAT, R_X86_64_64)
   // Defined with value 0, neither absolute nor thread-local: glibc's check_match skips it.
   bool valueless_definition() const { return defined && no_value && !absolute && type != SymbolType::Tls; }
   bool operator==(const Symbol&) const = default;
@@ -192,6 +193,8 @@ struct Binary {
 // A relocation type that gives a thread-local variable a fixed offset from the thread pointer
 // (initial-exec: R_X86_64_TPOFF64 and its kin on the machines glibc supports).
 bool is_static_tls_relocation(uint16_t machine, uint32_t type);
+// The PLT's relocation (R_X86_64_JUMP_SLOT and its kin), which lazy binding resolves at the first call.
+bool is_jump_slot_relocation(uint16_t machine, uint32_t type);
 
 // x86-64 ISA levels as GNU_PROPERTY_X86_ISA_1_NEEDED and glibc's cpu_features->isa_1 count them.
 inline constexpr uint32_t kIsaBaseline = 1, kIsaV2 = 2, kIsaV3 = 4, kIsaV4 = 8;

@@ -144,13 +144,14 @@ void add_host_symbol_findings(const Graph& graph, size_t root, size_t object, co
 std::string when_it_fails(const Binary& requester, const Symbol& ref, const Target& target, bool musl) {
   if (musl) return "fails at load: musl's loader binds every reference before the program starts";
   if (is_data(ref.type)) return "fails at load: data reference";
+  if (ref.bound_at_load) return "fails at load: a relocation the loader applies at start-up names it (a function pointer, vtable or -fno-plt call), lazy binding or not";
   if (requester.bind_now()) return "fails at load: the object is linked with -z now (BIND_NOW)";
   if (target.bind_now) return "fails at load: LD_BIND_NOW=1";
   return "fails only when first called (lazy binding); at load with LD_BIND_NOW=1";
 }
 
 bool fails_at_load(const Binary& requester, const Symbol& ref, const Target& target, bool musl) {
-  return musl || is_data(ref.type) || requester.bind_now() || target.bind_now;
+  return musl || is_data(ref.type) || ref.bound_at_load || requester.bind_now() || target.bind_now;
 }
 
 // Listed, yet no definition to the loader.

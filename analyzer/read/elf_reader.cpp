@@ -118,7 +118,8 @@ Problem read_dynamic_view(const elf::Image& image, Binary& binary, bool with_sym
     if (auto problem = elf::read_static_tls_relocations(image, dynamic, binary)) return problem;
   binary.symbols_read = with_symbols;
   if (!with_symbols) return std::nullopt;
-  return elf::read_dynamic_symbols(image, dynamic, strings, binary);
+  if (auto problem = elf::read_dynamic_symbols(image, dynamic, strings, binary)) return problem;
+  return elf::mark_load_time_references(image, dynamic, binary);
 }
 
 }  // namespace

@@ -27,6 +27,20 @@ bool is_static_tls_relocation(uint16_t machine, uint32_t type) {
   }
 }
 
+bool is_jump_slot_relocation(uint16_t machine, uint32_t type) {
+  constexpr uint16_t kI386 = 3, kArm = 40, kPpc64 = 21, kS390 = 22, kX8664 = 62, kAarch64 = 183, kRiscv = 243;
+  switch (machine) {
+    case kX8664: return type == 7;     // R_X86_64_JUMP_SLOT
+    case kI386: return type == 7;      // R_386_JMP_SLOT
+    case kAarch64: return type == 1026;  // R_AARCH64_JUMP_SLOT
+    case kArm: return type == 22;      // R_ARM_JUMP_SLOT
+    case kPpc64: return type == 21;    // R_PPC64_JMP_SLOT
+    case kS390: return type == 11;     // R_390_JMP_SLOT
+    case kRiscv: return type == 5;     // R_RISCV_JUMP_SLOT
+    default: return false;
+  }
+}
+
 bool is_x86_machine(uint16_t machine) {
   constexpr uint16_t kI386 = 3, kX8664 = 62;
   return machine == kX8664 || machine == kI386;

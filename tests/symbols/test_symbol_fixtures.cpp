@@ -90,7 +90,7 @@ Prediction predict(const std::string& name, bool bind_now, const std::string& ex
   return p;
 }
 
-const std::vector<std::string> kCases = {"removed_func",  "removed_func_now", "removed_versioned", "zero_value",
+const std::vector<std::string> kCases = {"removed_func",  "removed_func_now", "func_pointer", "removed_versioned", "zero_value",
                                          "data_ref",      "weak_ref",         "version_missing",
                                          "weak_version",  "weak_version_flag", "interposed",
                                          "host_symbol",   "versioned_ok"};

@@ -149,6 +149,15 @@ void read_static_tls_relocations(const le::Binary& elf, Binary& out) {
   symbols.erase(std::unique(symbols.begin(), symbols.end()), symbols.end());
 }
 
+// The symbols DT_RELA / DT_REL name, the jump slots aside: bound before the program runs.
+void mark_load_time_references(const le::Binary& elf, Binary& out) {
+  for (const le::Relocation& r : elf.dynamic_relocations()) {
+    uint64_t symbol = r.info();
+    if (symbol != 0 && symbol <= out.symbols.size() && !is_jump_slot_relocation(out.machine, r.type()))
+      out.symbols[symbol - 1].bound_at_load = true;
+  }
+}
+
 void read_versions(const le::Binary& elf, Binary& out) {
   for (const le::SymbolVersionRequirement& r : elf.symbols_version_requirement())
     for (const le::SymbolVersionAuxRequirement& a : r.auxiliary_symbols())
@@ -229,6 +238,7 @@ Expected<Binary> convert(const le::Binary& elf, uint64_t file_size, Binary out) 
   read_static_tls_relocations(elf, out);
   size_t symbol_count = read_symbols(elf, out);
   if (auto problem = check_symbol_count(elf, symbol_count)) return Error{*problem};
+  mark_load_time_references(elf, out);
   read_sections(elf, out);
   return out;
 }
