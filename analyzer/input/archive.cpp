@@ -110,6 +110,7 @@ std::optional<ArchiveMember> ArchiveReader::next() {
       continue;
     }
     ArchiveMember member{*name, kind_of(la, entry), 0, "", static_cast<unsigned>(la.entry_perm(entry))};
+    member_mode_ = member.mode;
     if (la.entry_size_is_set(entry) && la.entry_size(entry) > 0)
       member.size = static_cast<uint64_t>(la.entry_size(entry));
     if (la.entry_is_encrypted(entry)) {
@@ -179,7 +180,9 @@ Expected<bool> ArchiveReader::extract(SafeTree& tree, const std::string& rel, bo
   auto first = read_block(buf.data(), buf.size());
   if (!first) return Error{first.error()};
   if (elf_only && (*first < 4 || std::memcmp(buf.data(), "\x7f" "ELF", 4) != 0)) return false;
-  auto fd = tree.create_file(rel);
+  // Its execute bits kept: the checks ask whether a program's interpreter may be executed. Always
+  // readable by the scan.
+  auto fd = tree.create_file(rel, (member_mode_ & 0755) | 0600);
   if (!fd) return Error{fd.error()};
   bool ok = write_all(*fd, buf.data(), *first);
   for (size_t n = *first; ok && n > 0;) {

@@ -54,7 +54,7 @@ class ArchiveReader {
   // skipped. nullopt at the end, or when the archive cannot be read further (see failed()).
   std::optional<ArchiveMember> next();
 
-  // Writes the current member (a File) into `tree` at `rel`. With elf_only, nothing is written
+  // Writes the current member (a File) into `tree` at `rel`, with its execute bits. With elf_only, nothing is written
   // unless the data starts with the ELF magic. Returns whether a file was written.
   Expected<bool> extract(SafeTree& tree, const std::string& rel, bool elf_only = false);
   // The current member's data, if it is at most limits.max_small_read bytes.
@@ -81,6 +81,7 @@ class ArchiveReader {
   size_t members_ = 0;
   bool failed_ = false;
   bool data_consumed_ = false;
+  unsigned member_mode_ = 0644;  // the current member's permission bits
   std::set<std::string> seen_;
   std::vector<Finding> findings_;
 };

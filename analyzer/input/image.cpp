@@ -94,13 +94,20 @@ Expected<std::vector<std::string>> layer_list(SafeTree& staging, const Staged& s
   }
 }
 
-void apply_whiteouts(ArchiveReader& reader, SafeTree& rootfs) {
+void apply_whiteouts(ArchiveReader& reader, SafeTree& rootfs, const std::string& display, std::vector<Finding>& findings) {
   while (auto member = reader.next()) {
     std::string leaf = basename_of("/" + member->name);
     if (leaf.rfind(kWhiteoutPrefix, 0) != 0) continue;
     std::string dir = dirname_of("/" + member->name).substr(1);
-    if (leaf == kOpaque) rootfs.clear_directory(dir);
-    else rootfs.remove(dir.empty() ? leaf.substr(4) : dir + "/" + leaf.substr(4));
+    std::string hidden = leaf.substr(std::string_view(kWhiteoutPrefix).size());
+    if (leaf == kOpaque) {
+      rootfs.clear_directory(dir);
+    } else if (hidden.empty() || hidden == "." || hidden == "..") {  // would hide a directory above it
+      findings.push_back(image_finding("archive-unsafe-member", Severity::Error, display,
+                                       fmt::format("whiteout '{}' names no file of its directory: ignored", member->name)));
+    } else {
+      rootfs.remove(dir.empty() ? hidden : dir + "/" + hidden);
+    }
   }
 }
 
@@ -176,7 +183,7 @@ ImageUnpack unpack_image(const std::string& host_path, const std::string& displa
         out.findings.push_back(image_finding("archive-corrupt", Severity::Error, layer_display, reader.error()));
         break;
       }
-      if (pass == 0) apply_whiteouts(**reader, rootfs);
+      if (pass == 0) apply_whiteouts(**reader, rootfs, layer_display, out.findings);
       else apply_entries(**reader, rootfs, layer_display, out.findings);
       if (pass == 1 || (*reader)->failed())
         for (Finding& f : (*reader)->findings()) out.findings.push_back(std::move(f));

@@ -127,6 +127,8 @@ Expected<int> SafeTree::open_parent(std::string_view rel, bool create, std::stri
   if (root_fd_ < 0) return Error{"the extraction directory could not be opened"};
   auto parts = components(rel);
   if (parts.empty()) return Error{"empty path"};
+  for (const std::string& part : parts)
+    if (part == "." || part == "..") return Error{fmt::format("'{}' has a '{}' component", rel, part)};
   leaf = parts.back();
   parts.pop_back();
   int fd = ::dup(root_fd_);

@@ -802,6 +802,12 @@ TEST_CASE("docker-save image: layers applied with whiteouts, links kept inside")
     CHECK(any_message_has(unsafe, "hardlink-out"));
     CHECK(any_message_has(unsafe, "hardlink-up"));
     CHECK(any_message_has(findings(s.report, "archive-unsafe-link"), "up-link"));
+    // whiteouts of '.' and '..' are refused, and remove nothing
+    CHECK(any_message_has(unsafe, "whiteout 'usr/.wh..' names no file of its directory: ignored"));
+    CHECK(any_message_has(unsafe, "whiteout '.wh...' names no file of its directory: ignored"));
+    // the loader keeps its execute permission (tar mode 0755): the kernel can start the program
+    for (const json& f : findings(s.report, "program-interpreter"))
+      CHECK(f["message"].get<std::string>().find("execute permission") == std::string::npos);
     for (const char* stray : {"/tmp/depscan-stray-dotdot", "/tmp/depscan-stray-up", "/etc/depscan-stray-through-link"})
       CHECK_FALSE(fs::exists(stray));
   }
