@@ -21,6 +21,17 @@
 namespace depscan::cli {
 namespace {
 
+// A version of two or more dotted numbers (2.28, 3.4.25, 550.54.14); anything else would switch
+// the check it feeds off without a word.
+CLI::Validator dotted_version() {
+  return CLI::Validator(
+      [](std::string& text) {
+        auto v = Version::parse(text);
+        return v && v->parts.size() >= 2 ? std::string() : "not a dotted version number: '" + text + "'";
+      },
+      "VERSION");
+}
+
 struct ScanArgs {
   ScanOptions scan;
   std::string format = "text";
@@ -90,9 +101,11 @@ void add_scan_command(CLI::App& app, int& exit_code) {
                  "GLIBC_TUNABLES of the target process (default: this environment's); glibc.rtld.optional_static_tls "
                  "and glibc.rtld.nns size the static TLS surplus");
   app.add_option("--target-glibc", args->scan.target.glibc,
-                 "oldest glibc the binaries must run with (2.28): every symbol too new is an error");
+                 "oldest glibc the binaries must run with (2.28): every symbol too new is an error")
+      ->check(dotted_version());
   app.add_option("--target-glibcxx", args->scan.target.glibcxx,
-                 "oldest libstdc++ (GLIBCXX_ version, 3.4.25) the binaries must run with");
+                 "oldest libstdc++ (GLIBCXX_ version, 3.4.25) the binaries must run with")
+      ->check(dotted_version());
   app.add_option("--target", args->scan.target.baseline,
                  "named baseline for the version floors: debian-11, ubuntu-22.04, rhel-8, manylinux2014, ...")
       ->check(CLI::Validator([](std::string& name) { return known_baseline_or_error(name); }, "BASELINE"));
@@ -111,7 +124,8 @@ void add_scan_command(CLI::App& app, int& exit_code) {
           "GPU"));
   app.add_option("--driver", args->scan.target.driver,
                  "installed NVIDIA driver version (550.54.14) for the CUDA driver checks (default: read from the "
-                 "analysed system)");
+                 "analysed system)")
+      ->check(dotted_version());
   app.add_option("--matrix", args->scan.matrix_path, "replace the embedded CUDA/cuDNN data with this matrix file");
   app.add_flag("--no-dlopen", [args](int64_t) { args->scan.dlopen_edges = false; },
                "do not add the libraries opened with dlopen (known from the matrix or named in read-only data)");

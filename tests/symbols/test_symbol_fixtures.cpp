@@ -325,4 +325,12 @@ TEST_CASE("--target-glibc and --target name the symbols too new for the target")
   r = run_command(shell_quote(depscan_bin()) + " --target no-such-distro " + app + " 2>&1");
   CHECK(r.exit_code == 2);
   CHECK(r.output.find("known: debian-10") != std::string::npos);
+  // a value that is no version would switch the check off: refused
+  for (std::string option : {"--target-glibc GLIBC_2.17", "--target-glibc 2,17", "--target-glibcxx xyz", "--driver abc",
+                             "--driver 550,54"}) {
+    CAPTURE(option);
+    r = run_command(shell_quote(depscan_bin()) + " " + option + " " + app + " 2>&1");
+    CHECK(r.exit_code == 2);
+    CHECK(r.output.find("not a dotted version number") != std::string::npos);
+  }
 }
