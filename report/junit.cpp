@@ -8,10 +8,21 @@
 namespace depscan {
 namespace {
 
+// U+FFFE and U+FFFF (EF BF BE, EF BF BF) are valid UTF-8 and not XML characters.
+bool xml_noncharacter_at(const std::string& text, size_t i) {
+  return i + 2 < text.size() && text[i] == '\xEF' && text[i + 1] == '\xBF' && (text[i + 2] == '\xBE' || text[i + 2] == '\xBF');
+}
+
 std::string xml_escape(std::string_view raw) {
   std::string text = valid_utf8(raw);
   std::string out;
-  for (char c : text) {
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (xml_noncharacter_at(text, i)) {
+      out += "\xEF\xBF\xBD";  // U+FFFD, as for the invalid bytes valid_utf8 replaced
+      i += 2;
+      continue;
+    }
     switch (c) {
       case '&': out += "&amp;"; break;
       case '<': out += "&lt;"; break;

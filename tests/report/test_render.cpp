@@ -121,6 +121,12 @@ TEST_CASE("SARIF, JUnit and GitHub renderings carry every finding") {
   CHECK(junit.find("<failure", first + 1) == std::string::npos);
   CHECK(junit.find("message=\"libmissing.so: cannot open shared object file (and 1 more error)\"") != std::string::npos);
   CHECK(junit.find("symbol-version-not-found: GLIBC_2.99 not found\n  fix: rebuild") != std::string::npos);
+  ScanReport nonchar = sample_report();  // U+FFFE and U+FFFF are UTF-8 but not XML characters
+  nonchar.result.graph.objects[0].path = "/opt/a\xef\xbf\xbe" "b\xef\xbf\xbf" "c<&";
+  junit = render_junit(nonchar);
+  CHECK(junit.find("\xef\xbf\xbe") == std::string::npos);
+  CHECK(junit.find("\xef\xbf\xbf") == std::string::npos);
+  CHECK(junit.find("/opt/a\xef\xbf\xbd" "b\xef\xbf\xbd" "c&lt;&amp;") != std::string::npos);
 
   r.result.findings[0].message = "line1\nline2 100%";
   std::string gh = render_github(r);
