@@ -10,6 +10,7 @@
 
 #include "report/json_text.h"
 #include "cli/commands.h"
+#include "cli/cuda_summary.h"
 #include "cli/unreadable_inputs.h"
 #include "cli/verify_command.h"
 #include "loader/verify.h"
@@ -20,14 +21,15 @@ namespace {
 
 void print(const std::string& text) { std::fwrite(text.data(), 1, text.size(), stdout); }
 
+// The static report with the CUDA-stack summary of an audit (no file), then the runtime's.
 std::string render_with_runtime(const std::string& format, const ScanReport& report, const RuntimeReport& runtime,
                                 const TextOptions& text) {
   if (format == "json") {
-    auto doc = nlohmann::json::parse(render_json(report));
+    auto doc = nlohmann::json::parse(with_cuda_summary(format, report, render_json(report)));
     doc["runtime"] = runtime_json(runtime);
     return json_text(doc);
   }
-  if (format == "text") return render_text(report, text) + runtime_text(runtime);
+  if (format == "text") return with_cuda_summary(format, report, render_text(report, text)) + runtime_text(runtime);
   return render(format, report, text);
 }
 
@@ -35,7 +37,7 @@ std::string render_with_runtime(const std::string& format, const ScanReport& rep
 
 int run_verify_mode(const ScanOptions& options, const std::string& format, const TextOptions& text,
                     Severity threshold, const VerifyCliOptions& cli) {
-  ScanReport report = run_scan(options);
+  ScanReport report = run_scan(with_cuda_audit(options));  // no file: the CUDA stack audit, as without --verify
   VerifyOptions verify;
   verify.step_timeout = std::chrono::milliseconds(static_cast<long long>(cli.step_seconds * 1000));
   verify.total_timeout = std::chrono::milliseconds(static_cast<long long>(cli.total_seconds * 1000));

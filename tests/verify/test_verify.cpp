@@ -449,6 +449,13 @@ TEST_CASE("the toolkit's real stub libcuda.so on LD_LIBRARY_PATH is recognised")
   CHECK(v.has_finding("stub-driver"));
   CHECK(v.verdict("driver library") == "confirmed");
   CHECK(v.exit_code != 3);
+  // with no file, the static half is the CUDA stack audit, as without --verify: its error stands
+  bool static_error = false;
+  for (const json& f : v.doc["findings"])
+    static_error = static_error || (f["code"] == "stub-driver" && f["severity"] == "error");
+  CHECK(static_error);
+  CHECK(v.doc.contains("cuda_stack"));
+  CHECK(v.exit_code == 1);
 }
 
 TEST_CASE("the event protocol round-trips, and a line that is not an event is ignored") {
