@@ -59,6 +59,7 @@ int run(const ScanArgs& args) {
   ScanReport& report = keep_until_exit(run_scan(scan));  // the process exits next
   PhaseTimer timer;
   std::string out = with_cuda_summary(args.format, report, render(args.format, report, TextOptions{use_color(args), args.verbose}));
+  if (args.format == "text" || args.format == "github") out = terminal_safe(out, args.format == "text" && use_color(args));
   timer.mark("render");
   std::fwrite(out.data(), 1, out.size(), stdout);
   timer.mark("write");

@@ -21,4 +21,9 @@ std::string render_github(const ScanReport& report);  // GitHub Actions annotati
 // The renderer named by --format: text, json, sarif, junit or github.
 std::string render(std::string_view format, const ScanReport& report, const TextOptions& options);
 
+// Text for a terminal or a log: the control characters file names and library strings may carry
+// (ESC sequences that clear the screen or move the cursor) shown as \xNN, newlines and tabs kept,
+// and with `keep_colour` depscan's own colour sequences (ESC [ digits ; m).
+std::string terminal_safe(std::string_view text, bool keep_colour);
+
 }  // namespace depscan

@@ -200,6 +200,13 @@ TEST_CASE("JsonWriter lays a document out exactly as nlohmann::json::dump(2)") {
   CHECK(w.take() == expected.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
 }
 
+TEST_CASE("terminal_safe shows control characters from the analysed files and keeps depscan's colours") {
+  CHECK(terminal_safe("lib\033[2J\033[H.so.8\n\tx\x7f", false) == "lib\\x1b[2J\\x1b[H.so.8\n\tx\\x7f");
+  CHECK(terminal_safe("\033[1;31merror\033[0m: l\033[2Jb", true) == "\033[1;31merror\033[0m: l\\x1b[2Jb");
+  CHECK(terminal_safe("\033[31mred\033[0m", false) == "\\x1b[31mred\\x1b[0m");
+  CHECK(terminal_safe("caf\xc3\xa9 \033", true) == "caf\xc3\xa9 \\x1b");
+}
+
 TEST_CASE("the summary counts a code's errors and warnings apart") {
   ScanReport r = sample_report();
   for (int i = 0; i < 10; ++i)
