@@ -1,10 +1,9 @@
 #include "analyzer/input/residency.h"
 
 #include <fcntl.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <unistd.h>
-
-#include <sys/syscall.h>
 
 #include <algorithm>
 #include <atomic>
