@@ -58,8 +58,8 @@ int run(const ScanArgs& args) {
   scan.gpu_code = scan.gpu_code || args.verbose;  // -v shows the GPU code in the tree
   ScanReport& report = keep_until_exit(run_scan(scan));  // the process exits next
   PhaseTimer timer;
-  std::string out = with_cuda_summary(args.format, report, render(args.format, report, TextOptions{use_color(args), args.verbose}));
-  if (args.format == "text" || args.format == "github") out = terminal_safe(out, args.format == "text" && use_color(args));
+  TextOptions text{use_color(args), args.verbose};
+  std::string out = for_output(args.format, with_cuda_summary(args.format, report, render(args.format, report, text)), text);
   timer.mark("render");
   std::fwrite(out.data(), 1, out.size(), stdout);
   timer.mark("write");

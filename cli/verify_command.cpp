@@ -47,8 +47,7 @@ int run_verify_mode(const ScanOptions& options, const std::string& format, const
     return kExitUsage;
   }
   for (const Finding& f : runtime.findings) report.result.findings.push_back(f);
-  std::string out = render_with_runtime(format, report, runtime, text);
-  print(format == "text" || format == "github" ? terminal_safe(out, format == "text" && text.color) : out);
+  print(for_output(format, render_with_runtime(format, report, runtime, text), text));
   if (report_unreadable_inputs(report)) return kExitUsage;
   if (runtime.failed) return kExitVerify;
   for (const Finding& f : report.result.findings)

@@ -25,5 +25,8 @@ std::string render(std::string_view format, const ScanReport& report, const Text
 // (ESC sequences that clear the screen or move the cursor) shown as \xNN, newlines and tabs kept,
 // and with `keep_colour` depscan's own colour sequences (ESC [ digits ; m).
 std::string terminal_safe(std::string_view text, bool keep_colour);
+// The rendered output of `format` as it is written: terminal_safe for text (keeping the colours
+// `options` asked for) and GitHub annotations, as it is for the escaped formats.
+std::string for_output(std::string_view format, std::string rendered, const TextOptions& options);
 
 }  // namespace depscan

@@ -33,4 +33,10 @@ std::string terminal_safe(std::string_view text, bool keep_colour) {
   return out;
 }
 
+std::string for_output(std::string_view format, std::string rendered, const TextOptions& options) {
+  if (format == "text") return terminal_safe(rendered, options.color);
+  if (format == "github") return terminal_safe(rendered, false);
+  return rendered;
+}
+
 }  // namespace depscan

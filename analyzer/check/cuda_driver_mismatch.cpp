@@ -8,8 +8,10 @@
 namespace depscan {
 namespace {
 
+std::string directory_of(const Object& o) { return dirname_of(o.realpath.empty() ? o.path : o.realpath); }
+
 bool in_compat_directory(const Object& o) {
-  std::string dir = dirname_of(o.realpath.empty() ? o.path : o.realpath);
+  std::string dir = directory_of(o);
   return dir.ends_with("/compat") || dir.find("/compat/") != std::string::npos;
 }
 
@@ -27,8 +29,7 @@ Finding forward_compatibility(const Graph& g, const CudaLibrary& user, const Sou
 
 Finding mismatch(const Graph& g, const CudaLibrary& user, const SourcedVersion& kernel) {
   bool older = *user.version < kernel.version;
-  std::string dir = dirname_of(g.objects[user.object].realpath.empty() ? g.objects[user.object].path
-                                                                        : g.objects[user.object].realpath);
+  std::string dir = directory_of(g.objects[user.object]);
   return Finding{
       "driver-library-mismatch", Severity::Error, user.object,
       fmt::format("{} is NVIDIA driver {}, but the kernel module is {} ({}): cuInit fails with "
