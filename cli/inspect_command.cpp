@@ -242,7 +242,8 @@ void add_inspect_command(CLI::App& app, int& exit_code) {
   CLI::App* cmd = app.add_subcommand("inspect", "deep view of one ELF or PE file (full LIEF parse)");
   cmd->add_option("file", args->file, "the ELF or PE file")->required();
   cmd->add_option("--format", args->format, "output format")->check(CLI::IsMember({"text", "json"}));
-  cmd->add_option("--root", args->root, "read FILE inside this root file system");
+  cmd->add_option("--root", args->root, "read FILE inside this root file system")
+      ->check(CLI::ExistingDirectory);
   cmd->add_flag("--symbols", args->symbols, "list every dynamic symbol (ELF) or import/export (PE)");
   cmd->callback([args, &exit_code] {
     exit_code = run(*args);

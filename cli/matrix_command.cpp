@@ -246,7 +246,8 @@ void add_matrix_command(CLI::App& app, int& exit_code) {
                 "framework tensorflow 2.15 | gpu H100");
   cmd->add_option("question", args->words, "the topic and its arguments")->required();
   cmd->add_option("--format", args->format, "output format")->check(CLI::IsMember({"text", "json"}));
-  cmd->add_option("--matrix", args->matrix_path, "replace the embedded data with this matrix file");
+  cmd->add_option("--matrix", args->matrix_path, "replace the embedded data with this matrix file")
+      ->check(CLI::ExistingFile);
   cmd->callback([args, &exit_code] {
     exit_code = run(*args);
   });

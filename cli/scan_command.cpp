@@ -47,8 +47,11 @@ Severity threshold_of(const std::string& name) {
   return Severity::Error;
 }
 
+// no-color.org: NO_COLOR turns colour off when it is set and not empty.
 bool use_color(const ScanArgs& args) {
-  return !args.no_color && std::getenv("NO_COLOR") == nullptr && ::isatty(STDOUT_FILENO);
+  const char* no_color = std::getenv("NO_COLOR");
+  bool asked_off = args.no_color || (no_color != nullptr && *no_color != '\0');
+  return !asked_off && ::isatty(STDOUT_FILENO);
 }
 
 int run(const ScanArgs& args) {
@@ -85,7 +88,8 @@ void add_cpu_level_option(CLI::App& app, std::optional<uint32_t>& isa_levels) {
 void add_scan_command(CLI::App& app, int& exit_code) {
   auto args = std::make_shared<ScanArgs>();
   app.add_option("inputs", args->scan.inputs, "ELF/PE files, directories, wheels or images");
-  app.add_option("--root", args->scan.root, "analyse a container root file system as if it were /");
+  app.add_option("--root", args->scan.root, "analyse a container root file system as if it were /")
+      ->check(CLI::ExistingDirectory);
   app.add_option("--python-env", args->scan.python_env, "a venv or conda prefix: audit its site-packages as one install");
   app.add_option("--ld-library-path", args->scan.ld_library_path,
                  "LD_LIBRARY_PATH of the target process (default: this environment's)");
@@ -127,7 +131,8 @@ void add_scan_command(CLI::App& app, int& exit_code) {
                  "installed NVIDIA driver version (550.54.14) for the CUDA driver checks (default: read from the "
                  "analysed system)")
       ->check(dotted_version());
-  app.add_option("--matrix", args->scan.matrix_path, "replace the embedded CUDA/cuDNN data with this matrix file");
+  app.add_option("--matrix", args->scan.matrix_path, "replace the embedded CUDA/cuDNN data with this matrix file")
+      ->check(CLI::ExistingFile);
   app.add_flag("--no-dlopen", [args](int64_t) { args->scan.dlopen_edges = false; },
                "do not add the libraries opened with dlopen (known from the matrix or named in read-only data)");
   app.add_flag("--no-symbols", [args](int64_t) { args->scan.symbols = false; },

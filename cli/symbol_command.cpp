@@ -112,7 +112,8 @@ void add_symbol_command(CLI::App& app, int& exit_code) {
                 "(exit 1 if nothing loaded defines or uses it)");
   cmd->add_option("name", args->name, "symbol name, e.g. cudnnCreate")->required();
   cmd->add_option("inputs", args->scan.inputs, "ELF files whose graphs to search")->required();
-  cmd->add_option("--root", args->scan.root, "analyse a container root file system as if it were /");
+  cmd->add_option("--root", args->scan.root, "analyse a container root file system as if it were /")
+      ->check(CLI::ExistingDirectory);
   cmd->add_option("--ld-library-path", args->scan.ld_library_path, "LD_LIBRARY_PATH of the target process");
   cmd->add_option("--preload", args->scan.preload, "LD_PRELOAD of the target process");
   cmd->add_flag("--no-etc-preload", args->scan.no_etc_preload, "ignore /etc/ld.so.preload");

@@ -139,7 +139,8 @@ void add_why_command(CLI::App& app, int& exit_code) {
              "it was taken or skipped (exit 1 if it is not found)");
   cmd->add_option("file", args->file, "the executable or library whose graph to explain")->required();
   cmd->add_option("library", args->library, "the library name (NEEDED entry or soname)")->required();
-  cmd->add_option("--root", args->scan.root, "analyse a container root file system as if it were /");
+  cmd->add_option("--root", args->scan.root, "analyse a container root file system as if it were /")
+      ->check(CLI::ExistingDirectory);
   cmd->add_option("--ld-library-path", args->scan.ld_library_path, "LD_LIBRARY_PATH of the target process");
   cmd->add_option("--preload", args->scan.preload, "LD_PRELOAD of the target process");
   add_cpu_level_option(*cmd, args->scan.target.cpu_isa_levels);

@@ -29,6 +29,37 @@ TEST_CASE("a misspelt option is a usage error, exit 2") {
   CHECK(r.output.find("--no-such-option") != std::string::npos);
 }
 
+TEST_CASE("--root that is not a directory and --matrix that is not a file are usage errors, exit 2") {
+  for (const char* args : {"--root /nonexistent /bin/true", "--root /etc/hostname /bin/true", "why --root /nonexistent /bin/true libc.so.6",
+                           "--matrix /nonexistent /bin/true", "--matrix /etc /bin/true", "matrix --matrix /nonexistent"}) {
+    CAPTURE(args);
+    CommandResult r = run_command(shell_quote(depscan_bin()) + " " + args + " 2>&1 >/dev/null");
+    CHECK(r.exit_code == 2);
+    CHECK(r.output.find(std::string(args).find("--root") != std::string::npos ? "--root: " : "--matrix: ") != std::string::npos);
+  }
+}
+
+// On a terminal (script(1) gives the run one), a missing library is coloured unless NO_COLOR holds
+// something or --no-color is given; an empty NO_COLOR does not count (no-color.org).
+TEST_CASE("colour on a terminal follows NO_COLOR and --no-color") {
+  std::string app = fixtures_dir() + "/ldso/missing/app";
+  struct Case {
+    const char* env;
+    const char* flag;
+    bool coloured;
+  } cases[] = {{"-u NO_COLOR", "", true}, {"NO_COLOR=", "", true}, {"NO_COLOR=1", "", false}, {"-u NO_COLOR", "--no-color", false}};
+  for (const Case& c : cases) {
+    CAPTURE(c.env);
+    CAPTURE(c.flag);
+    std::string inner = "env " + std::string(c.env) + " " + shell_quote(depscan_bin()) + " " + c.flag + " " + shell_quote(app);
+    CommandResult r = run_command("script -qec " + shell_quote(inner) + " /dev/null");
+    CHECK(r.output.find("libmissing") != std::string::npos);
+    CHECK((r.output.find("\033[") != std::string::npos) == c.coloured);
+  }
+  CommandResult piped = run_command("env -u NO_COLOR " + shell_quote(depscan_bin()) + " " + shell_quote(app));
+  CHECK(piped.output.find("\033[") == std::string::npos);
+}
+
 TEST_CASE("an input that cannot be analysed gets one stderr line with the reason, exit 2") {
   TempDir empty("cli-no-binaries");
   struct Case {
