@@ -1,5 +1,6 @@
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
@@ -8,6 +9,7 @@
 
 #include "analyzer/check/gpu_targets.h"
 #include "analyzer/check/baselines.h"
+#include "analyzer/input/image.h"
 #include "analyzer/resolve/hwcaps.h"
 #include "analyzer/util/keep_until_exit.h"
 #include "analyzer/util/phase_timer.h"
@@ -91,6 +93,16 @@ void add_scan_command(CLI::App& app, int& exit_code) {
   app.add_option("--root", args->scan.root, "analyse a container root file system as if it were /")
       ->check(CLI::ExistingDirectory);
   app.add_option("--python-env", args->scan.python_env, "a venv or conda prefix: audit its site-packages as one install");
+  app.add_option("--platform", args->scan.image_platform,
+                 "the image of a multi-platform image archive to audit, as os/arch[/variant] (default: " +
+                     host_image_platform() + ", this machine's)")
+      ->check(CLI::Validator(
+          [](std::string& p) {
+            size_t slashes = std::count(p.begin(), p.end(), '/');
+            bool ok = (slashes == 1 || slashes == 2) && p.front() != '/' && p.back() != '/' && p.find("//") == std::string::npos;
+            return ok ? std::string() : "not an os/arch[/variant] platform: '" + p + "'";
+          },
+          "PLATFORM"));
   app.add_option("--ld-library-path", args->scan.ld_library_path,
                  "LD_LIBRARY_PATH of the target process (default: this environment's)");
   app.add_option("--preload", args->scan.preload, "LD_PRELOAD of the target process");

@@ -198,7 +198,7 @@ void install_wheels(std::unique_ptr<FileSystem>& fs, const std::vector<WheelInpu
 // ------------------------------------------------------------------ images
 
 void unpack_image_input(std::unique_ptr<FileSystem>& fs, const std::string& input, const std::string& host,
-                        CollectedInputs& out) {
+                        const std::string& platform, CollectedInputs& out) {
   auto temp = TempDirectory::create("image");
   if (!temp) {
     out.findings.push_back(input_error(input, temp.error()));
@@ -207,7 +207,7 @@ void unpack_image_input(std::unique_ptr<FileSystem>& fs, const std::string& inpu
   SafeTree top((*temp)->path());
   bool dirs_ok = top.make_dirs("archive") && top.make_dirs("rootfs");
   SafeTree staging(top.host_path("archive")), rootfs(top.host_path("rootfs"));
-  ImageUnpack unpacked = dirs_ok ? unpack_image(host, basename_of(input), staging, rootfs) : ImageUnpack{};
+  ImageUnpack unpacked = dirs_ok ? unpack_image(host, basename_of(input), staging, rootfs, platform) : ImageUnpack{};
   for (Finding& f : unpacked.findings) out.findings.push_back(std::move(f));
   top.remove("archive");  // the layer tars are no longer needed
   if (!unpacked.ok) {
@@ -223,7 +223,8 @@ void unpack_image_input(std::unique_ptr<FileSystem>& fs, const std::string& inpu
 }
 
 void collect_one(std::unique_ptr<FileSystem>& fs, const std::string& input, const std::string& logical,
-                 bool single_input, std::vector<WheelInput>& wheels, CollectedInputs& out) {
+                 const CollectRequest& request, std::vector<WheelInput>& wheels, CollectedInputs& out) {
+  bool single_input = request.inputs.size() == 1;
   auto opened = sniff_and_keep_open(*fs, logical);
   if (!opened) {
     out.unreadable_inputs.push_back(input);
@@ -251,8 +252,9 @@ void collect_one(std::unique_ptr<FileSystem>& fs, const std::string& input, cons
       }
       return;
     case FileFormat::Tar:
+    case FileFormat::Compressed:
       if (host && single_input && is_image_archive(*host)) {
-        unpack_image_input(fs, input, *host, out);
+        unpack_image_input(fs, input, *host, request.image_platform, out);
         return;
       }
       break;
@@ -263,8 +265,9 @@ void collect_one(std::unique_ptr<FileSystem>& fs, const std::string& input, cons
     return;
   }
   out.unreadable_inputs.push_back(input);
-  std::string why = sniffed.format == FileFormat::Tar
-                        ? "a tar archive that is not a container image (or an image given with other inputs)"
+  std::string why = sniffed.format == FileFormat::Tar || sniffed.format == FileFormat::Compressed
+                        ? fmt::format("a {} that is not a container image (or an image given with other inputs)",
+                                      sniffed.format == FileFormat::Tar ? "tar archive" : "compressed file")
                         : fmt::format("not an ELF or PE file, wheel, directory or image ({})", to_string(sniffed.format));
   out.findings.push_back(input_error(input, why));
 }
@@ -273,14 +276,18 @@ void collect_one(std::unique_ptr<FileSystem>& fs, const std::string& input, cons
 // from the host: archives are what gets installed onto the root, not part of it.
 bool is_host_archive(const std::string& input) {
   auto host = make_real_fs();
-  return (ends_with(input, ".whl") || ends_with(input, ".tar")) && host->is_regular(absolute_path(input));
+  bool archive_name = false;
+  for (const char* suffix : {".whl", ".tar", ".tar.gz", ".tgz", ".tar.zst", ".tar.xz", ".tar.bz2"})
+    archive_name = archive_name || ends_with(input, suffix);
+  return archive_name && host->is_regular(absolute_path(input));
 }
 
-void collect_host_archive(std::unique_ptr<FileSystem>& fs, const std::string& input, bool single_input,
+void collect_host_archive(std::unique_ptr<FileSystem>& fs, const std::string& input, const CollectRequest& request,
                           std::vector<WheelInput>& wheels, CollectedInputs& out) {
   std::string host = absolute_path(input);
+  bool single_input = request.inputs.size() == 1;
   if (ends_with(input, ".whl")) wheels.push_back({input, host});
-  else if (single_input && is_image_archive(host)) unpack_image_input(fs, input, host, out);
+  else if (single_input && is_image_archive(host)) unpack_image_input(fs, input, host, request.image_platform, out);
   else {
     out.unreadable_inputs.push_back(input);
     out.findings.push_back(input_error(input, "a tar archive that is not a container image (or an image given with other inputs)"));
@@ -299,10 +306,10 @@ CollectedInputs collect_inputs(std::unique_ptr<FileSystem>& fs, const CollectReq
   for (size_t i = 0; i < request.inputs.size(); ++i) {
     const std::string &input = request.inputs[i], &logical = logicals[i];
     if (request.rooted && !fs->stat(logical) && is_host_archive(input)) {
-      collect_host_archive(fs, input, request.inputs.size() == 1, wheels, out);
+      collect_host_archive(fs, input, request, wheels, out);
       continue;
     }
-    collect_one(fs, input, logical, request.inputs.size() == 1, wheels, out);
+    collect_one(fs, input, logical, request, wheels, out);
   }
   if (request.python_env) {
     std::string prefix = request.rooted ? normalize_path(*request.python_env) : absolute_path(*request.python_env);

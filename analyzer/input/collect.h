@@ -17,6 +17,7 @@
 #include "analyzer/input/file_owners.h"
 #include "analyzer/input/file_source.h"
 #include "analyzer/input/fs.h"
+#include "analyzer/input/image.h"
 #include "analyzer/input/safe_tree.h"
 #include "analyzer/model.h"
 
@@ -26,6 +27,7 @@ struct CollectRequest {
   std::vector<std::string> inputs;
   bool rooted = false;                    // --root given: inputs are logical paths inside it
   std::optional<std::string> python_env;  // --python-env DIR
+  std::string image_platform = host_image_platform();  // --platform: the manifest taken from an image index
 };
 
 struct CollectedInputs {

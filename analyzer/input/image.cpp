@@ -3,6 +3,7 @@
 #include <map>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include "analyzer/input/fs.h"
@@ -63,8 +64,40 @@ std::string blob_path(const std::string& digest) {
   return fmt::format("blobs/{}/{}", digest.substr(0, colon), digest.substr(colon + 1));
 }
 
+// "os/architecture[/variant]" of an index entry; empty when it names none (a single-image layout).
+std::string platform_of(const nlohmann::json& entry) {
+  if (!entry.contains("platform")) return "";
+  const auto& p = entry.at("platform");
+  std::string name = p.value("os", "") + "/" + p.value("architecture", "");
+  if (p.contains("variant")) name += "/" + p.at("variant").get<std::string>();
+  return name;
+}
+
+// `wanted` ("linux/arm64") matches an entry of that os and architecture, of any variant unless it
+// names one. Attestations (platform unknown/unknown) and other platforms are passed over.
+bool platform_matches(const std::string& entry, const std::string& wanted) {
+  return entry == wanted || entry.starts_with(wanted + "/");
+}
+
+// The entry of an image index for `platform`: the first entry that names it, else the first that
+// names no platform; an error listing the platforms the index has when none fits.
+Expected<const nlohmann::json*> pick_manifest(const nlohmann::json& entries, const std::string& platform) {
+  if (!entries.is_array() || entries.empty()) return Error{"index.json lists no manifest"};
+  const nlohmann::json* unnamed = nullptr;
+  std::vector<std::string> others;
+  for (const auto& entry : entries) {
+    std::string name = platform_of(entry);
+    if (name.empty() && !unnamed) unnamed = &entry;
+    else if (platform_matches(name, platform)) return &entry;
+    else if (!name.empty() && name != "unknown/unknown") others.push_back(name);
+  }
+  if (unnamed) return unnamed;
+  return Error{fmt::format("the image index has no manifest for {} (it has {}); --platform picks one", platform,
+                           others.empty() ? std::string("none") : fmt::format("{}", fmt::join(others, ", ")))};
+}
+
 // Layer member names, in order, from manifest.json (docker save) or index.json (OCI layout).
-Expected<std::vector<std::string>> layer_list(SafeTree& staging, const Staged& staged) {
+Expected<std::vector<std::string>> layer_list(SafeTree& staging, const Staged& staged, const std::string& platform) {
   std::vector<std::string> layers;
   try {
     if (staged.has("manifest.json")) {
@@ -79,10 +112,10 @@ Expected<std::vector<std::string>> layer_list(SafeTree& staging, const Staged& s
     if (!index) return Error{index.error()};
     nlohmann::json manifest = *index;
     for (int depth = 0; depth < 4 && manifest.contains("manifests"); ++depth) {
-      const auto& entries = manifest.at("manifests");
-      if (entries.empty()) return Error{"index.json lists no manifest"};
-      auto name = resolve_staged(staged, blob_path(entries[0].at("digest").get<std::string>()));
-      if (!name) return Error{"the manifest blob named by index.json is missing"};
+      auto entry = pick_manifest(manifest.at("manifests"), platform);
+      if (!entry) return Error{entry.error()};
+      auto name = resolve_staged(staged, blob_path((*entry)->at("digest").get<std::string>()));
+      if (!name) return Error{fmt::format("the manifest blob for {} named by index.json is missing", platform)};
       auto next = read_json(staging, *name);
       if (!next) return Error{next.error()};
       manifest = *next;
@@ -138,6 +171,22 @@ void apply_entries(ArchiveReader& reader, SafeTree& rootfs, const std::string& d
 
 }  // namespace
 
+std::string host_image_platform() {
+#if defined(__x86_64__)
+  return "linux/amd64";
+#elif defined(__aarch64__)
+  return "linux/arm64";
+#elif defined(__powerpc64__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+  return "linux/ppc64le";
+#elif defined(__s390x__)
+  return "linux/s390x";
+#elif defined(__riscv) && __riscv_xlen == 64
+  return "linux/riscv64";
+#else
+  return "linux/amd64";
+#endif
+}
+
 bool is_image_archive(const std::string& host_path) {
   ArchiveLimits limits;
   limits.report_duplicates = false;
@@ -152,7 +201,7 @@ bool is_image_archive(const std::string& host_path) {
 }
 
 ImageUnpack unpack_image(const std::string& host_path, const std::string& display, SafeTree& staging,
-                         SafeTree& rootfs, const ArchiveLimits& limits) {
+                         SafeTree& rootfs, const std::string& platform, const ArchiveLimits& limits) {
   ImageUnpack out;
   auto outer = ArchiveReader::open(host_path, display, limits);
   if (!outer) {
@@ -161,7 +210,7 @@ ImageUnpack unpack_image(const std::string& host_path, const std::string& displa
   }
   Staged staged = stage_outer(**outer, staging);
   for (Finding& f : (*outer)->findings()) out.findings.push_back(std::move(f));
-  auto layers = layer_list(staging, staged);
+  auto layers = layer_list(staging, staged, platform);
   if (!layers) {
     out.findings.push_back(image_finding("image-invalid", Severity::Error, display, layers.error()));
     return out;

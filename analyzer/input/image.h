@@ -1,6 +1,7 @@
-// Container image archives: `docker save` output (manifest.json + layer tars) and OCI image
-// layout archives (index.json, blobs/sha256/...). Layers are applied in order into a private
-// directory with their whiteouts (".wh.<name>" removes, ".wh..wh..opq" empties a directory);
+// Container image archives, plain or compressed (gzip, xz, zstd, bzip2): `docker save` output
+// (manifest.json + layer tars) and OCI image layout archives (index.json, blobs/sha256/...).
+// Layers are applied in order into a private directory with their whiteouts (".wh.<name>"
+// removes, ".wh..wh..opq" empties a directory);
 // links stay inside the image: symlinks are kept as written and resolved inside the image root by
 // RootedFs (absolute targets are re-rooted), hard links must name a file of the image.
 #pragma once
@@ -22,8 +23,13 @@ struct ImageUnpack {
 // Whether an archive looks like an image (has manifest.json or index.json at its top).
 bool is_image_archive(const std::string& host_path);
 
-// Unpacks the image in `host_path` into `rootfs` (files) using `staging` (the outer archive).
+// The OCI platform of the machine depscan runs on ("linux/amd64"): the default image platform.
+std::string host_image_platform();
+
+// Unpacks the image in `host_path` into `rootfs` (files) using `staging` (the outer archive). From
+// an image index (a multi-platform image), the manifest for `platform` ("os/arch[/variant]").
 ImageUnpack unpack_image(const std::string& host_path, const std::string& display, SafeTree& staging,
-                         SafeTree& rootfs, const ArchiveLimits& limits = {});
+                         SafeTree& rootfs, const std::string& platform = host_image_platform(),
+                         const ArchiveLimits& limits = {});
 
 }  // namespace depscan

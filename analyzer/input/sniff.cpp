@@ -20,6 +20,8 @@ FileFormat sniff_bytes(ByteView head) {
   if (starts("!<arch>\n", 8)) return FileFormat::Ar;
   if (starts("\x50\xed\x55\xba", 4)) return FileFormat::Fatbin;
   if (head.size() >= 262 && std::memcmp(head.data() + 257, "ustar", 5) == 0) return FileFormat::Tar;
+  if (starts("\x1f\x8b", 2) || starts("\xfd" "7zXZ\0", 6) || starts("\x28\xb5\x2f\xfd", 4) || starts("BZh", 3))
+    return FileFormat::Compressed;
   return FileFormat::Unknown;
 }
 
@@ -67,6 +69,7 @@ const char* to_string(FileFormat format) {
     case FileFormat::Pe: return "PE";
     case FileFormat::Zip: return "zip";
     case FileFormat::Tar: return "tar";
+    case FileFormat::Compressed: return "compressed";
     case FileFormat::Ar: return "ar archive";
     case FileFormat::Fatbin: return "fatbin";
     case FileFormat::Directory: return "directory";

@@ -13,7 +13,8 @@
 
 namespace depscan {
 
-enum class FileFormat { Elf, Pe, Zip, Tar, Ar, Fatbin, Directory, Unknown };
+// Compressed: gzip, xz, zstd or bzip2 data (a compressed tar such as `docker save | gzip`).
+enum class FileFormat { Elf, Pe, Zip, Tar, Compressed, Ar, Fatbin, Directory, Unknown };
 
 struct Sniffed {
   FileFormat format = FileFormat::Unknown;

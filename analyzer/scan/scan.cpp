@@ -58,7 +58,9 @@ Matrix matrix_for(const ScanOptions& options, const CollectedInputs& inputs, std
 }
 
 CollectRequest collect_request(const ScanOptions& options) {
-  return CollectRequest{options.inputs, options.root.has_value(), options.python_env};
+  CollectRequest request{options.inputs, options.root.has_value(), options.python_env};
+  if (options.image_platform) request.image_platform = *options.image_platform;
+  return request;
 }
 
 // The collected inputs' findings and unreadable inputs become the report's; returns the roots.

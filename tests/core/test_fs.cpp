@@ -71,6 +71,11 @@ TEST_CASE("sniff refuses a FIFO without opening it and classifies magic bytes") 
   const uint8_t zip[] = {'P', 'K', 3, 4};
   CHECK(sniff_bytes(ByteView(zip, sizeof zip)) == FileFormat::Zip);
   CHECK(sniff_bytes(ByteView(elf, 2)) == FileFormat::Unknown);
+  const uint8_t gzip[] = {0x1f, 0x8b, 8, 0}, xz[] = {0xfd, '7', 'z', 'X', 'Z', 0}, zstd[] = {0x28, 0xb5, 0x2f, 0xfd},
+                bzip2[] = {'B', 'Z', 'h', '9'}, xz_short[] = {0xfd, '7', 'z', 'X', 'Z', 1};
+  for (ByteView compressed : {ByteView(gzip, 4), ByteView(xz, 6), ByteView(zstd, 4), ByteView(bzip2, 4)})
+    CHECK(sniff_bytes(compressed) == FileFormat::Compressed);
+  CHECK(sniff_bytes(ByteView(xz_short, 6)) == FileFormat::Unknown);
 }
 
 TEST_CASE("sniff_and_keep_open hands back the regular file it read, the same one stat saw") {

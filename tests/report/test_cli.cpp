@@ -61,7 +61,9 @@ TEST_CASE("colour on a terminal follows NO_COLOR and --no-color") {
 }
 
 TEST_CASE("an input that cannot be analysed gets one stderr line with the reason, exit 2") {
-  TempDir empty("cli-no-binaries");
+  TempDir empty("cli-no-binaries"), other("cli-other-files");
+  std::string gzipped = other.str() + "/notes.txt.gz";
+  REQUIRE(run_command("gzip -c /etc/hostname > " + shell_quote(gzipped)).exit_code == 0);
   struct Case {
     std::string args, line;
   } cases[] = {
@@ -69,6 +71,7 @@ TEST_CASE("an input that cannot be analysed gets one stderr line with the reason
       {"--python-env /nonexistent/venv", "/nonexistent/venv: no such directory"},
       {"--python-env " + shell_quote(depscan_bin()), depscan_bin() + ": not a directory"},
       {"--python-env " + shell_quote(empty.str()), empty.str() + ": no lib/pythonX.Y/site-packages found"},
+      {shell_quote(gzipped), gzipped + ": a compressed file that is not a container image (or an image given with other inputs)"},
       {"symbol cudnnCreate /nonexistent/libx.so", "/nonexistent/libx.so: No such file or directory"},
   };
   for (const Case& c : cases) {

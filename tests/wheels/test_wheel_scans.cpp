@@ -784,7 +784,8 @@ TEST_CASE("truncated and corrupt wheels are findings and the rest of the scan go
 }
 
 TEST_CASE("docker-save image: layers applied with whiteouts, links kept inside") {
-  for (const char* image : {"image.tar", "oci-image.tar"}) {
+  // compressed as `docker save | gzip` writes it; the amd64 image of a multi-platform archive
+  for (const char* image : {"image.tar", "oci-image.tar", "image.tar.gz", "image.tar.xz", "oci-multi.tar"}) {
     CAPTURE(image);
     Scan s = scan(shell_quote(fixture(image)), "image");
     REQUIRE(s.report.is_object());
@@ -811,6 +812,24 @@ TEST_CASE("docker-save image: layers applied with whiteouts, links kept inside")
     for (const char* stray : {"/tmp/depscan-stray-dotdot", "/tmp/depscan-stray-up", "/etc/depscan-stray-through-link"})
       CHECK_FALSE(fs::exists(stray));
   }
+}
+
+TEST_CASE("a multi-platform image: --platform picks the image of the index; attestations are passed over") {
+  Scan arm = scan("--platform linux/arm64 " + shell_quote(fixture("oci-multi.tar")), "image-arm64");
+  REQUIRE(arm.report.is_object());
+  CHECK(arm.tmp_left_empty);
+  CHECK(object_at(arm.report, "/usr/lib/libarm64-marker.so.1"));
+  CHECK_FALSE(object_at(arm.report, "/usr/lib/libkeep.so.1"));
+  CHECK(findings(arm.report, "archive-corrupt").empty());  // the attestation's layer was not read as a tar
+
+  Scan s390 = scan("--platform linux/s390x " + shell_quote(fixture("oci-multi.tar")), "image-s390x");
+  CHECK(s390.exit_code == 2);
+  CHECK(any_message_has(findings(s390.report, "image-invalid"),
+                        "the image index has no manifest for linux/s390x (it has linux/arm64/v8, linux/amd64)"));
+
+  CommandResult bad = run_command(shell_quote(depscan_bin()) + " --platform amd64 " + shell_quote(fixture("oci-multi.tar")) + " 2>&1");
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.output.find("--platform: not an os/arch[/variant] platform: 'amd64'") != std::string::npos);
 }
 
 TEST_CASE("a directory audit: every binary a root, non-binaries counted, findings summarised") {
