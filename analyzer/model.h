@@ -64,19 +64,22 @@ struct SymbolText : std::string_view {
   SymbolText(std::string&&) = delete;
 };
 
-struct Symbol {                // one dynamic symbol (entry 0, the null symbol, is not stored)
+struct Symbol {                // one dynamic symbol (entry 0, the null symbol, is not stored); 64 bytes, in this order
   SymbolText name;             // the views point into Binary::symbol_strings
+  SymbolText version;          // version name from verdef (defined) or verneed (undefined, or copy-relocated); empty if none
+  SymbolText version_file;     // versioned by a DT_VERNEED entry (undefined, or copy-relocated): the vn_file that should provide it
+  uint32_t size = 0;           // st_size (at most UINT32_MAX): the bytes a copy relocation copies
+  uint16_t version_index = 0;  // raw versym & 0x7fff (0 local, 1 global, >=2 named); 0xffff if no versym
   bool defined = false;        // st_shndx != SHN_UNDEF
   bool no_value = false;       // st_value 0: the loaders bind no reference to it, unless TLS (or SHN_ABS for glibc)
   bool absolute = false;       // st_shndx == SHN_ABS
   SymbolBinding binding = SymbolBinding::Global;
   SymbolType type = SymbolType::NoType;
   uint8_t visibility = 0;      // st_other & 3
-  SymbolText version;          // version name from verneed (undefined) or verdef (defined); empty if none
-  SymbolText version_file;     // undefined + versioned: the vn_file that should provide it
   bool hidden = false;         // versym bit 0x8000: not the default version (foo@V, not foo@@V)
-  uint16_t version_index = 0;  // raw versym & 0x7fff (0 local, 1 global, >=2 named); 0xffff if no versym
   bool bound_at_load = false;  // named by a relocation the loader applies before the program runs (GLOB_DAT, R_X86_64_64)
+  bool copy_relocated = false; // named by a copy relocation (R_X86_64_COPY): the program's own copy of a variable that
+                               //   another object defines, filled from it at load; never bound to the program itself
   // Defined with value 0, neither absolute nor thread-local: glibc's check_match skips it.
   bool valueless_definition() const { return defined && no_value && !absolute && type != SymbolType::Tls; }
   bool operator==(const Symbol&) const = default;
@@ -195,6 +198,8 @@ struct Binary {
 bool is_static_tls_relocation(uint16_t machine, uint32_t type);
 // The PLT's relocation (R_X86_64_JUMP_SLOT and its kin), which lazy binding resolves at the first call.
 bool is_jump_slot_relocation(uint16_t machine, uint32_t type);
+// The copy relocation (R_X86_64_COPY and its kin): a program's copy of a library's variable.
+bool is_copy_relocation(uint16_t machine, uint32_t type);
 
 // x86-64 ISA levels as GNU_PROPERTY_X86_ISA_1_NEEDED and glibc's cpu_features->isa_1 count them.
 inline constexpr uint32_t kIsaBaseline = 1, kIsaV2 = 2, kIsaV3 = 4, kIsaV4 = 8;

@@ -69,6 +69,10 @@ std::vector<Finding> check_symbol_versions(const CheckContext& ctx, const Symbol
 // Undefined dynamic symbols no object of the lookup scope defines (undefined-symbol).
 std::vector<Finding> check_undefined_symbols(const CheckContext& ctx, const SymbolIndex& symbols);
 
+// Copy-relocated variables whose definition in the library is larger or smaller than the
+// program's copy (copy-relocation-size).
+std::vector<Finding> check_copy_relocation_sizes(const CheckContext& ctx, const SymbolIndex& symbols);
+
 // References bound to an earlier object than the library they were linked against
 // (symbol-interposed).
 std::vector<Finding> check_interposition(const CheckContext& ctx, const SymbolIndex& symbols);

@@ -107,7 +107,7 @@ SymbolIndex::SymbolIndex(const Graph& graph) : graph_(graph), root_edges_(edges_
   parallel_for_index(graph.objects.size(), [&](size_t o) {  // read-only lookups from here on
     if (!indexed[o]) return;
     for (const Symbol& s : graph.objects[o].binary->symbols)
-      if (!s.defined && !s.name.empty() && s.binding != SymbolBinding::Local)
+      if ((!s.defined || s.copy_relocated) && !s.name.empty() && s.binding != SymbolBinding::Local)
         references_[o].push_back(Reference{&s, definers_of(s.name)});
   }, symbols < kSymbolsWorthAThread ? 1 : 0);
 }
@@ -229,10 +229,17 @@ std::optional<Binding> SymbolIndex::bind(std::span<const size_t> scope, const Sy
   return bind(scope, Reference{&reference, definers_of(reference.name)});
 }
 
+// A copy relocation's lookup passes over the program (dl-lookup.c: ELF_RTYPE_CLASS_COPY skips the
+// main map, lt_executable), whose .dynsym lists the copy itself as a definition. The program is
+// the first object of the scope; libc.so.6, which has PT_INTERP too, is not passed over.
+bool SymbolIndex::passed_over(size_t object, std::span<const size_t> scope, const Symbol& reference) const {
+  return reference.copy_relocated && !scope.empty() && canonical_[object] == canonical_[scope.front()];
+}
+
 std::optional<Binding> SymbolIndex::bind(std::span<const size_t> scope, const Reference& reference) const {
   if (reference.definers.count == 0) return std::nullopt;
   for (size_t o : scope)
-    if (auto run = run_of(reference.definers, o); !run.empty())
+    if (auto run = run_of(reference.definers, o); !run.empty() && !passed_over(o, scope, *reference.symbol))
       if (const Symbol* def = match_in(run, *reference.symbol)) return Binding{o, def};
   return std::nullopt;
 }
@@ -249,7 +256,7 @@ std::optional<Binding> SymbolIndex::bind_in(size_t root, size_t object, const Re
   for (uint32_t i = reference.definers.first; i < end; ++i) {
     uint32_t o = definition_objects_[i];
     if (i > reference.definers.first && definition_objects_[i - 1] == o) continue;  // one run per object
-    if (position[o] != kNotInScope) candidates.emplace_back(position[o], i);
+    if (position[o] != kNotInScope && !passed_over(o, scope, *reference.symbol)) candidates.emplace_back(position[o], i);
   }
   std::sort(candidates.begin(), candidates.end());
   for (auto [place, first] : candidates) {

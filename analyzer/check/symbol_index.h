@@ -55,7 +55,7 @@ class SymbolIndex {
   // found from the few objects that define the name. Not thread-safe.
   std::optional<Binding> bind_in(size_t root, size_t object, const Reference& reference) const;
 
-  // The undefined symbols of `object` (named, not local), in symbol-table order.
+  // The undefined and copy-relocated symbols of `object` (named, not local), in symbol-table order.
   std::span<const Reference> references(size_t object) const;
 
   // The global lookup scope of root `root`: its readable ELF objects loaded at start-up (the
@@ -90,6 +90,7 @@ class SymbolIndex {
   const std::vector<uint32_t>& positions_in(const std::vector<size_t>& scope) const;
   static constexpr uint32_t kNotInScope = UINT32_MAX;
   Definers definers_of(std::string_view name) const;
+  bool passed_over(size_t object, std::span<const size_t> scope, const Symbol& reference) const;
   std::span<const Symbol* const> run_of(Definers definers, size_t object) const;
   static const Symbol* match_in(std::span<const Symbol* const> definitions, const Symbol& reference);
 

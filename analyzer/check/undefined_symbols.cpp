@@ -143,6 +143,7 @@ void add_host_symbol_findings(const Graph& graph, size_t root, size_t object, co
 // Why and when the unresolved reference fails: at load, or only at its first call.
 std::string when_it_fails(const Binary& requester, const Symbol& ref, const Target& target, bool musl) {
   if (musl) return "fails at load: musl's loader binds every reference before the program starts";
+  if (ref.copy_relocated) return "fails at load: the program keeps its own copy of this variable (a copy relocation), filled from the library at start-up";
   if (is_data(ref.type)) return "fails at load: data reference";
   if (ref.bound_at_load) return "fails at load: a relocation the loader applies at start-up names it (a function pointer, vtable or -fno-plt call), lazy binding or not";
   if (requester.bind_now()) return "fails at load: the object is linked with -z now (BIND_NOW)";

@@ -2,6 +2,8 @@
 // - which symbols the loader binds before the program runs, lazy binding or not: GLOB_DAT,
 //   R_X86_64_64 and their kin come from function pointers, vtables and -fno-plt calls, and a
 //   missing symbol behind one fails at load ("symbol lookup error"), not when first called;
+//   COPY names a variable the program keeps its own copy of, filled from the library that
+//   defines it (the program's .dynsym lists it as defined);
 // - which give a thread-local variable a fixed offset from the thread pointer (the initial-exec
 //   model: R_X86_64_TPOFF64 and its kin). ld.so must place the block they point into in static TLS
 //   (elf/dl-reloc.c, CHECK_STATIC_TLS); a library loaded by dlopen gets that room from a small
@@ -74,7 +76,9 @@ Problem read_static_tls_relocations(const Image& image, const DynamicTable& dyna
 Problem mark_load_time_references(const Image& image, const DynamicTable& dynamic, Binary& binary) {
   return for_each_relocation(image, dynamic, [&](uint32_t type, uint32_t symbol) {
     if (symbol == 0 || symbol > binary.symbols.size() || is_jump_slot_relocation(image.machine(), type)) return;
-    binary.symbols[symbol - 1].bound_at_load = true;  // entry 0, the null symbol, is not stored
+    Symbol& named = binary.symbols[symbol - 1];  // entry 0, the null symbol, is not stored
+    named.bound_at_load = true;
+    named.copy_relocated = named.copy_relocated || is_copy_relocation(image.machine(), type);
   });
 }
 

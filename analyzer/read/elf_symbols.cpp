@@ -98,8 +98,11 @@ void apply_version(uint16_t versym, const VersionNames& names, Symbol& symbol) {
   symbol.hidden = versym & kVersymHidden;
   symbol.version_index = versym & kVersymIndexMask;
   if (symbol.version_index < 2) return;  // *local* or *global*
-  if (symbol.defined) {
-    if (const auto* def = VersionNames::find(names.defined, symbol.version_index)) symbol.version = def->version;
+  // A defined symbol with a DT_VERNEED index is a copy relocation's (stdout@GLIBC_2.2.5 in a program):
+  // ld.so looks its value up by that version.
+  const auto* def = symbol.defined ? VersionNames::find(names.defined, symbol.version_index) : nullptr;
+  if (def) {
+    symbol.version = def->version;
   } else if (const auto* need = VersionNames::find(names.needed, symbol.version_index)) {
     symbol.version = need->version;
     symbol.version_file = need->file;
@@ -169,6 +172,7 @@ Problem read_dynamic_symbols(const Image& image, const DynamicTable& dynamic, co
     uint16_t shndx = image.u16(*table, at + (image.is64() ? 6 : 14));
     symbol.defined = shndx != 0;
     symbol.no_value = image.word(*table, at + (image.is64() ? 8 : 4)) == 0;
+    symbol.size = static_cast<uint32_t>(std::min<uint64_t>(image.word(*table, at + (image.is64() ? 16 : 8)), UINT32_MAX));
     symbol.absolute = shndx == kShnAbs;
     symbol.binding = binding_of(info);
     symbol.type = type_of(info);

@@ -177,6 +177,7 @@ ScanReport run_scan(const ScanOptions& options) {
   timer.mark("symbol versions");
   if (options.symbols) {
     for (auto& f : check_undefined_symbols(ctx, symbols)) report.result.findings.push_back(std::move(f));  // symbol binding
+    for (auto& f : check_copy_relocation_sizes(ctx, symbols)) report.result.findings.push_back(std::move(f));  // copied variables
     timer.mark("undefined symbols");
     for (auto& f : check_interposition(ctx, symbols)) report.result.findings.push_back(std::move(f));      // shadowed symbols
     timer.mark("interposition");

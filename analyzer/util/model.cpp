@@ -27,18 +27,39 @@ bool is_static_tls_relocation(uint16_t machine, uint32_t type) {
   }
 }
 
+namespace {
+
+// The PLT slot and copy relocation types of the machines glibc supports.
+struct SymbolRelocationTypes {
+  uint16_t machine;
+  uint32_t jump_slot, copy;
+};
+constexpr SymbolRelocationTypes kSymbolRelocationTypes[] = {
+    {62, 7, 5},         // x86-64: R_X86_64_JUMP_SLOT, R_X86_64_COPY
+    {3, 7, 5},          // i386: R_386_JMP_SLOT, R_386_COPY
+    {183, 1026, 1024},  // aarch64: R_AARCH64_JUMP_SLOT, R_AARCH64_COPY
+    {40, 22, 20},       // arm: R_ARM_JUMP_SLOT, R_ARM_COPY
+    {21, 21, 19},       // ppc64: R_PPC64_JMP_SLOT, R_PPC64_COPY
+    {22, 11, 9},        // s390: R_390_JMP_SLOT, R_390_COPY
+    {243, 5, 4},        // riscv: R_RISCV_JUMP_SLOT, R_RISCV_COPY
+};
+
+const SymbolRelocationTypes* symbol_relocation_types(uint16_t machine) {
+  for (const SymbolRelocationTypes& types : kSymbolRelocationTypes)
+    if (types.machine == machine) return &types;
+  return nullptr;
+}
+
+}  // namespace
+
 bool is_jump_slot_relocation(uint16_t machine, uint32_t type) {
-  constexpr uint16_t kI386 = 3, kArm = 40, kPpc64 = 21, kS390 = 22, kX8664 = 62, kAarch64 = 183, kRiscv = 243;
-  switch (machine) {
-    case kX8664: return type == 7;     // R_X86_64_JUMP_SLOT
-    case kI386: return type == 7;      // R_386_JMP_SLOT
-    case kAarch64: return type == 1026;  // R_AARCH64_JUMP_SLOT
-    case kArm: return type == 22;      // R_ARM_JUMP_SLOT
-    case kPpc64: return type == 21;    // R_PPC64_JMP_SLOT
-    case kS390: return type == 11;     // R_390_JMP_SLOT
-    case kRiscv: return type == 5;     // R_RISCV_JUMP_SLOT
-    default: return false;
-  }
+  const SymbolRelocationTypes* types = symbol_relocation_types(machine);
+  return types && types->jump_slot == type;
+}
+
+bool is_copy_relocation(uint16_t machine, uint32_t type) {
+  const SymbolRelocationTypes* types = symbol_relocation_types(machine);
+  return types && types->copy == type;
 }
 
 bool is_x86_machine(uint16_t machine) {

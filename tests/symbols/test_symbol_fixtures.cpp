@@ -91,7 +91,9 @@ Prediction predict(const std::string& name, bool bind_now, const std::string& ex
 }
 
 const std::vector<std::string> kCases = {"removed_func",  "removed_func_now", "func_pointer", "removed_versioned", "zero_value",
-                                         "data_ref",      "weak_ref",         "version_missing",
+                                         "data_ref",      "copy_ref",         "copy_same",        "copy_grown",
+                                         "weak_ref",
+                                         "version_missing",
                                          "weak_version",  "weak_version_flag", "interposed",
                                          "host_symbol",   "versioned_ok"};
 
@@ -247,6 +249,36 @@ TEST_CASE("a weak version need is noted by the loader and predicted as a warning
   Prediction p = predict("weak_version_flag", true);
   CHECK(p.errors.empty());
   CHECK(p.warnings.count(LoadError{"symbol-version-not-found", "weak FOO_2"}) == 1);
+}
+
+TEST_CASE("a copy relocation: a missing definition fails at load; a grown one is the loader's size warning") {
+  Prediction missing = predict("copy_ref", false);
+  bool said_copy = false;
+  for (const json& f : missing.doc["findings"])
+    said_copy |= f["code"] == "undefined-symbol" && f["severity"] == "error" &&
+                 f["message"].get<std::string>().find("copy_counter") != std::string::npos &&
+                 f["message"].get<std::string>().find("a copy relocation") != std::string::npos;
+  CHECK(said_copy);
+
+  LoaderRun loader = run_fixture("copy_grown", false, "");
+  CHECK(loader.exit_code == 0);
+  CHECK(loader.output.find("Symbol `copy_table' has different size in shared object, consider re-linking") != std::string::npos);
+  Prediction grown = predict("copy_grown", false);
+  CHECK(grown.exit_code == 0);
+  std::vector<json> size = {};
+  for (const json& f : grown.doc["findings"])
+    if (f["code"] == "copy-relocation-size") size.push_back(f);
+  REQUIRE(size.size() == 1);
+  CHECK(size[0]["severity"] == "warning");
+  CHECK(size[0]["message"].get<std::string>().find("Symbol `copy_table' has different size in shared object, consider "
+                                                   "re-linking: the program's copy of copy_table holds 16 bytes, " +
+                                                   fixture_dir("copy_grown") + "/libcopy.so.1 defines it with 64") !=
+        std::string::npos);
+  // the program's copies of libc's variables (stdout, stderr) are not copy-relocation findings
+  REQUIRE(run_command("readelf -rW " + shell_quote(fixture_dir("copy_same") + "/app") + " | grep -c 'R_X86_64_COPY.*stdout'").output == "1\n");
+  Prediction ok = predict("copy_same", false);
+  CHECK(ok.errors.empty());
+  for (const json& f : ok.doc["findings"]) CHECK(f["code"] != "copy-relocation-size");
 }
 
 TEST_CASE("symbol-interposed names the copy that wins and the library the user was linked against") {

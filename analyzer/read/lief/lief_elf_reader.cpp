@@ -153,8 +153,9 @@ void read_static_tls_relocations(const le::Binary& elf, Binary& out) {
 void mark_load_time_references(const le::Binary& elf, Binary& out) {
   for (const le::Relocation& r : elf.dynamic_relocations()) {
     uint64_t symbol = r.info();
-    if (symbol != 0 && symbol <= out.symbols.size() && !is_jump_slot_relocation(out.machine, r.type()))
-      out.symbols[symbol - 1].bound_at_load = true;
+    if (symbol == 0 || symbol > out.symbols.size() || is_jump_slot_relocation(out.machine, r.type())) continue;
+    out.symbols[symbol - 1].bound_at_load = true;
+    if (is_copy_relocation(out.machine, r.type())) out.symbols[symbol - 1].copy_relocated = true;
   }
 }
 
@@ -205,17 +206,19 @@ size_t read_symbols(const le::Binary& elf, Binary& out) {
     symbol.binding = binding_of(s.binding());
     symbol.type = type_of(s.type());
     symbol.visibility = s.other() & 3;
+    symbol.size = static_cast<uint32_t>(std::min<uint64_t>(s.size(), UINT32_MAX));
     symbol.version_index = 0xffff;
     if (s.has_version()) {
       uint16_t raw = s.symbol_version().value();
       symbol.hidden = raw & 0x8000;
       symbol.version_index = raw & 0x7fff;
-      if (symbol.defined) {
-        if (auto it = defs.find(symbol.version_index); symbol.version_index >= 2 && it != defs.end())
-          symbol.version = it->second.version;
-      } else if (auto it = needs.find(symbol.version_index); symbol.version_index >= 2 && it != needs.end()) {
-        symbol.version = it->second.version;
-        symbol.version_file = it->second.file;
+      auto def = symbol.defined ? defs.find(symbol.version_index) : defs.end();
+      auto need = needs.find(symbol.version_index);  // a defined one: a copy relocation's
+      if (symbol.version_index >= 2 && def != defs.end()) {
+        symbol.version = def->second.version;
+      } else if (symbol.version_index >= 2 && need != needs.end()) {
+        symbol.version = need->second.version;
+        symbol.version_file = need->second.file;
       }
     }
     out.symbols.push_back(std::move(symbol));
