@@ -57,21 +57,19 @@ bool use_color(const ScanArgs& args) {
 }
 
 int run(const ScanArgs& args) {
-  if (args.verify.enabled)
-    return run_verify_mode(args.scan, args.format, TextOptions{use_color(args), args.verbose}, threshold_of(args.fail_on), args.verify);
+  TextOptions text{use_color(args), args.verbose, threshold_of(args.fail_on)};
+  if (args.verify.enabled) return run_verify_mode(args.scan, args.format, text, text.fail_on, args.verify);
   ScanOptions scan = with_cuda_audit(args.scan);  // no file: audit the CUDA stack
   scan.gpu_code = scan.gpu_code || args.verbose;  // -v shows the GPU code in the tree
   ScanReport& report = keep_until_exit(run_scan(scan));  // the process exits next
   PhaseTimer timer;
-  TextOptions text{use_color(args), args.verbose};
   std::string out = for_output(args.format, with_cuda_summary(args.format, report, render(args.format, report, text)), text);
   timer.mark("render");
   std::fwrite(out.data(), 1, out.size(), stdout);
   timer.mark("write");
   if (report_unreadable_inputs(report)) return kExitUsage;
-  Severity threshold = threshold_of(args.fail_on);
   for (const Finding& f : report.result.findings)
-    if (f.severity >= threshold) return kExitFindings;
+    if (f.severity >= text.fail_on) return kExitFindings;
   return kExitClean;
 }
 

@@ -10,12 +10,13 @@ namespace depscan {
 struct TextOptions {
   bool color = false;     // ANSI colour (only on a terminal, never with NO_COLOR)
   bool verbose = false;   // -v: show libc-family libraries and every tried path
+  Severity fail_on = Severity::Error;  // --fail-on: JUnit fails a test case at this severity
 };
 
 std::string render_text(const ScanReport& report, const TextOptions& options);
 std::string render_json(const ScanReport& report);
 std::string render_sarif(const ScanReport& report);   // SARIF 2.1.0
-std::string render_junit(const ScanReport& report);   // JUnit XML, one case per root
+std::string render_junit(const ScanReport& report, Severity fail_on = Severity::Error);  // JUnit XML, one case per root
 std::string render_github(const ScanReport& report);  // GitHub Actions annotations
 
 // The renderer named by --format: text, json, sarif, junit or github.

@@ -60,6 +60,17 @@ TEST_CASE("colour on a terminal follows NO_COLOR and --no-color") {
   CHECK(piped.output.find("\033[") == std::string::npos);
 }
 
+TEST_CASE("--fail-on decides both the exit code and which findings fail a JUnit test case") {
+  CommandResult plain = run_command(shell_quote(depscan_bin()) + " --format junit /bin/true");
+  CHECK(plain.exit_code == 0);
+  CHECK(plain.output.find("failures=\"0\"") != std::string::npos);
+  CHECK(plain.output.find("<system-out>info[version-floor]: /bin/true needs glibc") != std::string::npos);
+  CommandResult strict = run_command(shell_quote(depscan_bin()) + " --format junit --fail-on info /bin/true");
+  CHECK(strict.exit_code == 1);
+  CHECK(strict.output.find("failures=\"1\"") != std::string::npos);
+  CHECK(strict.output.find("<failure type=\"version-floor\"") != std::string::npos);
+}
+
 TEST_CASE("an input that cannot be analysed gets one stderr line with the reason, exit 2") {
   TempDir empty("cli-no-binaries"), other("cli-other-files");
   std::string gzipped = other.str() + "/notes.txt.gz";

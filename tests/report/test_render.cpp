@@ -120,7 +120,21 @@ TEST_CASE("SARIF, JUnit and GitHub renderings carry every finding") {
   CHECK(first != std::string::npos);
   CHECK(junit.find("<failure", first + 1) == std::string::npos);
   CHECK(junit.find("message=\"libmissing.so: cannot open shared object file (and 1 more error)\"") != std::string::npos);
-  CHECK(junit.find("symbol-version-not-found: GLIBC_2.99 not found\n  fix: rebuild") != std::string::npos);
+  CHECK(junit.find("error[symbol-version-not-found]: GLIBC_2.99 not found\n  fix: rebuild") != std::string::npos);
+  // below --fail-on: in the case's <system-out>, not a failure; at or above it: part of the failure
+  ScanReport mixed = sample_report();
+  mixed.result.findings.push_back({"symbol-interposed", Severity::Warning, 0, "two copies of libfoo", "load one", ""});
+  mixed.result.findings.push_back({"directory-audited", Severity::Info, std::nullopt, "3 ELF files audited", "", "/opt/app"});
+  junit = render_junit(mixed);
+  CHECK(junit.find("tests=\"1\" failures=\"1\"") != std::string::npos);
+  CHECK(junit.find("<system-out>warning[symbol-interposed]: two copies of libfoo\n  fix: load one\n</system-out>") != std::string::npos);
+  CHECK(junit.find("  <system-out>info[directory-audited]: 3 ELF files audited\n</system-out>\n</testsuite>") != std::string::npos);
+  junit = render_junit(mixed, Severity::Warning);
+  CHECK(junit.find("(and 1 more finding)") != std::string::npos);
+  CHECK(junit.find("warning[symbol-interposed]: two copies of libfoo\n  fix: load one\n</failure>") != std::string::npos);
+  junit = render_junit(mixed, Severity::Info);
+  CHECK(junit.find("tests=\"2\" failures=\"2\"") != std::string::npos);  // the scan-wide info is a case of its own
+  CHECK(junit.find("<system-out>") == std::string::npos);
   ScanReport nonchar = sample_report();  // U+FFFE and U+FFFF are UTF-8 but not XML characters
   nonchar.result.graph.objects[0].path = "/opt/a\xef\xbf\xbe" "b\xef\xbf\xbf" "c<&";
   junit = render_junit(nonchar);
