@@ -3,6 +3,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cctype>
 
 #include <fmt/format.h>
@@ -160,28 +161,69 @@ std::vector<std::string> parse_wheel_tags(std::string_view wheel_text) {
   return tags;
 }
 
+namespace {
+
+// A RECORD line's first CSV field (the path) and what follows its comma (hash, size).
+std::pair<std::string, std::string_view> split_record_line(std::string_view line) {
+  if (line.empty() || line.front() != '"') {
+    size_t comma = line.find(',');
+    return {std::string(line.substr(0, comma)), comma == std::string_view::npos ? "" : line.substr(comma + 1)};
+  }
+  std::string path;  // CSV quoting: "" inside quotes is one quote
+  size_t i = 1;
+  for (; i < line.size(); ++i) {
+    if (line[i] == '"' && i + 1 < line.size() && line[i + 1] == '"') {
+      path += '"';
+      ++i;
+    } else if (line[i] == '"') {
+      break;
+    } else {
+      path += line[i];
+    }
+  }
+  size_t comma = line.find(',', i);
+  return {path, comma == std::string_view::npos ? "" : line.substr(comma + 1)};
+}
+
+std::string csv_field(const std::string& text) {
+  if (text.find_first_of(",\"\n") == std::string::npos) return text;
+  std::string out = "\"";
+  for (char c : text) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
+// `location` (relative to the install prefix) relative to site-packages, as pip writes RECORD.
+std::string relative_to_site_packages(const std::string& location, const InstallLayout& layout) {
+  if (location.rfind(layout.site_packages + "/", 0) == 0) return location.substr(layout.site_packages.size() + 1);
+  std::string up;
+  for (size_t i = 0, depth = std::count(layout.site_packages.begin(), layout.site_packages.end(), '/') + 1; i < depth; ++i)
+    up += "../";
+  return up + location;
+}
+
+}  // namespace
+
 std::vector<std::string> parse_record_paths(std::string_view record_text) {
   std::vector<std::string> paths;
   for (std::string_view line : lines_of(record_text)) {
     if (line.empty()) continue;
-    std::string path;
-    if (line.front() == '"') {  // CSV quoting: "" inside quotes is one quote
-      for (size_t i = 1; i < line.size(); ++i) {
-        if (line[i] == '"' && i + 1 < line.size() && line[i + 1] == '"') {
-          path += '"';
-          ++i;
-        } else if (line[i] == '"') {
-          break;
-        } else {
-          path += line[i];
-        }
-      }
-    } else {
-      path = std::string(line.substr(0, line.find(',')));
-    }
+    std::string path = split_record_line(line).first;
     if (!path.empty()) paths.push_back(std::move(path));
   }
   return paths;
+}
+
+std::string installed_record(std::string_view record_text, const std::string& dist_name, const InstallLayout& layout) {
+  std::string out;
+  for (std::string_view line : lines_of(record_text)) {
+    if (line.empty()) continue;
+    auto [path, rest] = split_record_line(line);
+    std::string top = first_component(path);
+    auto location = ends_with(top, ".data") ? install_location(path, top, dist_name, layout) : std::nullopt;
+    out += (location ? csv_field(relative_to_site_packages(*location, layout)) : csv_field(path)) + "," +
+           std::string(rest) + "\n";
+  }
+  return out;
 }
 
 WheelInstall install_wheel(const std::string& host_path, const std::string& display, SafeTree& prefix,
@@ -216,6 +258,7 @@ WheelInstall install_wheel(const std::string& host_path, const std::string& disp
                          (leaf == "METADATA" || leaf == "WHEEL" || leaf == "RECORD");
     if (metadata_file) {
       auto text = (*reader)->read_all();
+      if (text && leaf == "RECORD") *text = installed_record(*text, dist_name, layout);
       if (text && write_text(prefix, *location, *text)) has_metadata |= leaf == "METADATA";
       continue;
     }

@@ -39,6 +39,9 @@ struct Metadata {
 Metadata parse_metadata(std::string_view text);
 std::vector<std::string> parse_wheel_tags(std::string_view wheel_text);
 std::vector<std::string> parse_record_paths(std::string_view record_text);
+// RECORD as an install writes it (pip does the same): the paths under <name>.data/<scheme>/
+// become where the files went, relative to site-packages (platlib/x -> x, scripts/x -> ../../../bin/x).
+std::string installed_record(std::string_view record_text, const std::string& dist_name, const InstallLayout& layout);
 Requirement parse_requirement(std::string_view line);
 
 struct WheelInstall {

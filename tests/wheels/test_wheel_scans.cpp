@@ -832,6 +832,20 @@ TEST_CASE("a multi-platform image: --platform picks the image of the index; atte
   CHECK(bad.output.find("--platform: not an os/arch[/variant] platform: 'amd64'") != std::string::npos);
 }
 
+TEST_CASE("a library a wheel installs through <name>.data/platlib belongs to that wheel, not to the system") {
+  Scan s = scan(wheels({"datalib-1.0-cp311-cp311-manylinux2014_x86_64.whl"}), "data-dir");
+  REQUIRE(s.report.is_object());
+  CHECK(s.tmp_left_empty);
+  bool found = false;
+  for (const json& o : s.report["objects"])
+    if (o["path"].get<std::string>().ends_with("site-packages/datalib/libdatalib.so")) {
+      found = true;
+      CHECK(o["owner"] == "datalib");
+    }
+  CHECK(found);
+  for (const json& f : findings(s.report, "system-libraries")) CHECK(f["message"].get<std::string>().find("libdatalib") == std::string::npos);
+}
+
 TEST_CASE("a directory audit: every binary a root, non-binaries counted, findings summarised") {
   TempDir dir("wheels-audit-input");
   for (const char* f : {"libtorch_cuda.so", "libcudnn.so.9", "app", "make_archives_copy.txt"}) {

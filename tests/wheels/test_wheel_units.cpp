@@ -63,6 +63,13 @@ TEST_CASE("METADATA, WHEEL and RECORD") {
   CHECK(parse_record_paths("a/b.so,sha256=x,1\n\"we,ird\"\"s.so\",,\nc.dist-info/RECORD,,\n") ==
         std::vector<std::string>{"a/b.so", "we,ird\"s.so", "c.dist-info/RECORD"});
   CHECK(normalize_dist_name("Nvidia_CuDNN.cu12") == "nvidia-cudnn-cu12");
+  // as pip rewrites RECORD on install: .data/<scheme>/ paths become where the files went
+  InstallLayout layout{"lib/python3.11/site-packages", "python3.11"};
+  CHECK(installed_record("d-1.0.data/platlib/d/lib.so,sha256=x,9\nd-1.0.data/scripts/tool,sha256=y,3\n"
+                         "\"d-1.0.data/purelib/we,ird.py\",,\nd-1.0.data/headers/d.h,,\nd/plain.py,,\n",
+                         "d", layout) ==
+        "d/lib.so,sha256=x,9\n../../../bin/tool,sha256=y,3\n\"we,ird.py\",,\n"
+        "../../../include/site/python3.11/d/d.h,,\nd/plain.py,,\n");
 }
 
 TEST_CASE("version specifiers (PEP 440 subset)") {
