@@ -15,7 +15,8 @@ struct TextOptions {
 
 std::string render_text(const ScanReport& report, const TextOptions& options);
 std::string render_json(const ScanReport& report);
-std::string render_sarif(const ScanReport& report);   // SARIF 2.1.0
+// SARIF 2.1.0; files under `source_root` (the working directory) relative to SRCROOT, others file: URIs.
+std::string render_sarif(const ScanReport& report, const std::string& source_root);
 std::string render_junit(const ScanReport& report, Severity fail_on = Severity::Error);  // JUnit XML, one case per root
 std::string render_github(const ScanReport& report);  // GitHub Actions annotations
 

@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "analyzer/input/fs.h"
 #include "report/json_text.h"
 #include "report/report.h"
 
@@ -35,6 +36,16 @@ std::string uri_reference(std::string_view path) {
   return out;
 }
 
+// A file under the source root (the directory depscan ran in: a CI job's checkout) as a path
+// relative to SRCROOT, which code scanning maps to the repository; any other as a file: URI.
+json artifact_location(const std::string& path, const std::string& source_root) {
+  std::string absolute = absolute_path(path);
+  std::string prefix = source_root == "/" ? "/" : source_root + "/";
+  if (absolute.starts_with(prefix) && absolute.size() > prefix.size())
+    return {{"uri", uri_reference(absolute.substr(prefix.size()))}, {"uriBaseId", "SRCROOT"}};
+  return {{"uri", "file://" + uri_reference(absolute)}};
+}
+
 std::string location_of(const ScanReport& report, const Finding& f) {
   if (f.object && *f.object < report.result.graph.objects.size())
     return report.result.graph.objects[*f.object].path;
@@ -43,7 +54,7 @@ std::string location_of(const ScanReport& report, const Finding& f) {
 
 }  // namespace
 
-std::string render_sarif(const ScanReport& report) {
+std::string render_sarif(const ScanReport& report, const std::string& source_root) {
   json rules = json::array(), results = json::array();
   std::map<std::string, size_t> rule_index;
   for (const Finding& f : report.result.findings) {
@@ -54,12 +65,13 @@ std::string render_sarif(const ScanReport& report) {
     std::string where = location_of(report, f);
     if (!where.empty())
       result["locations"] =
-          json::array({{{"physicalLocation", {{"artifactLocation", {{"uri", uri_reference(where)}}}}}}});
+          json::array({{{"physicalLocation", {{"artifactLocation", artifact_location(where, source_root)}}}}});
     results.push_back(std::move(result));
   }
   json doc = {{"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
               {"version", "2.1.0"},
               {"runs", json::array({{{"tool", {{"driver", {{"name", "depscan"}, {"rules", rules}}}}},
+                                     {"originalUriBaseIds", {{"SRCROOT", {{"uri", "file://" + uri_reference(source_root == "/" ? "/" : source_root + "/")}}}}},
                                      {"results", results}}})}};
   return json_text(doc);
 }

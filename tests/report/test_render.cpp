@@ -98,17 +98,20 @@ TEST_CASE("an edge found through another object's rpath, a preload or a DLL sear
 
 TEST_CASE("SARIF, JUnit and GitHub renderings carry every finding") {
   ScanReport r = sample_report();
-  json sarif = json::parse(render_sarif(r));
+  json sarif = json::parse(render_sarif(r, "/home/ci/checkout"));
   CHECK(sarif["version"] == "2.1.0");
   auto& results = sarif["runs"][0]["results"];
   REQUIRE(results.size() == 1);
   CHECK(results[0]["ruleId"] == "library-not-found");
   CHECK(results[0]["level"] == "error");
-  CHECK(results[0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "/opt/app/bin/app");
+  CHECK(results[0]["locations"][0]["physicalLocation"]["artifactLocation"] == json{{"uri", "file:///opt/app/bin/app"}});
+  CHECK(sarif["runs"][0]["originalUriBaseIds"]["SRCROOT"]["uri"] == "file:///home/ci/checkout/");
+  json in_checkout = json::parse(render_sarif(r, "/opt/app"))["runs"][0]["results"][0];  // relative to the checkout
+  CHECK(in_checkout["locations"][0]["physicalLocation"]["artifactLocation"] == json{{"uri", "bin/app"}, {"uriBaseId", "SRCROOT"}});
   ScanReport odd_path = sample_report();
   odd_path.result.graph.objects[0].path = "/opt/my app/100%/caf\xc3\xa9:1";  // a URI reference, percent-encoded
-  json odd = json::parse(render_sarif(odd_path))["runs"][0]["results"][0];
-  CHECK(odd["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "/opt/my%20app/100%25/caf%C3%A9%3A1");
+  json odd = json::parse(render_sarif(odd_path, "/home/ci/checkout"))["runs"][0]["results"][0];
+  CHECK(odd["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "file:///opt/my%20app/100%25/caf%C3%A9%3A1");
 
   std::string junit = render_junit(r);
   CHECK(junit.find("tests=\"1\" failures=\"1\"") != std::string::npos);
