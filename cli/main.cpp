@@ -2,6 +2,7 @@
 #include <cstring>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "cli/commands.h"
 
@@ -50,9 +51,34 @@ std::string options_before_subcommand(int argc, char** argv) {
   return "";
 }
 
+// CLI11 2.1 reads `--opt=` (an empty value) as a bare `--opt` and takes the next argument for its
+// value: `--ld-library-path="$EMPTY" app` would take `app` as the path list and scan nothing. Each
+// such argument (before a `--`) is split into `--opt` and an empty argument, which CLI11 keeps.
+std::vector<std::string> with_empty_values_split(int argc, char** argv) {
+  std::vector<std::string> args;
+  bool options_end = false;
+  for (int i = 0; i < argc; ++i) {
+    std::string_view arg = argv[i];
+    options_end = options_end || arg == "--";
+    if (i > 0 && !options_end && arg.starts_with("--") && arg.find('=') == arg.size() - 1) {
+      args.emplace_back(arg.substr(0, arg.size() - 1));
+      args.emplace_back();
+    } else {
+      args.emplace_back(arg);
+    }
+  }
+  return args;
+}
+
 }  // namespace
 
-int main(int argc, char** argv) {
+int main(int original_argc, char** original_argv) {
+  std::vector<std::string> arguments = with_empty_values_split(original_argc, original_argv);
+  std::vector<char*> pointers;
+  for (std::string& a : arguments) pointers.push_back(a.data());
+  pointers.push_back(nullptr);
+  int argc = static_cast<int>(arguments.size());
+  char** argv = pointers.data();
   CLI::App app{"depscan: will this binary, wheel or container load and run with CUDA and cuDNN?",
                "depscan"};
   app.set_version_flag("--version", "depscan 0.1.0");

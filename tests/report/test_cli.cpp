@@ -60,6 +60,16 @@ TEST_CASE("colour on a terminal follows NO_COLOR and --no-color") {
   CHECK(piped.output.find("\033[") == std::string::npos);
 }
 
+TEST_CASE("an empty --opt= value is empty: the next argument stays an input") {
+  CommandResult r = run_command(shell_quote(depscan_bin()) + " --format json --ld-library-path= /bin/true");
+  CHECK(r.exit_code == 0);
+  CHECK(r.output.find("\"/bin/true\"") != std::string::npos);  // scanned, not taken for the path list
+  CHECK(r.output.find("/bin/true/") == std::string::npos);
+  CommandResult empty_version = run_command(shell_quote(depscan_bin()) + " --driver= /bin/true 2>&1");
+  CHECK(empty_version.exit_code == 2);
+  CHECK(empty_version.output.find("--driver: not a dotted version number: ''") != std::string::npos);
+}
+
 TEST_CASE("--fail-on decides both the exit code and which findings fail a JUnit test case") {
   CommandResult plain = run_command(shell_quote(depscan_bin()) + " --format junit /bin/true");
   CHECK(plain.exit_code == 0);
