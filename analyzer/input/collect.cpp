@@ -17,7 +17,6 @@
 namespace depscan {
 namespace {
 
-constexpr size_t kMaxWalkEntries = 2'000'000;
 const std::set<std::string> kPseudoFileSystems = {"/proc", "/sys", "/dev", "/run"};
 
 bool ends_with(std::string_view s, std::string_view suffix) {
@@ -68,16 +67,17 @@ void add_root(const std::string& logical, std::unique_ptr<FileSource> file, Coll
 
 struct WalkCounts {
   size_t audited = 0, windows_skipped = 0;
+  bool stopped = false;  // at the entry limit
 };
 
 // Every ELF or PE file under `dir`, sorted, without following symlinks (a link to a file is
 // audited through its target; links to directories are not entered, so there are no cycles).
-void walk_binaries(const FileSystem& fs, const std::string& dir, Binaries binaries, CollectedInputs& out,
-                   WalkCounts& counts) {
+void walk_binaries(const FileSystem& fs, const std::string& dir, Binaries binaries, size_t max_entries,
+                   CollectedInputs& out, WalkCounts& counts) {
   size_t& audited = counts.audited;
   std::vector<std::string> pending = {dir};
   size_t seen = 0;
-  while (!pending.empty() && seen < kMaxWalkEntries) {
+  while (!pending.empty() && !counts.stopped) {
     std::string current = std::move(pending.back());
     pending.pop_back();
     auto canonical_dir = fs.canonical(current);
@@ -86,7 +86,10 @@ void walk_binaries(const FileSystem& fs, const std::string& dir, Binaries binari
     std::sort(names.begin(), names.end(), std::greater<>());
     std::vector<std::string> children;
     for (const std::string& name : names) {
-      if (++seen > kMaxWalkEntries) break;
+      if (++seen > max_entries) {
+        counts.stopped = true;
+        break;
+      }
       std::string child = join_path(current, name);
       auto canon = fs.canonical(child);
       if (!canon || *canon != join_path(*canonical_dir, name)) continue;  // a symlink
@@ -112,11 +115,16 @@ void walk_binaries(const FileSystem& fs, const std::string& dir, Binaries binari
   std::sort(out.roots.end() - static_cast<long>(audited), out.roots.end());
 }
 
-void audit_directory(const FileSystem& fs, const std::string& input, const std::string& dir, CollectedInputs& out,
-                     Binaries binaries = Binaries::ElfAndPe) {
+void audit_directory(const FileSystem& fs, const std::string& input, const std::string& dir, const CollectRequest& request,
+                     CollectedInputs& out, Binaries binaries = Binaries::ElfAndPe) {
   size_t skipped_before = out.skipped_files;
   WalkCounts counts;
-  walk_binaries(fs, dir, binaries, out, counts);
+  walk_binaries(fs, dir, binaries, request.max_walk_entries, out, counts);
+  if (counts.stopped)
+    out.findings.push_back({"directory-too-large", Severity::Warning, std::nullopt,
+                            fmt::format("{}: the walk stopped after {} directory entries: the files beyond them are not "
+                                        "audited", input, request.max_walk_entries),
+                            "audit the subdirectories that hold the binaries one by one", input});
   size_t audited = counts.audited;
   if (audited == 0) {  // asked to analyse a directory with nothing in it to analyse
     out.unreadable_inputs.push_back(input);
@@ -198,7 +206,7 @@ void install_wheels(std::unique_ptr<FileSystem>& fs, const std::vector<WheelInpu
 // ------------------------------------------------------------------ images
 
 void unpack_image_input(std::unique_ptr<FileSystem>& fs, const std::string& input, const std::string& host,
-                        const std::string& platform, CollectedInputs& out) {
+                        const CollectRequest& request, CollectedInputs& out) {
   auto temp = TempDirectory::create("image");
   if (!temp) {
     out.findings.push_back(input_error(input, temp.error()));
@@ -207,7 +215,7 @@ void unpack_image_input(std::unique_ptr<FileSystem>& fs, const std::string& inpu
   SafeTree top((*temp)->path());
   bool dirs_ok = top.make_dirs("archive") && top.make_dirs("rootfs");
   SafeTree staging(top.host_path("archive")), rootfs(top.host_path("rootfs"));
-  ImageUnpack unpacked = dirs_ok ? unpack_image(host, basename_of(input), staging, rootfs, platform) : ImageUnpack{};
+  ImageUnpack unpacked = dirs_ok ? unpack_image(host, basename_of(input), staging, rootfs, request.image_platform) : ImageUnpack{};
   for (Finding& f : unpacked.findings) out.findings.push_back(std::move(f));
   top.remove("archive");  // the layer tars are no longer needed
   if (!unpacked.ok) {
@@ -218,7 +226,7 @@ void unpack_image_input(std::unique_ptr<FileSystem>& fs, const std::string& inpu
   out.findings.push_back(info("image-unpacked", input,
                               fmt::format("{}: {} layers applied; audited as a root file system", input,
                                           unpacked.layers)));
-  audit_directory(*fs, input, "/", out);
+  audit_directory(*fs, input, "/", request, out);
   out.temp_dirs.push_back(std::move(*temp));
 }
 
@@ -246,15 +254,15 @@ void collect_one(std::unique_ptr<FileSystem>& fs, const std::string& input, cons
     case FileFormat::Directory:
       if (looks_like_site_packages(*fs, logical)) {
         add_environment(*fs, logical, out);
-        audit_directory(*fs, input, logical, out, binaries_of_environment(logical));
+        audit_directory(*fs, input, logical, request, out, binaries_of_environment(logical));
       } else {
-        audit_directory(*fs, input, logical, out);
+        audit_directory(*fs, input, logical, request, out);
       }
       return;
     case FileFormat::Tar:
     case FileFormat::Compressed:
       if (host && single_input && is_image_archive(*host)) {
-        unpack_image_input(fs, input, *host, request.image_platform, out);
+        unpack_image_input(fs, input, *host, request, out);
         return;
       }
       break;
@@ -287,7 +295,7 @@ void collect_host_archive(std::unique_ptr<FileSystem>& fs, const std::string& in
   std::string host = absolute_path(input);
   bool single_input = request.inputs.size() == 1;
   if (ends_with(input, ".whl")) wheels.push_back({input, host});
-  else if (single_input && is_image_archive(host)) unpack_image_input(fs, input, host, request.image_platform, out);
+  else if (single_input && is_image_archive(host)) unpack_image_input(fs, input, host, request, out);
   else {
     out.unreadable_inputs.push_back(input);
     out.findings.push_back(input_error(input, "a tar archive that is not a container image (or an image given with other inputs)"));
@@ -323,12 +331,12 @@ CollectedInputs collect_inputs(std::unique_ptr<FileSystem>& fs, const CollectReq
     }
     for (const std::string& dir : dirs) {
       add_environment(*fs, dir, out);
-      audit_directory(*fs, dir, dir, out, binaries_of_environment(dir));
+      audit_directory(*fs, dir, dir, request, out, binaries_of_environment(dir));
     }
   }
   const FileSystem* sniffed_with = fs.get();
   if (!wheels.empty()) install_wheels(fs, wheels, out);
-  if (request.inputs.empty() && !request.python_env && request.rooted) audit_directory(*fs, "/", "/", out);
+  if (request.inputs.empty() && !request.python_env && request.rooted) audit_directory(*fs, "/", "/", request, out);
   if (fs.get() != sniffed_with) out.open_roots.clear();  // the roots' paths name files of the new one
   return out;
 }

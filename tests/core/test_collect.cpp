@@ -2,6 +2,7 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -41,6 +42,25 @@ TEST_CASE("telling inputs apart keeps the roots' files open for the reader, and 
   struct stat st;
   REQUIRE(::stat(path.c_str(), &st) == 0);
   CHECK(file->info().inode == st.st_ino);
+}
+
+TEST_CASE("a directory walk stops at its entry limit and says so") {
+  test::TempDir tmp("collectcap");
+  for (int i = 0; i < 30; ++i) write_elf_head(tmp.str() + "/lib" + std::to_string(i) + ".so");
+  std::unique_ptr<FileSystem> files = make_real_fs();
+  CollectRequest request{{tmp.str()}, false, std::nullopt};
+  request.max_walk_entries = 10;
+  CollectedInputs capped = collect_inputs(files, request);
+  CHECK(capped.roots.size() == 10);
+  auto stopped = std::find_if(capped.findings.begin(), capped.findings.end(),
+                              [](const Finding& f) { return f.code == "directory-too-large"; });
+  REQUIRE(stopped != capped.findings.end());
+  CHECK(stopped->severity == Severity::Warning);
+  CHECK(stopped->message == tmp.str() + ": the walk stopped after 10 directory entries: the files beyond them are not audited");
+  request.max_walk_entries = 30;  // exactly enough: no finding
+  CollectedInputs whole = collect_inputs(files, request);
+  CHECK(whole.roots.size() == 30);
+  for (const Finding& f : whole.findings) CHECK(f.code != "directory-too-large");
 }
 
 TEST_CASE("a directory of many binaries keeps at most kMaxOpenRoots of them open") {
