@@ -1,5 +1,6 @@
 #include "analyzer/input/image.h"
 
+#include <algorithm>
 #include <map>
 
 #include <fmt/format.h>
@@ -203,7 +204,9 @@ bool is_image_archive(const std::string& host_path) {
 ImageUnpack unpack_image(const std::string& host_path, const std::string& display, SafeTree& staging,
                          SafeTree& rootfs, const std::string& platform, const ArchiveLimits& limits) {
   ImageUnpack out;
-  auto outer = ArchiveReader::open(host_path, display, limits);
+  ArchiveLimits outer_limits = limits;  // a layer is one member of the outer archive: only the total caps it
+  outer_limits.max_member_bytes = std::max(limits.max_member_bytes, limits.max_total_bytes);
+  auto outer = ArchiveReader::open(host_path, display, outer_limits);
   if (!outer) {
     out.findings.push_back(image_finding("archive-corrupt", Severity::Error, display, outer.error()));
     return out;

@@ -2,8 +2,11 @@
 // METADATA parsing, version specifiers and the manylinux policy data.
 #include <doctest/doctest.h>
 
+#include <filesystem>
+
 #include "analyzer/check/wheel_policy.h"
 #include "analyzer/input/archive.h"
+#include "analyzer/input/image.h"
 #include "analyzer/input/safe_tree.h"
 #include "analyzer/input/wheel.h"
 #include "matrix/policy.h"
@@ -138,6 +141,29 @@ TEST_CASE("manylinux policies: every row has a source, aliases map, versions are
   CHECK(split_platform_tag("musllinux_1_2_x86_64")->arch == "x86_64");
   CHECK_FALSE(split_platform_tag("linux_x86_64"));
   CHECK_FALSE(split_platform_tag("manylinux_2_x86_64"));
+}
+
+TEST_CASE("an image layer larger than the per-member cap is unpacked: the cap is for the files in the layers") {
+  std::string image = depscan::test::fixtures_dir() + "/wheels/image.tar";
+  depscan::test::TempDir tmp("image-layer-cap");
+  SafeTree top(tmp.str());
+  REQUIRE(top.make_dirs("staging"));
+  REQUIRE(top.make_dirs("rootfs"));
+  SafeTree staging(top.host_path("staging")), rootfs(top.host_path("rootfs"));
+  ArchiveLimits limits;
+  limits.max_member_bytes = 250000;  // layer 1 is 276,480 bytes; its largest file (ld.so) 215,000
+  limits.max_total_bytes = 16 << 20;
+  ImageUnpack unpacked = unpack_image(image, "image.tar", staging, rootfs, host_image_platform(), limits);
+  CHECK(unpacked.ok);
+  CHECK(unpacked.layers == 2);
+  for (const Finding& f : unpacked.findings) CHECK(f.code != "archive-too-large");
+  CHECK(std::filesystem::exists(rootfs.host_path("usr/bin/app")));
+  limits.max_member_bytes = 100000;  // now ld.so, a file in the layer, is over the cap
+  SafeTree rootfs2(top.host_path("rootfs")), staging2(top.host_path("staging"));
+  ImageUnpack refused = unpack_image(image, "image.tar", staging2, rootfs2, host_image_platform(), limits);
+  bool too_large = false;
+  for (const Finding& f : refused.findings) too_large |= f.code == "archive-too-large" && f.message.find("ld-linux") != std::string::npos;
+  CHECK(too_large);
 }
 
 TEST_CASE("archive reader: member count cap and encrypted members") {
