@@ -18,14 +18,54 @@ bool is_data(SymbolType type) {
   return type == SymbolType::Object || type == SymbolType::Tls || type == SymbolType::Common;
 }
 
-// A missing library of the objects loaded at start-up, or of those loaded by dlopen: the loader
-// stops before binding either the program or the dlopen call, not both.
-bool has_missing_library(const Graph& graph, const SymbolIndex& symbols, size_t root, bool dlopened) {
+// A missing library of the objects loaded at start-up: the loader stops before binding the program.
+bool has_missing_library(const Graph& graph, const SymbolIndex& symbols, size_t root) {
   for (size_t i : symbols.edges_of(root))
     if (const Edge& e = graph.edges[i]; !e.to && (e.kind == EdgeKind::Needed || e.kind == EdgeKind::Preload) &&
-                                        symbols.is_dlopened(root, e.from) == dlopened)
+                                        !symbols.is_dlopened(root, e.from))
       return true;
   return false;
+}
+
+// Per object loaded only by dlopen: true when every dlopen that brings it in stops at a missing
+// library of the opened library's NEEDED closure, so that its references are never bound. Each
+// dlopen call fails or succeeds on its own: one plugin's missing library says nothing of another's.
+std::vector<bool> dlopen_blocked(const Graph& graph, const SymbolIndex& symbols, size_t root) {
+  std::vector<bool> blocked(graph.objects.size(), false);
+  std::vector<size_t> opened;
+  for (size_t i : symbols.edges_of(root))
+    if (const Edge& e = graph.edges[i]; e.kind == EdgeKind::Dlopen && e.to && symbols.is_dlopened(root, *e.to))
+      opened.push_back(*e.to);
+  if (opened.empty()) return blocked;
+  std::sort(opened.begin(), opened.end());
+  opened.erase(std::unique(opened.begin(), opened.end()), opened.end());
+  std::vector<std::pair<size_t, std::optional<size_t>>> needed;  // (from, to), sorted by from
+  for (size_t i : symbols.edges_of(root))
+    if (const Edge& e = graph.edges[i]; e.kind == EdgeKind::Needed) needed.emplace_back(e.from, e.to);
+  std::stable_sort(needed.begin(), needed.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<bool> reached(graph.objects.size(), false), bound(graph.objects.size(), false);
+  std::vector<size_t> seen_by(graph.objects.size(), SIZE_MAX);  // the target whose closure last took it
+  for (size_t target : opened) {
+    std::vector<size_t> closure{target};
+    seen_by[target] = target;
+    bool fails = false;
+    for (size_t k = 0; k < closure.size(); ++k) {
+      auto from = std::lower_bound(needed.begin(), needed.end(), closure[k], [](const auto& e, size_t o) { return e.first < o; });
+      for (; from != needed.end() && from->first == closure[k]; ++from) {
+        if (!from->second) fails = true;
+        else if (seen_by[*from->second] != target) {
+          seen_by[*from->second] = target;
+          closure.push_back(*from->second);
+        }
+      }
+    }
+    for (size_t o : closure) {
+      reached[o] = true;
+      bound[o] = bound[o] || !fails;
+    }
+  }
+  for (size_t o = 0; o < graph.objects.size(); ++o) blocked[o] = reached[o] && !bound[o];
+  return blocked;
 }
 
 bool defines_version(const Binary& binary, std::string_view version) {
@@ -38,10 +78,10 @@ struct RootFacts {
   size_t root = 0;
   bool program = false;          // an executable: nothing comes before it in the scope
   bool missing_library = false;  // the loader stops at library-not-found before binding
-  bool missing_in_dlopened = false;  // the same for a dlopen call
+  std::vector<bool> blocked_dlopen;  // per object: the same for every dlopen call that loads it
   bool musl = false;             // musl's loader binds every reference at load
   bool missing_for(const SymbolIndex& symbols, size_t object) const {
-    return symbols.is_dlopened(root, object) ? missing_in_dlopened : missing_library;
+    return symbols.is_dlopened(root, object) ? blocked_dlopen[object] : missing_library;
   }
 };
 
@@ -293,8 +333,8 @@ std::vector<Finding> check_undefined_symbols(const CheckContext& ctx, const Symb
   for (size_t root = 0; root < ctx.graph.load_order.size() && root < ctx.graph.roots.size(); ++root) {
     const Object& root_object = ctx.graph.objects[ctx.graph.roots[root]];
     RootFacts facts{root, root_object.binary && root_object.binary->is_executable(),
-                    has_missing_library(ctx.graph, symbols, root, false),
-                    has_missing_library(ctx.graph, symbols, root, true),
+                    has_missing_library(ctx.graph, symbols, root),
+                    dlopen_blocked(ctx.graph, symbols, root),
                     root < ctx.graph.root_loaders.size() && ctx.graph.root_loaders[root].musl};
     for (size_t o : symbols.members(root)) {
       for (const SymbolIndex::Reference& reference : symbols.references(o)) {

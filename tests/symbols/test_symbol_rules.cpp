@@ -1,6 +1,7 @@
 // The symbol checks on hand-built graphs: ld.so's binding and version rules, one at a time.
 #include <doctest/doctest.h>
 
+#include <set>
 #include <tuple>
 
 #include "analyzer/check/baselines.h"
@@ -650,4 +651,26 @@ TEST_CASE("a library missing under a dlopened object stops that dlopen, not the 
   REQUIRE(found.size() == 1);  // plugin_needs may come from the missing libmpi: not judged
   CHECK(found[0].object == a);
   CHECK(found[0].message.find("undefined symbol: gone_api") != std::string::npos);
+}
+
+TEST_CASE("one dlopen's missing library does not hide another dlopen's undefined symbols") {
+  GraphBuilder g;
+  Binary app = elf(std::nullopt, true);
+  Binary mpi_plugin = elf("libmpi_plugin.so"), other = elf("libother.so"), shared = elf("libshared.so");
+  mpi_plugin.symbols = {ref("maybe_from_mpi")};
+  other.symbols = {ref("other_needs")};
+  shared.symbols = {ref("shared_needs")};
+  size_t a = g.add("/opt/app", app), m = g.add("/opt/libmpi_plugin.so", mpi_plugin), o = g.add("/opt/libother.so", other),
+         s = g.add("/opt/libshared.so", shared);
+  g.edge(a, "libmpi_plugin.so", m, How::Runpath, EdgeKind::Dlopen);
+  g.edge(a, "libother.so", o, How::Runpath, EdgeKind::Dlopen);
+  g.edge(m, "libmpi.so.40", std::nullopt, How::NotFound);
+  g.edge(m, "libshared.so", s);  // shared by both plugins: the second dlopen loads and binds it
+  g.edge(o, "libshared.so", s, How::AlreadyLoaded);
+  g.root({a, m, o, s});
+  CheckRun run;
+  auto found = run.run(g.graph, undefined);
+  std::set<std::string> named;
+  for (const Finding& f : found) named.insert(f.message.substr(f.message.find("undefined symbol: ") + 18, 12));
+  CHECK(named == std::set<std::string>{"other_needs ", "shared_needs"});  // maybe_from_mpi: its dlopen fails first
 }
