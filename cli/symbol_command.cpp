@@ -57,14 +57,16 @@ std::string render_text(const Graph& g, const std::string& name, const std::vect
     for (const SymbolSite& d : p.definitions)
       out += fmt::format("    {} {}  {} ({} {}){}\n", d.wins ? "*" : " ", g.objects[d.object].path,
                          spelled(*d.symbol), binding_name(d.symbol->binding), type_name(d.symbol->type),
-                         d.wins ? "  <- wins" : "  (shadowed)");
+                         d.wins ? "  <- wins" : "  (shadowed)") +
+           (d.symbol->copy_relocated ? "      the program's copy (copy relocation), filled at start-up from the definition its use below binds to\n" : "");
     out += p.uses.empty() ? "  used by: nothing loaded\n" : "  used by:\n";
     for (const SymbolSite& u : p.uses) {
       std::string from = u.symbol->version_file.empty() ? "" : fmt::format(" from {}", u.symbol->version_file);
       std::string to = u.bound ? "-> " + g.objects[u.bound->object].path
                                : (u.symbol->binding == SymbolBinding::Weak ? "-> unresolved (weak, stays null)"
                                                                           : "-> UNRESOLVED");
-      out += fmt::format("      {}  {}{} {}\n", g.objects[u.object].path, spelled(*u.symbol), from, to);
+      out += fmt::format("      {}  {}{}{} {}\n", g.objects[u.object].path, spelled(*u.symbol),
+                         u.symbol->copy_relocated ? " (copy relocation)" : "", from, to);
     }
   }
   return out;
@@ -84,7 +86,7 @@ std::string render_json(const Graph& g, const std::string& name, const std::vect
       uses.push_back({{"object", u.object}, {"path", g.objects[u.object].path},
                       {"version", u.symbol->version.empty() ? json(nullptr) : json(u.symbol->version)},
                       {"version_file", u.symbol->version_file.empty() ? json(nullptr) : json(u.symbol->version_file)},
-                      {"weak", u.symbol->binding == SymbolBinding::Weak},
+                      {"weak", u.symbol->binding == SymbolBinding::Weak}, {"copy_relocation", u.symbol->copy_relocated},
                       {"binds_to", u.bound ? json(u.bound->object) : json(nullptr)}});
     roots.push_back({{"root", g.objects[g.roots[p.root]].path}, {"definitions", defs}, {"uses", uses}});
   }

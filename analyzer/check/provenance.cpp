@@ -24,7 +24,7 @@ std::vector<SymbolProvenance> symbol_provenance(const SymbolIndex& symbols, std:
         p.definitions.push_back({o, d, bound && bound->symbol == d, std::nullopt});
       }
       for (const Symbol& s : graph.objects[o].binary->symbols)
-        if (!s.defined && s.name == name) p.uses.push_back({o, &s, false, symbols.bind(scope, s)});
+        if ((!s.defined || s.copy_relocated) && s.name == name) p.uses.push_back({o, &s, false, symbols.bind(scope, s)});
     }
     if (!p.definitions.empty() || !p.uses.empty()) out.push_back(std::move(p));
   }

@@ -20,7 +20,7 @@ struct SymbolSite {
 struct SymbolProvenance {
   size_t root = 0;                     // index into Graph::roots
   std::vector<SymbolSite> definitions; // in load order
-  std::vector<SymbolSite> uses;        // in load order
+  std::vector<SymbolSite> uses;        // in load order; a program's copy relocation is a use too
 };
 
 // One entry per root in which `name` is defined or referenced.

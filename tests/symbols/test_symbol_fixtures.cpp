@@ -274,6 +274,11 @@ TEST_CASE("a copy relocation: a missing definition fails at load; a grown one is
                                                    "re-linking: the program's copy of copy_table holds 16 bytes, " +
                                                    fixture_dir("copy_grown") + "/libcopy.so.1 defines it with 64") !=
         std::string::npos);
+  // depscan symbol: the program's copy is a use, bound past the program to the library, or to nothing
+  auto text = run_command(shell_quote(depscan_bin()) + " symbol copy_counter " + shell_quote(fixture_dir("copy_ref") + "/app"));
+  CHECK(text.output.find("/app  copy_counter (copy relocation) -> UNRESOLVED") != std::string::npos);
+  text = run_command(shell_quote(depscan_bin()) + " symbol copy_counter " + shell_quote(fixture_dir("copy_same") + "/app"));
+  CHECK(text.output.find("/app  copy_counter (copy relocation) -> " + fixture_dir("copy_same") + "/libcopy.so.1") != std::string::npos);
   // the program's copies of libc's variables (stdout, stderr) are not copy-relocation findings
   REQUIRE(run_command("readelf -rW " + shell_quote(fixture_dir("copy_same") + "/app") + " | grep -c 'R_X86_64_COPY.*stdout'").output == "1\n");
   Prediction ok = predict("copy_same", false);
