@@ -93,7 +93,7 @@ void add_scan_command(CLI::App& app, int& exit_code) {
   app.add_option("--python-env", args->scan.python_env, "a venv or conda prefix: audit its site-packages as one install");
   app.add_option("--platform", args->scan.image_platform,
                  "the image of a multi-platform image archive to audit, as os/arch[/variant] (default: " +
-                     host_image_platform() + ", this machine's)")
+                     host_image_platform() + ", this machine's, or the archive's only image)")
       ->check(CLI::Validator(
           [](std::string& p) {
             size_t slashes = std::count(p.begin(), p.end(), '/');

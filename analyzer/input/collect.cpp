@@ -260,8 +260,8 @@ void collect_one(std::unique_ptr<FileSystem>& fs, const std::string& input, cons
       }
       return;
     case FileFormat::Tar:
-    case FileFormat::Compressed:
-      if (host && single_input && is_image_archive(*host)) {
+    case FileFormat::Compressed:  // unpacked without a first look: that would decompress it twice
+      if (host && single_input && (sniffed.format == FileFormat::Compressed || is_image_archive(*host))) {
         unpack_image_input(fs, input, *host, request, out);
         return;
       }
@@ -295,7 +295,7 @@ void collect_host_archive(std::unique_ptr<FileSystem>& fs, const std::string& in
   std::string host = absolute_path(input);
   bool single_input = request.inputs.size() == 1;
   if (ends_with(input, ".whl")) wheels.push_back({input, host});
-  else if (single_input && is_image_archive(host)) unpack_image_input(fs, input, host, request, out);
+  else if (single_input && (!ends_with(input, ".tar") || is_image_archive(host))) unpack_image_input(fs, input, host, request, out);
   else {
     out.unreadable_inputs.push_back(input);
     out.findings.push_back(input_error(input, "a tar archive that is not a container image (or an image given with other inputs)"));

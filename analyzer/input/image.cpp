@@ -19,6 +19,11 @@ Finding image_finding(const char* code, Severity severity, const std::string& di
   return {code, severity, std::nullopt, fmt::format("{}: {}", display, message), "", display};
 }
 
+// ArchiveReader::open's errors already name the archive.
+Finding opening_failed(const std::string& display, const std::string& error) {
+  return {"archive-corrupt", Severity::Error, std::nullopt, error, "", display};
+}
+
 // The outer archive: regular files written to staging, symlinks remembered by name.
 struct Staged {
   std::map<std::string, std::string> symlinks;
@@ -65,64 +70,122 @@ std::string blob_path(const std::string& digest) {
   return fmt::format("blobs/{}/{}", digest.substr(0, colon), digest.substr(colon + 1));
 }
 
-// "os/architecture[/variant]" of an index entry; empty when it names none (a single-image layout).
-std::string platform_of(const nlohmann::json& entry) {
-  if (!entry.contains("platform")) return "";
-  const auto& p = entry.at("platform");
-  std::string name = p.value("os", "") + "/" + p.value("architecture", "");
-  if (p.contains("variant")) name += "/" + p.at("variant").get<std::string>();
-  return name;
+constexpr std::string_view kNoImageFor = "the image index has no image for ";
+
+struct Platform {
+  std::string os, architecture, variant;
+  std::string name() const { return os + "/" + architecture + (variant.empty() ? "" : "/" + variant); }
+  bool operator==(const Platform&) const = default;
+};
+
+// containerd's normalisation: architecture aliases and default variants (arm64 is v8, arm v7,
+// amd64 v1), so that linux/arm64 and linux/arm64/v8 name one platform.
+Platform normalized(std::string os, std::string architecture, std::string variant) {
+  if (architecture == "x86_64" || architecture == "x86-64") architecture = "amd64";
+  else if (architecture == "aarch64") architecture = "arm64";
+  else if (architecture == "i386" || architecture == "i686") architecture = "386";
+  else if (architecture == "armhf") architecture = "arm", variant = variant.empty() ? "v7" : variant;
+  else if (architecture == "armel") architecture = "arm", variant = variant.empty() ? "v6" : variant;
+  if (architecture == "arm64" && (variant.empty() || variant == "8")) variant = "v8";
+  if (architecture == "arm" && variant.empty()) variant = "v7";
+  if (architecture == "amd64" && variant == "v1") variant = "";
+  return {std::move(os), std::move(architecture), std::move(variant)};
 }
 
-// `wanted` ("linux/arm64") matches an entry of that os and architecture, of any variant unless it
-// names one. Attestations (platform unknown/unknown) and other platforms are passed over.
-bool platform_matches(const std::string& entry, const std::string& wanted) {
-  return entry == wanted || entry.starts_with(wanted + "/");
+Platform parse_platform(const std::string& text) {
+  size_t first = text.find('/'), second = text.find('/', first + 1);
+  std::string os = text.substr(0, first);
+  std::string architecture = first == std::string::npos ? "" : text.substr(first + 1, second - first - 1);
+  std::string variant = second == std::string::npos ? "" : text.substr(second + 1);
+  return normalized(os, architecture, variant);
 }
 
-// The entry of an image index for `platform`: the first entry that names it, else the first that
-// names no platform; an error listing the platforms the index has when none fits.
-Expected<const nlohmann::json*> pick_manifest(const nlohmann::json& entries, const std::string& platform) {
-  if (!entries.is_array() || entries.empty()) return Error{"index.json lists no manifest"};
-  const nlohmann::json* unnamed = nullptr;
-  std::vector<std::string> others;
-  for (const auto& entry : entries) {
-    std::string name = platform_of(entry);
-    if (name.empty() && !unnamed) unnamed = &entry;
-    else if (platform_matches(name, platform)) return &entry;
-    else if (!name.empty() && name != "unknown/unknown") others.push_back(name);
+enum class EntryKind { Image, Unnamed, Attestation, Malformed };
+
+struct IndexEntry {
+  EntryKind kind = EntryKind::Malformed;
+  Platform platform;
+  std::string digest;
+};
+
+// An entry of an image index, its types checked: a malformed entry is passed over, not fatal.
+IndexEntry read_entry(const nlohmann::json& entry) {
+  IndexEntry out;
+  if (!entry.is_object() || !entry.contains("digest") || !entry.at("digest").is_string()) return out;
+  out.digest = entry.at("digest").get<std::string>();
+  if (!entry.contains("platform")) {
+    out.kind = EntryKind::Unnamed;
+    return out;
   }
-  if (unnamed) return unnamed;
-  return Error{fmt::format("the image index has no manifest for {} (it has {}); --platform picks one", platform,
-                           others.empty() ? std::string("none") : fmt::format("{}", fmt::join(others, ", ")))};
+  const auto& p = entry.at("platform");
+  auto text = [&](const char* key) { return p.contains(key) && p.at(key).is_string() ? p.at(key).get<std::string>() : ""; };
+  if (!p.is_object() || text("os").empty() || text("architecture").empty()) return out;
+  out.platform = normalized(text("os"), text("architecture"), text("variant"));
+  out.kind = out.platform.os == "unknown" ? EntryKind::Attestation : EntryKind::Image;
+  return out;
 }
 
-// Layer member names, in order, from manifest.json (docker save) or index.json (OCI layout).
-Expected<std::vector<std::string>> layer_list(SafeTree& staging, const Staged& staged, const std::string& platform) {
+// The digest of the index entry to follow: the image for `wanted` whose blob the archive holds
+// (an image without blob was not saved), else an entry naming no platform (a nested index, or a
+// single-image layout), else, when the platform was not asked for, the only image there is.
+Expected<std::string> pick_manifest(const nlohmann::json& entries, const std::optional<std::string>& wanted,
+                                    const Staged& staged) {
+  if (!entries.is_array() || entries.empty()) return Error{"index.json lists no manifest"};
+  Platform target = parse_platform(wanted.value_or(host_image_platform()));
+  std::optional<std::string> unnamed;
+  std::vector<IndexEntry> images;
+  for (const auto& raw : entries) {
+    IndexEntry entry = read_entry(raw);
+    if (!resolve_staged(staged, blob_path(entry.digest))) continue;
+    if (entry.kind == EntryKind::Image && entry.platform == target) return entry.digest;
+    if (entry.kind == EntryKind::Image) images.push_back(std::move(entry));
+    else if (entry.kind == EntryKind::Unnamed && !unnamed) unnamed = entry.digest;
+  }
+  if (unnamed) return *unnamed;
+  if (!wanted && images.size() == 1) return images.front().digest;
+  std::vector<std::string> names;
+  for (const IndexEntry& image : images) names.push_back(image.platform.name());
+  return Error{fmt::format("{}{} (it has {}); --platform picks one", kNoImageFor, target.name(),
+                           names.empty() ? std::string("none saved") : fmt::format("{}", fmt::join(names, ", ")))};
+}
+
+Expected<std::vector<std::string>> layers_from_docker_manifest(SafeTree& staging) {
+  auto manifest = read_json(staging, "manifest.json");
+  if (!manifest) return Error{manifest.error()};
+  if (!manifest->is_array() || manifest->empty()) return Error{"manifest.json lists no image"};
   std::vector<std::string> layers;
+  for (const auto& layer : (*manifest)[0].at("Layers")) layers.push_back(layer.get<std::string>());
+  return layers;
+}
+
+Expected<std::vector<std::string>> layers_from_index(SafeTree& staging, const Staged& staged,
+                                                     const std::optional<std::string>& platform) {
+  auto index = read_json(staging, "index.json");
+  if (!index) return Error{index.error()};
+  nlohmann::json manifest = *index;
+  for (int depth = 0; depth < 4 && manifest.contains("manifests"); ++depth) {
+    auto digest = pick_manifest(manifest.at("manifests"), platform, staged);
+    if (!digest) return Error{digest.error()};
+    auto next = read_json(staging, *resolve_staged(staged, blob_path(*digest)));
+    if (!next) return Error{next.error()};
+    manifest = *next;
+  }
+  std::vector<std::string> layers;
+  for (const auto& layer : manifest.at("layers")) layers.push_back(blob_path(layer.at("digest").get<std::string>()));
+  return layers;
+}
+
+// Layer member names, in order. An OCI index.json chooses by platform; a docker save also writes
+// manifest.json, naming one image only, which serves when the index cannot be followed.
+Expected<std::vector<std::string>> layer_list(SafeTree& staging, const Staged& staged,
+                                              const std::optional<std::string>& platform) {
   try {
-    if (staged.has("manifest.json")) {
-      auto manifest = read_json(staging, "manifest.json");
-      if (!manifest) return Error{manifest.error()};
-      if (!manifest->is_array() || manifest->empty()) return Error{"manifest.json lists no image"};
-      for (const auto& layer : (*manifest)[0].at("Layers")) layers.push_back(layer.get<std::string>());
-      return layers;
+    if (staged.has("index.json")) {
+      auto from_index = layers_from_index(staging, staged, platform);
+      if (from_index || !staged.has("manifest.json") || from_index.error().starts_with(kNoImageFor)) return from_index;
     }
-    if (!staged.has("index.json")) return Error{"neither manifest.json (docker save) nor index.json (OCI layout)"};
-    auto index = read_json(staging, "index.json");
-    if (!index) return Error{index.error()};
-    nlohmann::json manifest = *index;
-    for (int depth = 0; depth < 4 && manifest.contains("manifests"); ++depth) {
-      auto entry = pick_manifest(manifest.at("manifests"), platform);
-      if (!entry) return Error{entry.error()};
-      auto name = resolve_staged(staged, blob_path((*entry)->at("digest").get<std::string>()));
-      if (!name) return Error{fmt::format("the manifest blob for {} named by index.json is missing", platform)};
-      auto next = read_json(staging, *name);
-      if (!next) return Error{next.error()};
-      manifest = *next;
-    }
-    for (const auto& layer : manifest.at("layers")) layers.push_back(blob_path(layer.at("digest").get<std::string>()));
-    return layers;
+    if (staged.has("manifest.json")) return layers_from_docker_manifest(staging);
+    return Error{"neither manifest.json (docker save) nor index.json (OCI layout)"};
   } catch (const nlohmann::json::exception& e) {
     return Error{fmt::format("unexpected image manifest layout ({})", e.what())};
   }
@@ -183,6 +246,10 @@ std::string host_image_platform() {
   return "linux/s390x";
 #elif defined(__riscv) && __riscv_xlen == 64
   return "linux/riscv64";
+#elif defined(__i386__)
+  return "linux/386";
+#elif defined(__arm__)
+  return "linux/arm/v7";
 #else
   return "linux/amd64";
 #endif
@@ -202,13 +269,13 @@ bool is_image_archive(const std::string& host_path) {
 }
 
 ImageUnpack unpack_image(const std::string& host_path, const std::string& display, SafeTree& staging,
-                         SafeTree& rootfs, const std::string& platform, const ArchiveLimits& limits) {
+                         SafeTree& rootfs, const std::optional<std::string>& platform, const ArchiveLimits& limits) {
   ImageUnpack out;
   ArchiveLimits outer_limits = limits;  // a layer is one member of the outer archive: only the total caps it
   outer_limits.max_member_bytes = std::max(limits.max_member_bytes, limits.max_total_bytes);
   auto outer = ArchiveReader::open(host_path, display, outer_limits);
   if (!outer) {
-    out.findings.push_back(image_finding("archive-corrupt", Severity::Error, display, outer.error()));
+    out.findings.push_back(opening_failed(display, outer.error()));
     return out;
   }
   Staged staged = stage_outer(**outer, staging);
@@ -232,7 +299,7 @@ ImageUnpack unpack_image(const std::string& host_path, const std::string& displa
     for (int pass = 0; pass < 2; ++pass) {  // whiteouts hide the lower layers only, then entries
       auto reader = ArchiveReader::open(staging.host_path(*name), layer_display, layer_limits);
       if (!reader) {
-        out.findings.push_back(image_finding("archive-corrupt", Severity::Error, layer_display, reader.error()));
+        out.findings.push_back(opening_failed(layer_display, reader.error()));
         break;
       }
       if (pass == 0) apply_whiteouts(**reader, rootfs, layer_display, out.findings);

@@ -6,6 +6,7 @@
 // RootedFs (absolute targets are re-rooted), hard links must name a file of the image.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,9 +28,10 @@ bool is_image_archive(const std::string& host_path);
 std::string host_image_platform();
 
 // Unpacks the image in `host_path` into `rootfs` (files) using `staging` (the outer archive). From
-// an image index (a multi-platform image), the manifest for `platform` ("os/arch[/variant]").
+// an image index (a multi-platform image), the image for `platform` ("os/arch[/variant]", aliases
+// and default variants as containerd has them); without one, this machine's, or the only image.
 ImageUnpack unpack_image(const std::string& host_path, const std::string& display, SafeTree& staging,
-                         SafeTree& rootfs, const std::string& platform = host_image_platform(),
+                         SafeTree& rootfs, const std::optional<std::string>& platform = std::nullopt,
                          const ArchiveLimits& limits = {});
 
 }  // namespace depscan

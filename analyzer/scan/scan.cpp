@@ -59,7 +59,7 @@ Matrix matrix_for(const ScanOptions& options, const CollectedInputs& inputs, std
 
 CollectRequest collect_request(const ScanOptions& options) {
   CollectRequest request{options.inputs, options.root.has_value(), options.python_env};
-  if (options.image_platform) request.image_platform = *options.image_platform;
+  request.image_platform = options.image_platform;
   return request;
 }
 

@@ -92,7 +92,7 @@ TEST_CASE("an input that cannot be analysed gets one stderr line with the reason
       {"--python-env /nonexistent/venv", "/nonexistent/venv: no such directory"},
       {"--python-env " + shell_quote(depscan_bin()), depscan_bin() + ": not a directory"},
       {"--python-env " + shell_quote(empty.str()), empty.str() + ": no lib/pythonX.Y/site-packages found"},
-      {shell_quote(gzipped), gzipped + ": a compressed file that is not a container image (or an image given with other inputs)"},
+      {shell_quote(gzipped), gzipped + ": cannot be analysed"},  // unpacked as an image: not a tar (archive-corrupt)
       {"symbol cudnnCreate /nonexistent/libx.so", "/nonexistent/libx.so: No such file or directory"},
   };
   for (const Case& c : cases) {

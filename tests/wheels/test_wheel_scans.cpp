@@ -825,7 +825,26 @@ TEST_CASE("a multi-platform image: --platform picks the image of the index; atte
   Scan s390 = scan("--platform linux/s390x " + shell_quote(fixture("oci-multi.tar")), "image-s390x");
   CHECK(s390.exit_code == 2);
   CHECK(any_message_has(findings(s390.report, "image-invalid"),
-                        "the image index has no manifest for linux/s390x (it has linux/arm64/v8, linux/amd64)"));
+                        "the image index has no image for linux/s390x (it has linux/arm64/v8, linux/amd64)"));
+
+  // as Docker 25+ saves it: index.json chooses, manifest.json (the amd64 image) does not override it
+  Scan docker_arm = scan("--platform linux/arm64 " + shell_quote(fixture("docker-multi.tar")), "docker-arm64");
+  CHECK(object_at(docker_arm.report, "/usr/lib/libarm64-marker.so.1"));
+  Scan docker_default = scan(shell_quote(fixture("docker-multi.tar")), "docker-default");
+  CHECK(object_at(docker_default.report, "/usr/lib/libkeep.so.1"));
+  Scan not_saved = scan("--platform linux/ppc64le " + shell_quote(fixture("docker-multi.tar")), "docker-ppc64le");
+  CHECK(not_saved.exit_code == 2);  // named by the index, its blobs not in the archive: not offered
+  CHECK(any_message_has(findings(not_saved.report, "image-invalid"), "no image for linux/ppc64le (it has linux/arm64/v8, linux/amd64)"));
+  // one image for another machine, a malformed attestation beside it: taken unless --platform asks otherwise;
+  // arm64, arm64/v8 and aarch64 name one platform
+  Scan alone = scan(shell_quote(fixture("arm-only.tar")), "arm-only");
+  CHECK(object_at(alone.report, "/usr/lib/libarm64-marker.so.1"));
+  CHECK(findings(alone.report, "image-invalid").empty());
+  CHECK(object_at(scan("--platform linux/arm64/v8 " + shell_quote(fixture("arm-only.tar")), "arm-v8").report,
+                  "/usr/lib/libarm64-marker.so.1"));
+  CHECK(object_at(scan("--platform linux/aarch64 " + shell_quote(fixture("oci-multi.tar")), "aarch64").report,
+                  "/usr/lib/libarm64-marker.so.1"));
+  CHECK(scan("--platform linux/amd64 " + shell_quote(fixture("arm-only.tar")), "arm-only-amd64").exit_code == 2);
 
   CommandResult bad = run_command(shell_quote(depscan_bin()) + " --platform amd64 " + shell_quote(fixture("oci-multi.tar")) + " 2>&1");
   CHECK(bad.exit_code == 2);
