@@ -185,6 +185,9 @@ struct Binary {
   bool nodeflib() const;       // DF_1_NODEFLIB
   bool static_tls() const;     // DF_STATIC_TLS: initial-exec TLS accesses, which need static TLS
   bool is_executable() const;  // ET_EXEC, or ET_DYN with an interpreter (PIE)
+  // The names of the symbols versioned by `need`: the undefined ones and the program's copies
+  // (copy relocations), in symbol-table order.
+  std::vector<std::string> symbols_needing(const VersionNeed& need) const;
   // PF_X in PT_GNU_STACK, or no PT_GNU_STACK on a machine whose glibc then presumes an executable
   // stack (x86, 32-bit ARM and PowerPC, s390, ...: DEFAULT_STACK_PROT_PERMS in sysdeps/*/stackinfo.h).
   bool needs_executable_stack() const;

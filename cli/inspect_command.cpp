@@ -107,10 +107,12 @@ SymbolCounts count_symbols(const Binary& b) {
 
 std::string symbol_text(const Symbol& s) {
   std::string text(s.name);
-  if (!s.version.empty()) text += fmt::format("{}{}", s.defined && !s.hidden ? "@@" : "@", s.version);
-  if (!s.defined && !s.version_file.empty()) text += fmt::format(" (from {})", s.version_file);
-  if (s.defined && !s.version_file.empty()) text += fmt::format(" -> {}", s.version_file);  // PE forwarder
-  return fmt::format("{} {}{}", s.defined ? "DEF" : "UND", s.binding == SymbolBinding::Weak ? "weak " : "", text);
+  bool needed = !s.defined || s.copy_relocated;  // versioned by a DT_VERNEED entry
+  if (!s.version.empty()) text += fmt::format("{}{}", needed || s.hidden ? "@" : "@@", s.version);
+  if (needed && !s.version_file.empty()) text += fmt::format(" (from {})", s.version_file);
+  if (!needed && !s.version_file.empty()) text += fmt::format(" -> {}", s.version_file);  // PE forwarder
+  const char* kind = s.copy_relocated ? "COPY" : s.defined ? "DEF" : "UND";
+  return fmt::format("{} {}{}", kind, s.binding == SymbolBinding::Weak ? "weak " : "", text);
 }
 
 std::string stack_text(const Binary& b) {
@@ -216,7 +218,8 @@ nlohmann::json to_json(const Binary& b, bool with_symbols) {
     for (const Symbol& s : b.symbols)
       symbols.push_back({{"name", s.name}, {"defined", s.defined}, {"binding", static_cast<int>(s.binding)},
                          {"type", static_cast<int>(s.type)}, {"version", s.version}, {"version_file", s.version_file},
-                         {"hidden", s.hidden}});
+                         {"hidden", s.hidden}, {"size", s.size}, {"bound_at_load", s.bound_at_load},
+                         {"copy_relocation", s.copy_relocated}});
     out["symbols"] = symbols;
   }
   return out;

@@ -15,31 +15,46 @@
 namespace depscan {
 namespace {
 
-Finding size_finding(const Graph& graph, size_t program, const Symbol& copy, const Binding& source) {
+Finding copy_finding(const Graph& graph, size_t program, size_t library, Severity severity, std::string message) {
   const Object& p = graph.objects[program];
-  const Object& library = graph.objects[source.object];
-  bool grew = source.symbol->size > copy.size;
-  Finding f;
-  f.code = "copy-relocation-size";
-  f.severity = grew ? Severity::Warning : Severity::Info;
-  f.object = program;
-  f.path = p.path;
+  std::string provider = basename_of(graph.objects[library].path);
+  return {"copy-relocation-size", severity, program, std::move(message),
+          fmt::format("rebuild {} against the {} it runs with, or run it with the release it was built against",
+                      basename_of(p.path), provider),
+          p.path};
+}
+
+// glibc copies min(program's size, library's size) and warns when the library's is larger.
+std::string glibc_message(const Object& p, const Object& library, const Symbol& copy, const Symbol& source) {
   std::string versioned = copy.version.empty() ? "" : "@" + std::string(copy.version);
-  if (grew) {
-    f.message = fmt::format("{}: Symbol `{}' has different size in shared object, consider re-linking: the program's "
-                            "copy of {}{} holds {} bytes, {} defines it with {}; the loader copies {} and {}'s code "
-                            "works on the program's smaller copy",
-                            p.path, copy.name, copy.name, versioned, copy.size, library.path, source.symbol->size,
-                            copy.size, basename_of(library.path));
-  } else {
-    f.message = fmt::format("{}: the program's copy of {}{} holds {} bytes, {} defines it with {}: the loader copies "
-                            "{} and the program's last {} bytes stay zero (ld.so is silent unless LD_WARN is set)",
-                            p.path, copy.name, versioned, copy.size, library.path, source.symbol->size,
-                            source.symbol->size, copy.size - source.symbol->size);
-  }
-  f.fix = fmt::format("rebuild {} against the {} it runs with, or run it with the release it was built against",
-                      basename_of(p.path), basename_of(library.path));
-  return f;
+  if (source.size > copy.size)
+    return fmt::format("{}: Symbol `{}' has different size in shared object, consider re-linking: the program's "
+                       "copy of {}{} holds {} bytes, {} defines it with {}; the loader copies {} and {}'s code works "
+                       "on the program's smaller copy",
+                       p.path, copy.name, copy.name, versioned, copy.size, library.path, source.size, copy.size,
+                       basename_of(library.path));
+  return fmt::format("{}: the program's copy of {}{} holds {} bytes, {} defines it with {}: the loader copies {} and "
+                     "the program's last {} bytes stay zero (ld.so is silent unless LD_WARN is set)",
+                     p.path, copy.name, versioned, copy.size, library.path, source.size, source.size,
+                     copy.size - source.size);
+}
+
+// musl copies the program's st_size, whatever the library's, and never warns.
+std::string musl_message(const Object& p, const Object& library, const Symbol& copy, const Symbol& source) {
+  return fmt::format("{}: the program's copy of {} holds {} bytes, {} defines it with {}: musl's loader copies the "
+                     "program's {} bytes without a word, {}",
+                     p.path, copy.name, copy.size, library.path, source.size, copy.size,
+                     source.size > copy.size
+                         ? fmt::format("and {}'s code works on the program's smaller copy", basename_of(library.path))
+                         : fmt::format("the last {} of them from whatever follows the variable in {}",
+                                       copy.size - source.size, basename_of(library.path)));
+}
+
+Finding size_finding(const Graph& graph, size_t program, const Symbol& copy, const Binding& source, bool musl) {
+  const Object &p = graph.objects[program], &library = graph.objects[source.object];
+  if (musl) return copy_finding(graph, program, source.object, Severity::Warning, musl_message(p, library, copy, *source.symbol));
+  Severity severity = source.symbol->size > copy.size ? Severity::Warning : Severity::Info;
+  return copy_finding(graph, program, source.object, severity, glibc_message(p, library, copy, *source.symbol));
 }
 
 }  // namespace
@@ -56,7 +71,8 @@ std::vector<Finding> check_copy_relocation_sizes(const CheckContext& ctx, const 
       if (!copy.copy_relocated) continue;
       auto source = symbols.bind_in(root, program, reference);
       if (!source || source->symbol->size == copy.size || !said.emplace(program, copy.name).second) continue;
-      out.push_back(size_finding(ctx.graph, program, copy, *source));
+      bool musl = root < ctx.graph.root_loaders.size() && ctx.graph.root_loaders[root].musl;
+      out.push_back(size_finding(ctx.graph, program, copy, *source, musl));
     }
   }
   return out;

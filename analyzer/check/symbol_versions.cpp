@@ -26,13 +26,6 @@ std::vector<std::string> defined_versions(const Binary& provider) {
   return out;
 }
 
-std::vector<std::string> symbols_using(const Binary& requester, const VersionNeed& need) {
-  std::vector<std::string> out;
-  for (const Symbol& s : requester.symbols)
-    if (!s.defined && s.version_index == need.index && s.version == need.version) out.emplace_back(s.name);
-  return out;
-}
-
 Finding missing_version(const Object& requester, size_t requester_index, const Object& provider,
                         const VersionNeed& need) {
   Finding f;
@@ -40,7 +33,7 @@ Finding missing_version(const Object& requester, size_t requester_index, const O
   f.severity = need.weak ? Severity::Warning : Severity::Error;
   f.object = requester_index;
   f.path = requester.path;
-  std::vector<std::string> users = symbols_using(*requester.binary, need);
+  std::vector<std::string> users = requester.binary->symbols_needing(need);
   std::vector<std::string> versions = defined_versions(*provider.binary);
   f.message = fmt::format("{}: {}version '{}' not found (required by {}); {} defines {}", provider.path,
                           need.weak ? "weak " : "", need.version, requester.path, need.file,

@@ -108,13 +108,6 @@ std::map<std::string_view, Limit> limits_of(const Target& target, const std::opt
   return out;
 }
 
-std::vector<std::string> symbols_using(const Binary& binary, const VersionNeed& need) {
-  std::vector<std::string> out;
-  for (const Symbol& s : binary.symbols)
-    if (!s.defined && s.version_index == need.index && s.version == need.version) out.emplace_back(s.name);
-  return out;
-}
-
 struct Floor {
   const Numbers* numbers = nullptr;
   std::string_view version;  // a VersionNeed's, in the graph
@@ -156,7 +149,7 @@ class FloorScan {
     if (limit == limits_.end() || !(v.numbers > limit->second.numbers)) return;
     if (!reported_.emplace(object, need.version).second) return;
     const Object& obj = ctx_.graph.objects[object];
-    std::vector<std::string> users = symbols_using(*obj.binary, need);
+    std::vector<std::string> users = obj.binary->symbols_needing(need);
     Finding f;
     f.code = "symbol-too-new";
     f.severity = Severity::Error;

@@ -64,11 +64,9 @@ std::string family_of(const std::string& version, std::string& number) {
   return version.substr(0, underscore);
 }
 
-std::vector<std::string> symbols_needing(const Binary& binary, const VersionNeed& need) {
-  std::vector<std::string> names;
-  for (const Symbol& s : binary.symbols)
-    if (!s.defined && s.version == need.version && (s.version_file.empty() || s.version_file == need.file))
-      names.push_back(fmt::format("{}@{}", s.name, need.version));
+std::vector<std::string> versioned_names(const Binary& binary, const VersionNeed& need) {
+  std::vector<std::string> names = binary.symbols_needing(need);
+  for (std::string& name : names) name += "@" + need.version;
   if (names.empty()) names.push_back("(a symbol)@" + need.version);
   return names;
 }
@@ -82,7 +80,7 @@ void symbol_violations(const WheelPolicy& policy, const std::string& arch, size_
     std::string family = family_of(need.version, number);
     auto allowed = arch_it->second.find(family);
     if (allowed == arch_it->second.end() || allowed->second.count(number)) continue;
-    out.push_back({index, fmt::format("needs {} from {}, newer than {} allows", fmt::join(symbols_needing(binary, need), ", "),
+    out.push_back({index, fmt::format("needs {} from {}, newer than {} allows", fmt::join(versioned_names(binary, need), ", "),
                                       need.file, policy.name), ""});
   }
   for (const Symbol& s : binary.symbols) {

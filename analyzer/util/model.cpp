@@ -9,6 +9,14 @@ bool Binary::bind_now() const {
   return has_dt_bind_now || (dt_flags & kDfBindNow) || (dt_flags_1 & kDf1Now);
 }
 
+std::vector<std::string> Binary::symbols_needing(const VersionNeed& need) const {
+  std::vector<std::string> out;
+  for (const Symbol& s : symbols)
+    if ((!s.defined || s.copy_relocated) && s.version_index == need.index && s.version == need.version)
+      out.emplace_back(s.name);
+  return out;
+}
+
 bool Binary::nodeflib() const { return dt_flags_1 & kDf1Nodeflib; }
 
 bool Binary::static_tls() const { return dt_flags & kDfStaticTls; }

@@ -279,6 +279,11 @@ TEST_CASE("a copy relocation: a missing definition fails at load; a grown one is
   CHECK(text.output.find("/app  copy_counter (copy relocation) -> UNRESOLVED") != std::string::npos);
   text = run_command(shell_quote(depscan_bin()) + " symbol copy_counter " + shell_quote(fixture_dir("copy_same") + "/app"));
   CHECK(text.output.find("/app  copy_counter (copy relocation) -> " + fixture_dir("copy_same") + "/libcopy.so.1") != std::string::npos);
+  // a copy names its version need too: stdout@GLIBC_2.2.5 is among the symbols too new for glibc 2.2
+  text = run_command(shell_quote(depscan_bin()) + " --target-glibc 2.2 " + shell_quote(fixture_dir("copy_same") + "/app"));
+  CHECK(text.output.find("newer than --target-glibc 2.2: fprintf, stdout") != std::string::npos);
+  text = run_command(shell_quote(depscan_bin()) + " inspect --symbols " + shell_quote(fixture_dir("copy_same") + "/app"));
+  CHECK(text.output.find("COPY stdout@GLIBC_2.2.5 (from libc.so.6)") != std::string::npos);
   // the program's copies of libc's variables (stdout, stderr) are not copy-relocation findings
   REQUIRE(run_command("readelf -rW " + shell_quote(fixture_dir("copy_same") + "/app") + " | grep -c 'R_X86_64_COPY.*stdout'").output == "1\n");
   Prediction ok = predict("copy_same", false);
