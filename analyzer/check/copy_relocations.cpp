@@ -17,11 +17,15 @@ namespace {
 
 Finding copy_finding(const Graph& graph, size_t program, size_t library, Severity severity, std::string message) {
   const Object& p = graph.objects[program];
-  std::string provider = basename_of(graph.objects[library].path);
-  return {"copy-relocation-size", severity, program, std::move(message),
-          fmt::format("rebuild {} against the {} it runs with, or run it with the release it was built against",
-                      basename_of(p.path), provider),
-          p.path};
+  Finding f;
+  f.code = "copy-relocation-size";  // a warning, or an info when glibc fills the copy with less than it holds
+  f.severity = severity;
+  f.object = program;
+  f.path = p.path;
+  f.message = std::move(message);
+  f.fix = fmt::format("rebuild {} against the {} it runs with, or run it with the release it was built against",
+                      basename_of(p.path), basename_of(graph.objects[library].path));
+  return f;
 }
 
 // glibc copies min(program's size, library's size) and warns when the library's is larger.
