@@ -58,7 +58,7 @@ bool use_color(const ScanArgs& args) {
 
 int run(const ScanArgs& args) {
   TextOptions text{use_color(args), args.verbose, threshold_of(args.fail_on)};
-  if (args.verify.enabled) return run_verify_mode(args.scan, args.format, text, text.fail_on, args.verify);
+  if (args.verify.enabled) return run_verify_mode(args.scan, args.format, text, args.verify);
   ScanOptions scan = with_cuda_audit(args.scan);  // no file: audit the CUDA stack
   scan.gpu_code = scan.gpu_code || args.verbose;  // -v shows the GPU code in the tree
   ScanReport& report = keep_until_exit(run_scan(scan));  // the process exits next

@@ -36,7 +36,7 @@ std::string render_with_runtime(const std::string& format, const ScanReport& rep
 }  // namespace
 
 int run_verify_mode(const ScanOptions& options, const std::string& format, const TextOptions& text,
-                    Severity threshold, const VerifyCliOptions& cli) {
+                    const VerifyCliOptions& cli) {
   ScanReport report = run_scan(with_cuda_audit(options));  // no file: the CUDA stack audit, as without --verify
   VerifyOptions verify;
   verify.step_timeout = std::chrono::milliseconds(static_cast<long long>(cli.step_seconds * 1000));
@@ -51,7 +51,7 @@ int run_verify_mode(const ScanOptions& options, const std::string& format, const
   if (report_unreadable_inputs(report)) return kExitUsage;
   if (runtime.failed) return kExitVerify;
   for (const Finding& f : report.result.findings)
-    if (f.severity >= threshold) return kExitFindings;
+    if (f.severity >= text.fail_on) return kExitFindings;
   return kExitClean;
 }
 

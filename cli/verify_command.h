@@ -21,6 +21,6 @@ void add_verify_options(CLI::App& app, VerifyCliOptions& options);
 // The static scan, then the runtime probe. Exit code 3 when the probe contradicts the
 // prediction or a step fails, crashes or times out; otherwise the scan's own rules.
 int run_verify_mode(const ScanOptions& options, const std::string& format, const TextOptions& text,
-                    Severity threshold, const VerifyCliOptions& verify);
+                    const VerifyCliOptions& verify);
 
 }  // namespace depscan::cli

@@ -38,9 +38,12 @@ std::string uri_reference(std::string_view path) {
 
 // A file under the source root (the directory depscan ran in: a CI job's checkout) as a path
 // relative to SRCROOT, which code scanning maps to the repository; any other as a file: URI.
+// The source root as a directory prefix: "/opt/ci/" ("/" stays "/").
+std::string directory_prefix(const std::string& root) { return root == "/" ? root : root + "/"; }
+
 json artifact_location(const std::string& path, const std::string& source_root) {
   std::string absolute = absolute_path(path);
-  std::string prefix = source_root == "/" ? "/" : source_root + "/";
+  std::string prefix = directory_prefix(source_root);
   if (absolute.starts_with(prefix) && absolute.size() > prefix.size())
     return {{"uri", uri_reference(absolute.substr(prefix.size()))}, {"uriBaseId", "SRCROOT"}};
   return {{"uri", "file://" + uri_reference(absolute)}};
@@ -71,7 +74,7 @@ std::string render_sarif(const ScanReport& report, const std::string& source_roo
   json doc = {{"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
               {"version", "2.1.0"},
               {"runs", json::array({{{"tool", {{"driver", {{"name", "depscan"}, {"rules", rules}}}}},
-                                     {"originalUriBaseIds", {{"SRCROOT", {{"uri", "file://" + uri_reference(source_root == "/" ? "/" : source_root + "/")}}}}},
+                                     {"originalUriBaseIds", {{"SRCROOT", {{"uri", "file://" + uri_reference(directory_prefix(source_root))}}}}},
                                      {"results", results}}})}};
   return json_text(doc);
 }

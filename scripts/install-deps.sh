@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs every package depscan needs to build, test and benchmark, from Debian (qemu-user: the
 # tests run the real loader on emulated older CPUs; musl-tools: musl's loader and compiler, which
-# the musl fixtures are built with and compared against).
+# the musl fixtures are built with and compared against; bsdutils: script(1), the pseudo-terminal
+# the colour test runs depscan on).
 # Idempotent: packages already present are skipped by apt.
 set -euo pipefail
 packages=(
@@ -9,7 +10,7 @@ packages=(
   liblief-dev libcli11-dev libfmt-dev doctest-dev nlohmann-json3-dev
   libarchive-dev libzstd-dev zstd zip unzip
   gcc-mingw-w64-x86-64 binutils-mingw-w64-x86-64 gcc-mingw-w64-i686 binutils-mingw-w64-i686
-  patchelf libtree pax-utils python3-pyelftools hyperfine time xxd
+  patchelf libtree pax-utils python3-pyelftools hyperfine time xxd bsdutils
   qemu-user musl-tools
   clang libclang-rt-14-dev
 )

@@ -230,6 +230,10 @@ void unpack_image_input(std::unique_ptr<FileSystem>& fs, const std::string& inpu
   out.temp_dirs.push_back(std::move(*temp));
 }
 
+// A compressed archive is unpacked without a first look, which would decompress it twice; a tar is
+// looked into (a seek per member) for manifest.json or index.json.
+bool unpack_as_image(const std::string& host, bool compressed) { return compressed || is_image_archive(host); }
+
 void collect_one(std::unique_ptr<FileSystem>& fs, const std::string& input, const std::string& logical,
                  const CollectRequest& request, std::vector<WheelInput>& wheels, CollectedInputs& out) {
   bool single_input = request.inputs.size() == 1;
@@ -260,8 +264,8 @@ void collect_one(std::unique_ptr<FileSystem>& fs, const std::string& input, cons
       }
       return;
     case FileFormat::Tar:
-    case FileFormat::Compressed:  // unpacked without a first look: that would decompress it twice
-      if (host && single_input && (sniffed.format == FileFormat::Compressed || is_image_archive(*host))) {
+    case FileFormat::Compressed:
+      if (host && single_input && unpack_as_image(*host, sniffed.format == FileFormat::Compressed)) {
         unpack_image_input(fs, input, *host, request, out);
         return;
       }
@@ -295,7 +299,7 @@ void collect_host_archive(std::unique_ptr<FileSystem>& fs, const std::string& in
   std::string host = absolute_path(input);
   bool single_input = request.inputs.size() == 1;
   if (ends_with(input, ".whl")) wheels.push_back({input, host});
-  else if (single_input && (!ends_with(input, ".tar") || is_image_archive(host))) unpack_image_input(fs, input, host, request, out);
+  else if (single_input && unpack_as_image(host, !ends_with(input, ".tar"))) unpack_image_input(fs, input, host, request, out);
   else {
     out.unreadable_inputs.push_back(input);
     out.findings.push_back(input_error(input, "a tar archive that is not a container image (or an image given with other inputs)"));
