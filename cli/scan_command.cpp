@@ -91,7 +91,7 @@ void add_scan_command(CLI::App& app, int& exit_code) {
   app.add_option("--root", args->scan.root, "analyse a container root file system as if it were /")
       ->check(CLI::ExistingDirectory);
   app.add_option("--python-env", args->scan.python_env, "a venv or conda prefix: audit its site-packages as one install");
-  app.add_option("--platform", args->scan.image_platform,
+  app.add_option("--platform", args->scan.image.platform,
                  "the image of a multi-platform image archive to audit, as os/arch[/variant] (default: " +
                      host_image_platform() + ", this machine's, or the archive's only image)")
       ->check(CLI::Validator(
@@ -101,6 +101,9 @@ void add_scan_command(CLI::App& app, int& exit_code) {
             return ok ? std::string() : "not an os/arch[/variant] platform: '" + p + "'";
           },
           "PLATFORM"));
+  app.add_option("--image", args->scan.image.name,
+                 "the image to audit of an archive holding several (docker save a b), by name: ubuntu:22.04 (default: "
+                 "the first, with a warning)");
   app.add_option("--ld-library-path", args->scan.ld_library_path,
                  "LD_LIBRARY_PATH of the target process (default: this environment's)");
   app.add_option("--preload", args->scan.preload, "LD_PRELOAD of the target process");

@@ -215,7 +215,7 @@ void unpack_image_input(std::unique_ptr<FileSystem>& fs, const std::string& inpu
   SafeTree top((*temp)->path());
   bool dirs_ok = top.make_dirs("archive") && top.make_dirs("rootfs");
   SafeTree staging(top.host_path("archive")), rootfs(top.host_path("rootfs"));
-  ImageUnpack unpacked = dirs_ok ? unpack_image(host, basename_of(input), staging, rootfs, request.image_platform) : ImageUnpack{};
+  ImageUnpack unpacked = dirs_ok ? unpack_image(host, basename_of(input), staging, rootfs, request.image) : ImageUnpack{};
   for (Finding& f : unpacked.findings) out.findings.push_back(std::move(f));
   top.remove("archive");  // the layer tars are no longer needed
   if (!unpacked.ok) {

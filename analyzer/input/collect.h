@@ -27,7 +27,7 @@ struct CollectRequest {
   std::vector<std::string> inputs;
   bool rooted = false;                    // --root given: inputs are logical paths inside it
   std::optional<std::string> python_env;  // --python-env DIR
-  std::optional<std::string> image_platform = std::nullopt;  // --platform: the image taken from an image index
+  ImageChoice image = {};                 // --image, --platform: the image taken from an image archive
   size_t max_walk_entries = 2'000'000;  // directory entries one directory input's walk reads at most
 };
 

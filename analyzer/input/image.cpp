@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "analyzer/input/fs.h"
+#include "analyzer/input/image_reference.h"
 
 namespace depscan {
 namespace {
@@ -71,6 +72,7 @@ std::string blob_path(const std::string& digest) {
 }
 
 constexpr std::string_view kNoImageFor = "the image index has no image for ";
+constexpr std::string_view kNoImageNamed = "the archive has no image named ";
 
 struct Platform {
   std::string os, architecture, variant;
@@ -128,14 +130,25 @@ IndexEntry read_entry(const nlohmann::json& entry) {
 // The digest of the index entry to follow: the image for `wanted` whose blob the archive holds
 // (an image without blob was not saved), else an entry naming no platform (a nested index, or a
 // single-image layout), else, when the platform was not asked for, the only image there is.
-Expected<std::string> pick_manifest(const nlohmann::json& entries, const std::optional<std::string>& wanted,
+// Pointers to the entries of a JSON array, which are never copied: a hostile file may nest them
+// deeper than a recursive copy's stack allows.
+using Entries = std::vector<const nlohmann::json*>;
+
+Entries entries_of(const nlohmann::json& array) {
+  Entries entries;
+  if (array.is_array())
+    for (const auto& entry : array) entries.push_back(&entry);
+  return entries;
+}
+
+Expected<std::string> pick_manifest(const Entries& entries, const std::optional<std::string>& wanted,
                                     const Staged& staged) {
-  if (!entries.is_array() || entries.empty()) return Error{"index.json lists no manifest"};
+  if (entries.empty()) return Error{"index.json lists no manifest"};
   Platform target = parse_platform(wanted.value_or(host_image_platform()));
   std::optional<std::string> unnamed;
   std::vector<IndexEntry> images;
-  for (const auto& raw : entries) {
-    IndexEntry entry = read_entry(raw);
+  for (const nlohmann::json* raw : entries) {
+    IndexEntry entry = read_entry(*raw);
     if (!resolve_staged(staged, blob_path(entry.digest))) continue;
     if (entry.kind == EntryKind::Image && entry.platform == target) return entry.digest;
     if (entry.kind == EntryKind::Image) images.push_back(std::move(entry));
@@ -149,42 +162,111 @@ Expected<std::string> pick_manifest(const nlohmann::json& entries, const std::op
                            names.empty() ? std::string("none saved") : fmt::format("{}", fmt::join(names, ", ")))};
 }
 
-Expected<std::vector<std::string>> layers_from_docker_manifest(SafeTree& staging) {
+// The layer list to unpack and what was said about the choice.
+struct ImageLayers {
+  std::vector<std::string> layers;
+  std::vector<Finding> findings;
+};
+
+// The names of the images an archive holds, each once, in order; `name_of` gives "" for an entry
+// that names none.
+template <typename NameOf>
+std::vector<std::string> image_names(const Entries& entries, NameOf name_of) {
+  std::vector<std::string> names;
+  for (const nlohmann::json* entry : entries)
+    if (std::string name = name_of(*entry); !name.empty() && std::find(names.begin(), names.end(), name) == names.end())
+      names.push_back(std::move(name));
+  return names;
+}
+
+// Several images saved into one archive (`docker save a b`): the entries of the one `--image`
+// names, else of the first, with a warning that the others were not audited.
+template <typename NameOf>
+Expected<Entries> entries_of_chosen_image(const Entries& entries, const std::optional<std::string>& wanted,
+                                          NameOf name_of, const std::string& display, std::vector<Finding>& findings) {
+  std::vector<std::string> names = image_names(entries, name_of);
+  if (!wanted && names.size() < 2) return entries;
+  std::string chosen = wanted.value_or(names.front());
+  Entries kept;
+  for (const nlohmann::json* entry : entries)
+    if (same_image_name(name_of(*entry), chosen)) kept.push_back(entry);
+  if (kept.empty())
+    return Error{fmt::format("{}{} (it has {}); --image picks one", kNoImageNamed, chosen,
+                             names.empty() ? std::string("no named image") : fmt::format("{}", fmt::join(names, ", ")))};
+  if (!wanted) {
+    Finding f = image_finding("image-several", Severity::Warning, display,
+                              fmt::format("the archive holds {} images ({}); only the first, {}, is audited",
+                                          names.size(), fmt::join(names, ", "), chosen));
+    f.fix = "--image NAME audits another; or save one image per archive";
+    findings.push_back(std::move(f));
+  }
+  return kept;
+}
+
+std::string string_at(const nlohmann::json& object, const char* key) {
+  return object.is_object() && object.contains(key) && object.at(key).is_string() ? object.at(key).get<std::string>() : "";
+}
+
+// An image index entry's name as docker save and containerd record it.
+std::string index_entry_name(const nlohmann::json& entry) {
+  const nlohmann::json* annotations = entry.is_object() && entry.contains("annotations") ? &entry.at("annotations") : nullptr;
+  if (!annotations) return "";
+  std::string name = string_at(*annotations, "io.containerd.image.name");
+  return name.empty() ? string_at(*annotations, "org.opencontainers.image.ref.name") : name;
+}
+
+std::string repo_tag(const nlohmann::json& entry) {
+  if (!entry.is_object() || !entry.contains("RepoTags") || !entry.at("RepoTags").is_array() || entry.at("RepoTags").empty())
+    return "";
+  const auto& tag = entry.at("RepoTags")[0];
+  return tag.is_string() ? tag.get<std::string>() : "";
+}
+
+Expected<ImageLayers> layers_from_docker_manifest(SafeTree& staging, const ImageChoice& choice, const std::string& display) {
   auto manifest = read_json(staging, "manifest.json");
   if (!manifest) return Error{manifest.error()};
   if (!manifest->is_array() || manifest->empty()) return Error{"manifest.json lists no image"};
-  std::vector<std::string> layers;
-  for (const auto& layer : (*manifest)[0].at("Layers")) layers.push_back(layer.get<std::string>());
-  return layers;
+  ImageLayers out;
+  auto entries = entries_of_chosen_image(entries_of(*manifest), choice.name, repo_tag, display, out.findings);
+  if (!entries) return Error{entries.error()};
+  for (const auto& layer : entries->front()->at("Layers")) out.layers.push_back(layer.get<std::string>());
+  return out;
 }
 
-Expected<std::vector<std::string>> layers_from_index(SafeTree& staging, const Staged& staged,
-                                                     const std::optional<std::string>& platform) {
+Expected<ImageLayers> layers_from_index(SafeTree& staging, const Staged& staged, const ImageChoice& choice,
+                                        const std::string& display) {
   auto index = read_json(staging, "index.json");
   if (!index) return Error{index.error()};
-  nlohmann::json manifest = *index;
+  nlohmann::json manifest = std::move(*index);
+  ImageLayers out;
   for (int depth = 0; depth < 4 && manifest.contains("manifests"); ++depth) {
-    auto digest = pick_manifest(manifest.at("manifests"), platform, staged);
+    auto entries = depth > 0 ? entries_of(manifest.at("manifests"))
+                             : entries_of_chosen_image(entries_of(manifest.at("manifests")), choice.name,
+                                                       index_entry_name, display, out.findings);
+    if (!entries) return Error{entries.error()};
+    auto digest = pick_manifest(*entries, choice.platform, staged);
     if (!digest) return Error{digest.error()};
     auto next = read_json(staging, *resolve_staged(staged, blob_path(*digest)));
     if (!next) return Error{next.error()};
-    manifest = *next;
+    manifest = std::move(*next);
   }
-  std::vector<std::string> layers;
-  for (const auto& layer : manifest.at("layers")) layers.push_back(blob_path(layer.at("digest").get<std::string>()));
-  return layers;
+  for (const auto& layer : manifest.at("layers")) out.layers.push_back(blob_path(layer.at("digest").get<std::string>()));
+  return out;
 }
 
-// Layer member names, in order. An OCI index.json chooses by platform; a docker save also writes
-// manifest.json, naming one image only, which serves when the index cannot be followed.
-Expected<std::vector<std::string>> layer_list(SafeTree& staging, const Staged& staged,
-                                              const std::optional<std::string>& platform) {
+// Layer member names, in order. An OCI index.json chooses by name and platform; a docker save
+// also writes manifest.json, naming one platform's image only, which serves when the index cannot
+// be followed.
+Expected<ImageLayers> layer_list(SafeTree& staging, const Staged& staged, const ImageChoice& choice,
+                                 const std::string& display) {
   try {
     if (staged.has("index.json")) {
-      auto from_index = layers_from_index(staging, staged, platform);
-      if (from_index || !staged.has("manifest.json") || from_index.error().starts_with(kNoImageFor)) return from_index;
+      auto from_index = layers_from_index(staging, staged, choice, display);
+      if (from_index || !staged.has("manifest.json") || from_index.error().starts_with(kNoImageFor) ||
+          from_index.error().starts_with(kNoImageNamed))
+        return from_index;
     }
-    if (staged.has("manifest.json")) return layers_from_docker_manifest(staging);
+    if (staged.has("manifest.json")) return layers_from_docker_manifest(staging, choice, display);
     return Error{"neither manifest.json (docker save) nor index.json (OCI layout)"};
   } catch (const nlohmann::json::exception& e) {
     return Error{fmt::format("unexpected image manifest layout ({})", e.what())};
@@ -269,7 +351,7 @@ bool is_image_archive(const std::string& host_path) {
 }
 
 ImageUnpack unpack_image(const std::string& host_path, const std::string& display, SafeTree& staging,
-                         SafeTree& rootfs, const std::optional<std::string>& platform, const ArchiveLimits& limits) {
+                         SafeTree& rootfs, const ImageChoice& choice, const ArchiveLimits& limits) {
   ImageUnpack out;
   ArchiveLimits outer_limits = limits;  // a layer is one member of the outer archive: only the total caps it
   outer_limits.max_member_bytes = std::max(limits.max_member_bytes, limits.max_total_bytes);
@@ -280,14 +362,15 @@ ImageUnpack unpack_image(const std::string& host_path, const std::string& displa
   }
   Staged staged = stage_outer(**outer, staging);
   for (Finding& f : (*outer)->findings()) out.findings.push_back(std::move(f));
-  auto layers = layer_list(staging, staged, platform);
-  if (!layers) {
-    out.findings.push_back(image_finding("image-invalid", Severity::Error, display, layers.error()));
+  auto image = layer_list(staging, staged, choice, display);
+  if (!image) {
+    out.findings.push_back(image_finding("image-invalid", Severity::Error, display, image.error()));
     return out;
   }
+  for (Finding& f : image->findings) out.findings.push_back(std::move(f));
   ArchiveLimits layer_limits = limits;
   layer_limits.report_duplicates = false;  // a later entry of a layer replaces an earlier one
-  for (const std::string& layer : *layers) {
+  for (const std::string& layer : image->layers) {
     auto safe = safe_relative_name(layer);
     auto name = safe ? resolve_staged(staged, *safe) : std::nullopt;
     std::string layer_display = fmt::format("{} layer {} ({})", display, out.layers + 1, layer);

@@ -27,11 +27,17 @@ bool is_image_archive(const std::string& host_path);
 // The OCI platform of the machine depscan runs on ("linux/amd64"): the default image platform.
 std::string host_image_platform();
 
-// Unpacks the image in `host_path` into `rootfs` (files) using `staging` (the outer archive). From
-// an image index (a multi-platform image), the image for `platform` ("os/arch[/variant]", aliases
-// and default variants as containerd has them); without one, this machine's, or the only image.
+// Which image of an archive to unpack. `name` picks one of several saved together (`docker save
+// a b`); without it the first is taken, with an `image-several` warning. `platform`
+// ("os/arch[/variant]", aliases and default variants as containerd has them) picks the image of an
+// image index (a multi-platform image); without it, this machine's, or the only image.
+struct ImageChoice {
+  std::optional<std::string> platform;
+  std::optional<std::string> name;
+};
+
+// Unpacks the chosen image in `host_path` into `rootfs` (files) using `staging` (the outer archive).
 ImageUnpack unpack_image(const std::string& host_path, const std::string& display, SafeTree& staging,
-                         SafeTree& rootfs, const std::optional<std::string>& platform = std::nullopt,
-                         const ArchiveLimits& limits = {});
+                         SafeTree& rootfs, const ImageChoice& choice = {}, const ArchiveLimits& limits = {});
 
 }  // namespace depscan

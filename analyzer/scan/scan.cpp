@@ -59,7 +59,7 @@ Matrix matrix_for(const ScanOptions& options, const CollectedInputs& inputs, std
 
 CollectRequest collect_request(const ScanOptions& options) {
   CollectRequest request{options.inputs, options.root.has_value(), options.python_env};
-  request.image_platform = options.image_platform;
+  request.image = options.image;
   return request;
 }
 

@@ -9,6 +9,7 @@
 
 #include "analyzer/check/check.h"
 #include "analyzer/check/cuda_stack.h"
+#include "analyzer/input/image.h"
 #include "analyzer/model.h"
 #include "analyzer/resolve/resolve.h"
 
@@ -18,7 +19,7 @@ struct ScanOptions {
   std::vector<std::string> inputs;            // files, directories, wheels, images
   std::optional<std::string> root;            // --root DIR: analyse a root file system as "/"
   std::optional<std::string> python_env;      // --python-env DIR: a venv or conda prefix
-  std::optional<std::string> image_platform;  // --platform os/arch[/variant]: taken from a multi-platform image
+  ImageChoice image;                          // --image NAME, --platform os/arch[/variant]: the image of an archive
   std::optional<std::string> ld_library_path; // --ld-library-path (overrides the environment)
   std::optional<std::string> preload;         // --preload (overrides LD_PRELOAD)
   bool no_etc_preload = false;                // ignore /etc/ld.so.preload

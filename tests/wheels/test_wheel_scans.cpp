@@ -851,6 +851,38 @@ TEST_CASE("a multi-platform image: --platform picks the image of the index; atte
   CHECK(bad.output.find("--platform: not an os/arch[/variant] platform: 'amd64'") != std::string::npos);
 }
 
+TEST_CASE("several images in one archive: the first is audited with a warning, --image picks another") {
+  // as Docker 25+ saves `docker save fixture other:1.0` (index.json and manifest.json), and as older Docker does
+  for (const char* archive : {"two-images.tar", "two-images-docker.tar"}) {
+    CAPTURE(archive);
+    Scan first = scan(shell_quote(fixture(archive)), "two-first");
+    REQUIRE(first.report.is_object());
+    CHECK(object_at(first.report, "/usr/lib/libkeep.so.1"));
+    CHECK_FALSE(object_at(first.report, "/usr/lib/libother-marker.so.1"));
+    auto several = findings(first.report, "image-several");
+    REQUIRE(several.size() == 1);
+    CHECK(several[0]["severity"] == "warning");
+    CHECK(any_message_has(several, "the archive holds 2 images ("));
+    CHECK(any_message_has(several, "other:1.0); only the first, "));
+
+    // Docker's short and full names are one image
+    for (const char* name : {"other:1.0", "docker.io/library/other:1.0", "library/other:1.0"}) {
+      CAPTURE(name);
+      Scan other = scan("--image " + shell_quote(name) + " " + shell_quote(fixture(archive)), "two-other");
+      CHECK(object_at(other.report, "/usr/lib/libother-marker.so.1"));
+      CHECK_FALSE(object_at(other.report, "/usr/lib/libkeep.so.1"));
+      CHECK(findings(other.report, "image-several").empty());
+    }
+    CHECK(object_at(scan("--image fixture " + shell_quote(fixture(archive)), "two-latest").report, "/usr/lib/libkeep.so.1"));
+
+    Scan absent = scan("--image other:2.0 " + shell_quote(fixture(archive)), "two-absent");
+    CHECK(absent.exit_code == 2);
+    CHECK(any_message_has(findings(absent.report, "image-invalid"), "the archive has no image named other:2.0 (it has "));
+  }
+  // one image: nothing to say
+  CHECK(findings(scan(shell_quote(fixture("image.tar")), "one-image").report, "image-several").empty());
+}
+
 TEST_CASE("a library a wheel installs through <name>.data/platlib belongs to that wheel, not to the system") {
   Scan s = scan(wheels({"datalib-1.0-cp311-cp311-manylinux2014_x86_64.whl"}), "data-dir");
   REQUIRE(s.report.is_object());

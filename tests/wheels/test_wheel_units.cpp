@@ -153,14 +153,14 @@ TEST_CASE("an image layer larger than the per-member cap is unpacked: the cap is
   ArchiveLimits limits;
   limits.max_member_bytes = 250000;  // layer 1 is 276,480 bytes; its largest file (ld.so) 215,000
   limits.max_total_bytes = 16 << 20;
-  ImageUnpack unpacked = unpack_image(image, "image.tar", staging, rootfs, host_image_platform(), limits);
+  ImageUnpack unpacked = unpack_image(image, "image.tar", staging, rootfs, {host_image_platform(), std::nullopt}, limits);
   CHECK(unpacked.ok);
   CHECK(unpacked.layers == 2);
   for (const Finding& f : unpacked.findings) CHECK(f.code != "archive-too-large");
   CHECK(std::filesystem::exists(rootfs.host_path("usr/bin/app")));
   limits.max_member_bytes = 100000;  // now ld.so, a file in the layer, is over the cap
   SafeTree rootfs2(top.host_path("rootfs")), staging2(top.host_path("staging"));
-  ImageUnpack refused = unpack_image(image, "image.tar", staging2, rootfs2, host_image_platform(), limits);
+  ImageUnpack refused = unpack_image(image, "image.tar", staging2, rootfs2, {host_image_platform(), std::nullopt}, limits);
   bool too_large = false;
   for (const Finding& f : refused.findings) too_large |= f.code == "archive-too-large" && f.message.find("ld-linux") != std::string::npos;
   CHECK(too_large);
