@@ -15,13 +15,16 @@ const char* name_from_header(CUresult result) {
   switch (result) {
     case kErrorNotInitialized: return "CUDA_ERROR_NOT_INITIALIZED";
     case kErrorStubLibrary: return "CUDA_ERROR_STUB_LIBRARY";
-    case kErrorInsufficientDriver: return "CUDA_ERROR_INSUFFICIENT_DRIVER";
+    case kErrorCallRequiresNewerDriver: return "CUDA_ERROR_CALL_REQUIRES_NEWER_DRIVER";
+    case kErrorDeviceUnavailable: return "CUDA_ERROR_DEVICE_UNAVAILABLE";
     case kErrorNoDevice: return "CUDA_ERROR_NO_DEVICE";
     case kErrorNoBinaryForGpu: return "CUDA_ERROR_NO_BINARY_FOR_GPU";
     case kErrorInvalidPtx: return "CUDA_ERROR_INVALID_PTX";
     case kErrorJitCompilerNotFound: return "CUDA_ERROR_JIT_COMPILER_NOT_FOUND";
     case kErrorUnsupportedPtxVersion: return "CUDA_ERROR_UNSUPPORTED_PTX_VERSION";
     case kErrorJitCompilationDisabled: return "CUDA_ERROR_JIT_COMPILATION_DISABLED";
+    case kErrorSystemDriverMismatch: return "CUDA_ERROR_SYSTEM_DRIVER_MISMATCH";
+    case kErrorCompatNotSupportedOnDevice: return "CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE";
     default: return nullptr;
   }
 }

@@ -19,6 +19,7 @@ struct ProbeRequest {
   std::vector<std::string> cudnn_names;    // dlopen names to try in order; empty = no cuDNN step
   std::string driver_name = "libcuda.so.1";
   int max_devices = 8;                     // GPU steps run on devices 0..max_devices-1
+  int parent_pid = 0;                      // the probe ends with this process (0: not asked)
 };
 
 nlohmann::json to_json(const ProbeRequest& request);

@@ -76,14 +76,16 @@ ModuleLoad load_vector_add(const cuda::DriverApi& cu, cuda::CUmodule& module) {
 
 // The driver will not compile PTX at all: the kernel cannot be run, which says nothing of an
 // application that ships SASS for this GPU.
-std::optional<std::string> jit_unavailable(const cuda::DriverApi& cu, cuda::CUresult r) {
+// With lazy module loading (the default from CUDA 12.2) cuModuleGetFunction compiles, so either
+// call may say so.
+std::optional<std::string> jit_unavailable(const cuda::DriverApi& cu, cuda::CUresult r, const char* call) {
   if (r != cuda::kErrorJitCompilationDisabled && r != cuda::kErrorJitCompilerNotFound) return std::nullopt;
   std::string why = r == cuda::kErrorJitCompilationDisabled
                         ? "PTX JIT is disabled (CUDA_DISABLE_PTX_JIT=1 in the environment)"
                         : "the driver's PTX JIT compiler (libnvidia-ptxjitcompiler.so.1) is missing";
-  return fmt::format("not run: the probe's kernel is PTX and cuModuleLoadDataEx returned {}: {}; an application "
-                     "whose GPU code for this device is PTX only fails the same way, one with SASS for it does not",
-                     describe_cuda_error(cu, r), why);
+  return fmt::format("not run: the probe's kernel is PTX and {} returned {}: {}; an application whose GPU code for "
+                     "this device is PTX only fails the same way, one with SASS for it does not",
+                     call, describe_cuda_error(cu, r), why);
 }
 
 }  // namespace
@@ -99,7 +101,7 @@ StepResult run_vector_add(ProbeState& state, ProbeDevice& device) {
   cuda::CUresult r = load.result;
   if (r != cuda::kSuccess) {
     if (!load.error_log.empty()) data["jit_error_log"] = load.error_log;
-    if (auto not_run = jit_unavailable(cu, r)) return {StepStatus::NotRun, *not_run, data};
+    if (auto not_run = jit_unavailable(cu, r, "cuModuleLoadDataEx")) return {StepStatus::NotRun, *not_run, data};
     return {StepStatus::Failed,
             "cuModuleLoadDataEx (PTX JIT) returned " + describe_cuda_error(cu, r) +
                 (load.error_log.empty() ? "" : "; the JIT's log: " + load.error_log.substr(0, load.error_log.find('\n'))),
@@ -108,7 +110,9 @@ StepResult run_vector_add(ProbeState& state, ProbeDevice& device) {
   cuda::CUfunction fn = nullptr;
   StepResult result;
   if ((r = cu.cuModuleGetFunction(&fn, module, kVectorAddEntry)) != cuda::kSuccess) {
-    result = {StepStatus::Failed, "cuModuleGetFunction returned " + describe_cuda_error(cu, r), data};
+    auto not_run = jit_unavailable(cu, r, "cuModuleGetFunction");
+    result = not_run ? StepResult{StepStatus::NotRun, *not_run, data}
+                     : StepResult{StepStatus::Failed, "cuModuleGetFunction returned " + describe_cuda_error(cu, r), data};
   } else {
     DeviceBuffers mem(cu);
     result = launch(cu, fn, mem, data);

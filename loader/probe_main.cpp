@@ -1,5 +1,9 @@
 // The probe child's sequence of steps. Each step is announced before it runs (so a crash or a
 // hang can be pinned on it) and reported after it, with the objects it added to the process.
+#include <signal.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
 #include <chrono>
 #include <functional>
 
@@ -48,7 +52,7 @@ std::string joined(const std::vector<std::string>& names) {
 
 nlohmann::json to_json(const ProbeRequest& request) {
   return {{"cudnn_names", request.cudnn_names}, {"driver_name", request.driver_name},
-          {"max_devices", request.max_devices}};
+          {"max_devices", request.max_devices}, {"parent_pid", request.parent_pid}};
 }
 
 ProbeRequest probe_request_from(const nlohmann::json& j) {
@@ -58,6 +62,7 @@ ProbeRequest probe_request_from(const nlohmann::json& j) {
       if (n.is_string()) r.cudnn_names.push_back(n.get<std::string>());
   if (j.contains("driver_name") && j["driver_name"].is_string()) r.driver_name = j["driver_name"].get<std::string>();
   if (j.contains("max_devices") && j["max_devices"].is_number_integer()) r.max_devices = j["max_devices"].get<int>();
+  if (j.contains("parent_pid") && j["parent_pid"].is_number_integer()) r.parent_pid = j["parent_pid"].get<int>();
   return r;
 }
 
@@ -68,6 +73,10 @@ int probe_main(const std::string& request_json, int event_fd) {
     return 2;
   }
   ProbeRequest request = probe_request_from(parsed);
+  // A probe hung in a driver call must not outlive depscan (Ctrl-C, a CI job's timeout): it is in
+  // a process group of its own, so only its parent's death can reach it.
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (request.parent_pid && ::getppid() != request.parent_pid) return 2;  // the parent died before prctl
   ProbeState state;
   StepRunner steps(event_fd);
   if (!request.cudnn_names.empty()) {

@@ -98,6 +98,7 @@ RuntimeReport run_verify(const ScanOptions& options, const ScanReport& scan, con
   ProbeRequest request;
   request.cudnn_names = report.prediction.cudnn_names;
   request.max_devices = verify.max_devices;
+  request.parent_pid = ::getpid();
   std::vector<std::string> env = child_environment(options, report.prediction, report.child_environment);
   std::vector<std::string> args = {program, "__probe", "--event-fd", std::to_string(kProbeEventFd), "--request", to_json(request).dump()};
   report.child = run_child(program, args, env, report.limits);

@@ -214,6 +214,7 @@ TEST_CASE("fake driver behaviours end in the right step status, finding and exit
       {"FAKECUDNN_MODE=conv-nan", "cudnn.convolution.device0", "failed", "wrong results: 1 of 108 elements differ from the CPU reference (first: y[0] = nan", "verify-step-failed", true},
       {"CUDA_DISABLE_PTX_JIT=1", "kernel.device0", "not run", "CUDA_ERROR_JIT_COMPILATION_DISABLED (223)", "verify-gpu-not-run", false},
       {"FAKECUDA_MODE=jit-missing", "kernel.device0", "not run", "CUDA_ERROR_JIT_COMPILER_NOT_FOUND (221)", "verify-gpu-not-run", false},
+      {"FAKECUDA_MODE=jit-missing-lazy", "kernel.device0", "not run", "cuModuleGetFunction returned CUDA_ERROR_JIT_COMPILER_NOT_FOUND (221)", "verify-gpu-not-run", false},
       {"FAKECUDA_SM=20", "kernel.device0", "failed", "CUDA_ERROR_NO_BINARY_FOR_GPU (209): fake driver error; the JIT's log: ptxas fatal   : SM version specified by .target is higher", "verify-step-failed", true},
   };
   for (const Case& c : cases) {
@@ -227,6 +228,25 @@ TEST_CASE("fake driver behaviours end in the right step status, finding and exit
     else CHECK(v.exit_code != 3);
     CHECK((v.runtime["status"] == "failed") == c.fails);
   }
+}
+
+TEST_CASE("the probe does not outlive depscan: killing depscan during a hung step ends the probe too") {
+  // The probe runs in a process group of its own, so a Ctrl-C or a CI job's timeout reaches depscan only.
+  std::string depscan = "env -u LD_LIBRARY_PATH -u LD_PRELOAD FAKECUDA_MODE=hang " + shell_quote(depscan::test::depscan_bin()) +
+                        " --verify --verify-step-timeout 60 --verify-timeout 120 --ld-library-path " +
+                        shell_quote(fake_path9()) + " " + shell_quote(fake("apps/app9"));
+  std::string script =
+      depscan + " >/dev/null 2>&1 & parent=$!; child=; "
+      "for i in $(seq 200); do child=$(cat /proc/$parent/task/$parent/children 2>/dev/null | cut -d' ' -f1); "
+      "[ -n \"$child\" ] && break; sleep 0.05; done; "
+      "[ -n \"$child\" ] || { echo no-probe; kill -KILL $parent; exit 0; }; "
+      "sleep 1; kill -KILL $parent; wait $parent 2>/dev/null; "
+      "for i in $(seq 100); do state=$(sed 's/.*) //' /proc/$child/stat 2>/dev/null | cut -c1); "
+      "[ -z \"$state\" ] || [ \"$state\" = Z ] && { echo gone; exit 0; }; sleep 0.05; done; "
+      "echo alive; kill -KILL $child";
+  auto result = run_command("sh -c " + shell_quote(script));
+  INFO(result.output);
+  CHECK(result.output.find("gone") != std::string::npos);
 }
 
 TEST_CASE("the probe's kernel runs on Kepler and Maxwell GPUs and on drivers from before CUDA 11") {
