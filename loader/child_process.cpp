@@ -178,21 +178,27 @@ void pump(pid_t pid, Pipe& events, Pipe& errors, const ChildLimits& limits, Chil
   }
 }
 
-// The pipes are closed; the child should be exiting. Wait for it, but not past the deadline.
+// The pipes are closed; the child should be exiting. Wait for it, but not past the deadline, and
+// after SIGKILL not past the grace: a process in uninterruptible sleep in the driver (a GPU that
+// fell off the bus) does not die of it, and must not hang depscan.
 void reap(pid_t pid, const ChildLimits& limits, Clock::time_point start, ChildRun& run) {
   if (run.exited || run.signal) return;
-  Clock::time_point overall = start + limits.total_timeout;
+  Clock::time_point deadline = run.timeout.empty() ? start + limits.total_timeout : Clock::now() + limits.kill_grace;
   int status = 0;
   while (true) {
-    pid_t r = ::waitpid(pid, &status, run.timeout.empty() ? WNOHANG : 0);
+    pid_t r = ::waitpid(pid, &status, WNOHANG);
     if (r == pid) return record_status(run, status);
     if (r < 0 && errno != EINTR) return;
-    if (run.timeout.empty() && Clock::now() >= overall) {
+    if (Clock::now() >= deadline) {
+      if (!run.timeout.empty()) {
+        run.unkillable = true;
+        return;
+      }
       run.timeout = "overall";
       kill_group(pid);
-      continue;
+      deadline = Clock::now() + limits.kill_grace;
     }
-    if (run.timeout.empty()) ::usleep(10000);
+    ::usleep(10000);
   }
 }
 

@@ -14,6 +14,7 @@ namespace depscan {
 struct ChildLimits {
   std::chrono::milliseconds step_timeout{60000};
   std::chrono::milliseconds total_timeout{300000};
+  std::chrono::milliseconds kill_grace{10000};  // how long a SIGKILLed probe may take to go
 };
 
 struct ChildRun {
@@ -26,6 +27,7 @@ struct ChildRun {
   std::string timeout;                // "" or "step" / "overall": we killed it
   std::string stderr_tail;            // the last few KiB the child wrote to stderr
   size_t lines_ignored = 0;           // event lines after kMaxProbeEvents events: not decoded, not kept
+  bool unkillable = false;            // still there kill_grace after SIGKILL: left behind
   double milliseconds = 0;
 };
 

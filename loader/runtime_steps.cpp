@@ -51,6 +51,13 @@ void add_event_flood(RuntimeReport& report) {
                                   "among the files the steps above loaded and replace it"));
 }
 
+std::string left_behind(const ChildRun& run, const ChildLimits& limits) {
+  if (!run.unkillable) return "";
+  return fmt::format("; it was still there {} s later, stuck in the kernel (a driver call in uninterruptible sleep: "
+                     "look for NVIDIA Xid errors in dmesg), and was left behind",
+                     limits.kill_grace.count() / 1000.0);
+}
+
 void add_interrupted_step(RuntimeReport& report, const ChildLimits& limits) {
   const ChildRun& run = report.child;
   StepEvent open = *run.open_step;
@@ -59,9 +66,9 @@ void add_interrupted_step(RuntimeReport& report, const ChildLimits& limits) {
   std::string tail = stderr_line.empty() ? "" : fmt::format(" (last stderr line: {})", stderr_line);
   if (!run.timeout.empty()) {
     auto limit = run.timeout == "step" ? limits.step_timeout : limits.total_timeout;
-    std::string message = fmt::format("timed out in step {} while in {}: no answer within the {} limit of {} s; the probe was killed with SIGKILL{}",
+    std::string message = fmt::format("timed out in step {} while in {}: no answer within the {} limit of {} s; the probe was killed with SIGKILL{}{}",
                                       open.step, open.library, run.timeout == "step" ? "per-step" : "overall",
-                                      limit.count() / 1000.0, tail);
+                                      limit.count() / 1000.0, left_behind(run, limits), tail);
     report.steps.push_back({open.step, open.library, StepStatus::Failed, message, {{"timeout", run.timeout}}, {}, 0});
     report.findings.push_back(error("verify-timeout", message,
         fmt::format("{} hangs when called as the application would call it; check the driver installation (nvidia-smi) and that no other process holds the GPU", open.library)));
@@ -97,7 +104,8 @@ void collect_steps(RuntimeReport& report, const ChildLimits& limits) {
   // After a flood the last start event kept is not the probe's: its step is not named.
   if (run.open_step && !run.lines_ignored) return add_interrupted_step(report, limits);
   if (!run.timeout.empty() || run.signal || run.exit_code != 0) {
-    std::string message = !run.timeout.empty() ? fmt::format("the probe was killed after the {} timeout between steps", run.timeout)
+    std::string message = !run.timeout.empty() ? fmt::format("the probe was killed after the {} timeout between steps{}", run.timeout,
+                                                             left_behind(run, limits))
                           : run.signal ? "the probe died with " + signal_name(run.signal) + " between steps"
                                        : fmt::format("the probe exited with code {}: {}", run.exit_code, last_line(run.stderr_tail));
     report.steps.push_back({"probe", "depscan __probe", StepStatus::Failed, message, {}, {}, 0});
