@@ -57,6 +57,7 @@ std::string bind_version_api(void* handle, CudnnApi& api) {
   bind_symbol(handle, "cudnnGetCudartVersion", api.cudnnGetCudartVersion, &missing);
   bind_symbol(handle, "cudnnGetErrorString", api.cudnnGetErrorString, &missing);
   bind_symbol(handle, "cudnnGetMaxDeviceVersion", api.cudnnGetMaxDeviceVersion, nullptr);
+  bind_symbol(handle, "cudnnGetLastErrorString", api.cudnnGetLastErrorString, nullptr);
   return missing;
 }
 
@@ -104,8 +105,17 @@ std::string status_name(int major, Status status) {
 std::string describe_status(const CudnnApi& api, int major, Status status) {
   std::string name = status_name(major, status);
   const char* text = api.cudnnGetErrorString ? api.cudnnGetErrorString(status) : nullptr;
-  return fmt::format("{} ({}): {}", name.empty() ? "cudnnStatus_t" : name, status,
-                     text ? text : "no description from cuDNN");
+  std::string out = fmt::format("{} ({}): {}", name.empty() ? "cudnnStatus_t" : name, status,
+                                text ? text : "no description from cuDNN");
+  if (api.cudnnGetLastErrorString) {
+    char last[1024] = {};
+    api.cudnnGetLastErrorString(last, sizeof last);
+    last[sizeof last - 1] = '\0';
+    std::string_view why(last);
+    why = why.substr(0, why.find('\n'));
+    if (!why.empty()) out += fmt::format("; cudnnGetLastErrorString: {}", why);
+  }
+  return out;
 }
 
 int major_of(size_t version) {

@@ -36,6 +36,7 @@ struct CudnnApi {
   size_t (*cudnnGetCudartVersion)() = nullptr;
   size_t (*cudnnGetMaxDeviceVersion)() = nullptr;  // 9.x only; may be absent
   const char* (*cudnnGetErrorString)(Status) = nullptr;
+  void (*cudnnGetLastErrorString)(char*, size_t) = nullptr;  // 9.x only: why the last call failed
   Status (*cudnnCreate)(Handle*) = nullptr;
   Status (*cudnnDestroy)(Handle) = nullptr;
   Status (*cudnnCreateTensorDescriptor)(TensorDescriptor*) = nullptr;
@@ -73,7 +74,8 @@ std::vector<std::string> version_check_functions(int major);
 
 // The status name for the major's numbering ("CUDNN_STATUS_NOT_INITIALIZED"), or "".
 std::string status_name(int major, Status status);
-// "CUDNN_STATUS_NOT_INITIALIZED (1001): <cudnnGetErrorString text>".
+// "CUDNN_STATUS_NOT_INITIALIZED (1001): <cudnnGetErrorString text>", and cuDNN 9's own account of
+// the last failure (cudnnGetLastErrorString) when it has one.
 std::string describe_status(const CudnnApi& api, int major, Status status);
 
 // 91900 -> 9, 8902 -> 8 (cudnn_version.h encodings differ between 8.x and 9.x).

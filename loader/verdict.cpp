@@ -176,7 +176,8 @@ void driver_version_row(RuntimeReport& r) {
 
 bool no_image_failure(const StepRecord& s) {
   long long status = data_number(&s, "status").value_or(0);
-  return status == 6 || status == 3007 || s.message.find("CUDA_ERROR_NO_BINARY_FOR_GPU") != std::string::npos;
+  return status == 6 || status == 3007 || s.message.find("CUDA_ERROR_NO_BINARY_FOR_GPU") != std::string::npos ||
+         s.message.find("no kernel image is available") != std::string::npos;
 }
 
 void kernel_image_rows(RuntimeReport& r, const std::vector<Finding>& device_findings) {

@@ -211,6 +211,8 @@ TEST_CASE("fake driver behaviours end in the right step status, finding and exit
       {"FAKECUDNN_MODE=sublib-mismatch", "cudnn.sublibraries", "failed", "cudnnOpsVersionCheck() = CUDNN_STATUS_SUBLIBRARY_VERSION_MISMATCH (1002)", "verify-step-failed", true},
       {"FAKECUDNN_MODE=conv-wrong", "cudnn.convolution.device0", "failed", "wrong results: 1 of 108 elements differ", "verify-step-failed", true},
       {"FAKECUDNN_MODE=arch-mismatch", "cudnn.convolution.device0", "failed", "CUDNN_STATUS_NOT_SUPPORTED_ARCH_MISMATCH (3007)", "verify-step-failed", true},
+      // cuDNN 9's own reason, first line only
+      {"FAKECUDNN_MODE=exec-no-image", "cudnn.convolution.device0", "failed", "(5000): CUDNN_STATUS_UNKNOWN (fake); cudnnGetLastErrorString: CUDNN_STATUS_EXECUTION_FAILED; Reason: cudaLaunchKernel: no kernel image is available for execution on the device", "verify-step-failed", true},
       {"FAKECUDNN_MODE=conv-nan", "cudnn.convolution.device0", "failed", "wrong results: 1 of 108 elements differ from the CPU reference (first: y[0] = nan", "verify-step-failed", true},
       {"CUDA_DISABLE_PTX_JIT=1", "kernel.device0", "not run", "CUDA_ERROR_JIT_COMPILATION_DISABLED (223)", "verify-gpu-not-run", false},
       {"FAKECUDA_MODE=jit-missing", "kernel.device0", "not run", "CUDA_ERROR_JIT_COMPILER_NOT_FOUND (221)", "verify-gpu-not-run", false},
@@ -353,6 +355,10 @@ TEST_CASE("a driver older than the runtime and a GPU without kernel images contr
   CHECK(old.verdict("driver version for the runtime") == "contradicted");
   Verify arch = verify_fake9("FAKECUDNN_MODE=arch-mismatch");
   CHECK(arch.verdict("kernel image for sm_86") == "contradicted");
+  // an execution failure whose reason, from cudnnGetLastErrorString, is a missing kernel image
+  Verify no_image = verify_fake9("FAKECUDNN_MODE=exec-no-image");
+  CHECK(no_image.verdict("kernel image for sm_86") == "contradicted");
+  CHECK(no_image.message("cudnn.convolution.device0").find("second line") == std::string::npos);
 }
 
 TEST_CASE("sub-libraries loaded from another place than predicted are a contradiction") {
