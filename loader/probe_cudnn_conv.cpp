@@ -95,15 +95,44 @@ class Convolution {
     return "";
   }
 
+  // The heuristic's usable algorithms in its order, each tried until one runs, as frameworks do
+  // (PyTorch falls back to the next on a cuDNN error): one may be offered and still fail to run.
+  // Wrong results end the search: they are a defect whichever algorithm gave them.
   std::string forward(cudnn::Handle handle, cudnn::TensorDescriptor x, cudnn::FilterDescriptor w,
                       cudnn::ConvolutionDescriptor conv, cudnn::TensorDescriptor y) {
     cudnn::ConvolutionFwdAlgoPerf perf[8] = {};
     int returned = 0;
     if (auto e = call("cudnnGetConvolutionForwardAlgorithm_v7", api_.cudnnGetConvolutionForwardAlgorithm_v7(handle, x, w, conv, y, 8, &returned, perf)); !e.empty()) return e;
-    int algo = -1;
-    for (int i = 0; i < returned && i < 8 && algo < 0; ++i)
-      if (perf[i].status == cudnn::kSuccess) algo = perf[i].algo;
-    if (algo < 0) return fmt::format("cudnnGetConvolutionForwardAlgorithm_v7 offered no usable algorithm ({} returned)", returned);
+    std::vector<int> algorithms;
+    for (int i = 0; i < returned && i < 8; ++i)
+      if (perf[i].status == cudnn::kSuccess) algorithms.push_back(perf[i].algo);
+    if (algorithms.empty()) return fmt::format("cudnnGetConvolutionForwardAlgorithm_v7 offered no usable algorithm ({} returned)", returned);
+    std::string first_failure;
+    nlohmann::json failed = nlohmann::json::array(), first_status;
+    for (int algo : algorithms) {
+      bool ran = false;
+      std::string outcome = forward_with(handle, x, w, conv, y, algo, ran);
+      if (ran || outcome.empty()) {
+        if (!failed.empty()) data_["algorithms_failed"] = failed;
+        return outcome;
+      }
+      failed.push_back({{"algorithm", algo}, {"error", outcome}});
+      if (first_failure.empty()) {
+        first_failure = outcome;
+        first_status = data_;
+      }
+      for (const char* key : {"failed_call", "status", "status_name"}) data_.erase(key);
+    }
+    for (const char* key : {"algorithm", "failed_call", "status", "status_name"})  // the first failure's
+      if (first_status.contains(key)) data_[key] = first_status[key];
+    data_["algorithms_failed"] = failed;
+    return algorithms.size() == 1 ? first_failure
+                                  : fmt::format("{} (each of the {} algorithms offered failed)", first_failure, algorithms.size());
+  }
+
+  // One algorithm: `ran` is set once cuDNN ran it and the result was compared.
+  std::string forward_with(cudnn::Handle handle, cudnn::TensorDescriptor x, cudnn::FilterDescriptor w,
+                           cudnn::ConvolutionDescriptor conv, cudnn::TensorDescriptor y, int algo, bool& ran) {
     data_["algorithm"] = algo;
     size_t workspace_bytes = 0;
     if (auto e = call("cudnnGetConvolutionForwardWorkspaceSize", api_.cudnnGetConvolutionForwardWorkspaceSize(handle, x, w, conv, y, algo, &workspace_bytes)); !e.empty()) return e;
@@ -126,6 +155,7 @@ class Convolution {
     data_["forward_ms"] = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     if (!mem.download(hy.data(), dy, hy.size() * sizeof(float), "y")) return mem.error();
     if (!mem.free_all()) return mem.error();
+    ran = true;
     return compare(expected, hy);
   }
 

@@ -232,6 +232,19 @@ TEST_CASE("fake driver behaviours end in the right step status, finding and exit
   }
 }
 
+TEST_CASE("an algorithm the heuristic offers that fails to run is passed over for the next, as frameworks do") {
+  Verify v = verify_fake9("FAKECUDNN_MODE=first-algo-fails");
+  INFO(v.output);
+  CHECK(v.status("cudnn.convolution.device0") == "ok");
+  CHECK(v.message("cudnn.convolution.device0").find("(algorithm 1)") != std::string::npos);
+  const json& data = v.step("cudnn.convolution.device0")->at("data");
+  REQUIRE(data["algorithms_failed"].size() == 1);
+  CHECK(data["algorithms_failed"][0]["algorithm"] == 0);
+  CHECK(data["algorithms_failed"][0]["error"].get<std::string>().find("CUDNN_STATUS_EXECUTION_FAILED (5000)") != std::string::npos);
+  CHECK_FALSE(data.contains("status"));  // the step ran: no failed call is left in its record
+  CHECK(v.exit_code == 0);
+}
+
 TEST_CASE("the probe does not outlive depscan: killing depscan during a hung step ends the probe too") {
   // The probe runs in a process group of its own, so a Ctrl-C or a CI job's timeout reaches depscan only.
   std::string depscan = "env -u LD_LIBRARY_PATH -u LD_PRELOAD FAKECUDA_MODE=hang " + shell_quote(depscan::test::depscan_bin()) +
