@@ -103,7 +103,7 @@ void add_scan_command(CLI::App& app, int& exit_code) {
           "PLATFORM"));
   app.add_option("--image", args->scan.image.name,
                  "the image to audit of an archive holding several (docker save a b), by name: ubuntu:22.04 (default: "
-                 "the first, with a warning)");
+                 "the first the archive lists, with a warning)");
   app.add_option("--ld-library-path", args->scan.ld_library_path,
                  "LD_LIBRARY_PATH of the target process (default: this environment's)");
   app.add_option("--preload", args->scan.preload, "LD_PRELOAD of the target process");

@@ -107,7 +107,7 @@ std::string describe_status(const CudnnApi& api, int major, Status status) {
   const char* text = api.cudnnGetErrorString ? api.cudnnGetErrorString(status) : nullptr;
   std::string out = fmt::format("{} ({}): {}", name.empty() ? "cudnnStatus_t" : name, status,
                                 text ? text : "no description from cuDNN");
-  if (api.cudnnGetLastErrorString) {
+  if (api.cudnnGetLastErrorString && status != 0) {
     char last[1024] = {};
     api.cudnnGetLastErrorString(last, sizeof last);
     last[sizeof last - 1] = '\0';

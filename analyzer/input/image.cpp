@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "analyzer/input/fs.h"
-#include "analyzer/input/image_reference.h"
+#include "analyzer/input/saved_images.h"
 
 namespace depscan {
 namespace {
@@ -72,7 +72,6 @@ std::string blob_path(const std::string& digest) {
 }
 
 constexpr std::string_view kNoImageFor = "the image index has no image for ";
-constexpr std::string_view kNoImageNamed = "the archive has no image named ";
 
 struct Platform {
   std::string os, architecture, variant;
@@ -168,58 +167,11 @@ struct ImageLayers {
   std::vector<Finding> findings;
 };
 
-// The names of the images an archive holds, each once, in order; `name_of` gives "" for an entry
-// that names none.
-template <typename NameOf>
-std::vector<std::string> image_names(const Entries& entries, NameOf name_of) {
-  std::vector<std::string> names;
-  for (const nlohmann::json* entry : entries)
-    if (std::string name = name_of(*entry); !name.empty() && std::find(names.begin(), names.end(), name) == names.end())
-      names.push_back(std::move(name));
-  return names;
-}
-
-// Several images saved into one archive (`docker save a b`): the entries of the one `--image`
-// names, else of the first, with a warning that the others were not audited.
-template <typename NameOf>
-Expected<Entries> entries_of_chosen_image(const Entries& entries, const std::optional<std::string>& wanted,
-                                          NameOf name_of, const std::string& display, std::vector<Finding>& findings) {
-  std::vector<std::string> names = image_names(entries, name_of);
-  if (!wanted && names.size() < 2) return entries;
-  std::string chosen = wanted.value_or(names.front());
-  Entries kept;
-  for (const nlohmann::json* entry : entries)
-    if (same_image_name(name_of(*entry), chosen)) kept.push_back(entry);
-  if (kept.empty())
-    return Error{fmt::format("{}{} (it has {}); --image picks one", kNoImageNamed, chosen,
-                             names.empty() ? std::string("no named image") : fmt::format("{}", fmt::join(names, ", ")))};
-  if (!wanted) {
-    Finding f = image_finding("image-several", Severity::Warning, display,
-                              fmt::format("the archive holds {} images ({}); only the first, {}, is audited",
-                                          names.size(), fmt::join(names, ", "), chosen));
-    f.fix = "--image NAME audits another; or save one image per archive";
-    findings.push_back(std::move(f));
-  }
-  return kept;
-}
-
-std::string string_at(const nlohmann::json& object, const char* key) {
-  return object.is_object() && object.contains(key) && object.at(key).is_string() ? object.at(key).get<std::string>() : "";
-}
-
-// An image index entry's name as docker save and containerd record it.
-std::string index_entry_name(const nlohmann::json& entry) {
-  const nlohmann::json* annotations = entry.is_object() && entry.contains("annotations") ? &entry.at("annotations") : nullptr;
-  if (!annotations) return "";
-  std::string name = string_at(*annotations, "io.containerd.image.name");
-  return name.empty() ? string_at(*annotations, "org.opencontainers.image.ref.name") : name;
-}
-
-std::string repo_tag(const nlohmann::json& entry) {
-  if (!entry.is_object() || !entry.contains("RepoTags") || !entry.at("RepoTags").is_array() || entry.at("RepoTags").empty())
-    return "";
-  const auto& tag = entry.at("RepoTags")[0];
-  return tag.is_string() ? tag.get<std::string>() : "";
+void note_several(const ImagePick& pick, const std::string& display, std::vector<Finding>& findings) {
+  if (pick.several.empty()) return;
+  Finding f = image_finding("image-several", Severity::Warning, display, pick.several);
+  f.fix = "--image NAME audits another; or save one image per archive";
+  findings.push_back(std::move(f));
 }
 
 Expected<ImageLayers> layers_from_docker_manifest(SafeTree& staging, const ImageChoice& choice, const std::string& display) {
@@ -227,9 +179,10 @@ Expected<ImageLayers> layers_from_docker_manifest(SafeTree& staging, const Image
   if (!manifest) return Error{manifest.error()};
   if (!manifest->is_array() || manifest->empty()) return Error{"manifest.json lists no image"};
   ImageLayers out;
-  auto entries = entries_of_chosen_image(entries_of(*manifest), choice.name, repo_tag, display, out.findings);
-  if (!entries) return Error{entries.error()};
-  for (const auto& layer : entries->front()->at("Layers")) out.layers.push_back(layer.get<std::string>());
+  auto pick = pick_saved_image(images_of_docker_manifest(*manifest), choice.name);
+  if (!pick) return Error{pick.error()};
+  note_several(*pick, display, out.findings);
+  for (const auto& layer : pick->entries.front()->at("Layers")) out.layers.push_back(layer.get<std::string>());
   return out;
 }
 
@@ -240,11 +193,14 @@ Expected<ImageLayers> layers_from_index(SafeTree& staging, const Staged& staged,
   nlohmann::json manifest = std::move(*index);
   ImageLayers out;
   for (int depth = 0; depth < 4 && manifest.contains("manifests"); ++depth) {
-    auto entries = depth > 0 ? entries_of(manifest.at("manifests"))
-                             : entries_of_chosen_image(entries_of(manifest.at("manifests")), choice.name,
-                                                       index_entry_name, display, out.findings);
-    if (!entries) return Error{entries.error()};
-    auto digest = pick_manifest(*entries, choice.platform, staged);
+    Entries entries = entries_of(manifest.at("manifests"));
+    if (depth == 0 && !entries.empty()) {  // the images saved together
+      auto pick = pick_saved_image(images_of_index(manifest.at("manifests")), choice.name);
+      if (!pick) return Error{pick.error()};
+      note_several(*pick, display, out.findings);
+      entries = pick->entries;
+    }
+    auto digest = pick_manifest(entries, choice.platform, staged);
     if (!digest) return Error{digest.error()};
     auto next = read_json(staging, *resolve_staged(staged, blob_path(*digest)));
     if (!next) return Error{next.error()};

@@ -863,7 +863,7 @@ TEST_CASE("several images in one archive: the first is audited with a warning, -
     REQUIRE(several.size() == 1);
     CHECK(several[0]["severity"] == "warning");
     CHECK(any_message_has(several, "the archive holds 2 images ("));
-    CHECK(any_message_has(several, "other:1.0); only the first, "));
+    CHECK(any_message_has(several, "other:1.0); only the first it lists, "));
 
     // Docker's short and full names are one image
     for (const char* name : {"other:1.0", "docker.io/library/other:1.0", "library/other:1.0"}) {
