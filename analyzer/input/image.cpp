@@ -126,20 +126,11 @@ IndexEntry read_entry(const nlohmann::json& entry) {
   return out;
 }
 
+using Entries = std::vector<const nlohmann::json*>;
+
 // The digest of the index entry to follow: the image for `wanted` whose blob the archive holds
 // (an image without blob was not saved), else an entry naming no platform (a nested index, or a
 // single-image layout), else, when the platform was not asked for, the only image there is.
-// Pointers to the entries of a JSON array, which are never copied: a hostile file may nest them
-// deeper than a recursive copy's stack allows.
-using Entries = std::vector<const nlohmann::json*>;
-
-Entries entries_of(const nlohmann::json& array) {
-  Entries entries;
-  if (array.is_array())
-    for (const auto& entry : array) entries.push_back(&entry);
-  return entries;
-}
-
 Expected<std::string> pick_manifest(const Entries& entries, const std::optional<std::string>& wanted,
                                     const Staged& staged) {
   if (entries.empty()) return Error{"index.json lists no manifest"};
@@ -193,7 +184,7 @@ Expected<ImageLayers> layers_from_index(SafeTree& staging, const Staged& staged,
   nlohmann::json manifest = std::move(*index);
   ImageLayers out;
   for (int depth = 0; depth < 4 && manifest.contains("manifests"); ++depth) {
-    Entries entries = entries_of(manifest.at("manifests"));
+    Entries entries = json_elements(manifest.at("manifests"));
     if (depth == 0 && !entries.empty()) {  // the images saved together
       auto pick = pick_saved_image(images_of_index(manifest.at("manifests")), choice.name);
       if (!pick) return Error{pick.error()};

@@ -52,14 +52,6 @@ class ImageGrouping {
   std::unordered_map<std::string, size_t> first_with_;
 };
 
-// Pointers, not copies: a hostile entry may nest deeper than a recursive copy's stack allows.
-std::vector<const nlohmann::json*> elements_of(const nlohmann::json& array) {
-  std::vector<const nlohmann::json*> out;
-  if (array.is_array())
-    for (const auto& element : array) out.push_back(&element);
-  return out;
-}
-
 std::string listed(const std::vector<SavedImage>& images) {
   std::vector<std::string> labels;
   for (size_t i = 0; i < images.size() && i < kNamesShown; ++i) labels.push_back(images[i].label());
@@ -69,13 +61,20 @@ std::string listed(const std::vector<SavedImage>& images) {
 
 }  // namespace
 
+std::vector<const nlohmann::json*> json_elements(const nlohmann::json& array) {
+  std::vector<const nlohmann::json*> out;
+  if (array.is_array())
+    for (const auto& element : array) out.push_back(&element);
+  return out;
+}
+
 std::string SavedImage::label() const { return names.empty() ? "<untagged>" : names.front(); }
 
 // An entry names its image by io.containerd.image.name (Docker 25+, containerd) or, from other
 // tools, org.opencontainers.image.ref.name. Unnamed entries with a platform are the platforms of
 // one image.
 std::vector<SavedImage> images_of_index(const nlohmann::json& manifests) {
-  std::vector<const nlohmann::json*> entries = elements_of(manifests);
+  std::vector<const nlohmann::json*> entries = json_elements(manifests);
   std::vector<std::vector<std::string>> names;
   ImageGrouping grouping(entries.size());
   for (size_t i = 0; i < entries.size(); ++i) {
@@ -93,7 +92,7 @@ std::vector<SavedImage> images_of_index(const nlohmann::json& manifests) {
 
 // One entry per image, its tags in RepoTags (none for an image saved by ID).
 std::vector<SavedImage> images_of_docker_manifest(const nlohmann::json& manifest) {
-  std::vector<const nlohmann::json*> entries = elements_of(manifest);
+  std::vector<const nlohmann::json*> entries = json_elements(manifest);
   std::vector<std::vector<std::string>> names;
   ImageGrouping grouping(entries.size());
   for (size_t i = 0; i < entries.size(); ++i) {

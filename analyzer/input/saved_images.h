@@ -15,6 +15,10 @@ namespace depscan {
 
 inline constexpr std::string_view kNoImageNamed = "the archive has no image named ";
 
+// Pointers to an array's elements, not copies: a hostile entry may nest deeper than a recursive
+// copy's stack allows. Empty for anything but an array.
+std::vector<const nlohmann::json*> json_elements(const nlohmann::json& array);
+
 struct SavedImage {
   std::vector<std::string> names;                // as recorded; empty for an untagged image
   std::vector<const nlohmann::json*> entries;    // the archive's entries for it, in order
