@@ -107,9 +107,11 @@ class Convolution {
     for (int i = 0; i < returned && i < 8; ++i)
       if (perf[i].status == cudnn::kSuccess) algorithms.push_back(perf[i].algo);
     if (algorithms.empty()) return fmt::format("cudnnGetConvolutionForwardAlgorithm_v7 offered no usable algorithm ({} returned)", returned);
+    const nlohmann::json before = data_;  // each attempt records into a clean copy
     std::string first_failure;
-    nlohmann::json failed = nlohmann::json::array(), first_status;
+    nlohmann::json failed = nlohmann::json::array(), first_attempt;
     for (int algo : algorithms) {
+      data_ = before;
       bool retry = false;
       std::string outcome = forward_with(handle, x, w, conv, y, algo, retry);
       if (!retry || outcome.empty()) {
@@ -119,13 +121,10 @@ class Convolution {
       failed.push_back({{"algorithm", algo}, {"error", outcome}});
       if (first_failure.empty()) {
         first_failure = outcome;
-        first_status = data_;
+        first_attempt = data_;
       }
-      for (const char* key : {"failed_call", "status", "status_name"}) data_.erase(key);
     }
-    for (const char* key : {"algorithm", "workspace_bytes", "failed_call", "status", "status_name"})  // the first failure's
-      if (first_status.contains(key)) data_[key] = first_status[key];
-      else data_.erase(key);
+    data_ = first_attempt;  // every one failed: the record is the first failure's
     data_["algorithms_failed"] = failed;
     return algorithms.size() == 1 ? first_failure
                                   : fmt::format("{} (each of the {} algorithms offered failed)", first_failure, algorithms.size());

@@ -2,6 +2,7 @@
 
 #include <numeric>
 #include <unordered_map>
+#include <unordered_set>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -32,13 +33,14 @@ class ImageGrouping {
                                  const std::vector<std::vector<std::string>>& names) {
     std::vector<SavedImage> out;
     std::unordered_map<size_t, size_t> image_of_root;
+    std::unordered_set<std::string> named;  // "<image>\n<name>": a name is listed once per image
     for (size_t i = 0; i < entries.size(); ++i) {
       auto [it, added] = image_of_root.emplace(root(i), out.size());
       if (added) out.emplace_back();
       SavedImage& image = out[it->second];
       image.entries.push_back(entries[i]);
       for (const std::string& name : names[i])
-        if (std::find(image.names.begin(), image.names.end(), name) == image.names.end()) image.names.push_back(name);
+        if (named.insert(fmt::format("{}\n{}", it->second, name)).second) image.names.push_back(name);
     }
     return out;
   }
