@@ -207,6 +207,7 @@ void install_wheels(std::unique_ptr<FileSystem>& fs, const std::vector<WheelInpu
 
 void unpack_image_input(std::unique_ptr<FileSystem>& fs, const std::string& input, const std::string& host,
                         const CollectRequest& request, CollectedInputs& out) {
+  out.image_input = true;
   auto temp = TempDirectory::create("image");
   if (!temp) {
     out.findings.push_back(input_error(input, temp.error()));
@@ -306,6 +307,21 @@ void collect_host_archive(std::unique_ptr<FileSystem>& fs, const std::string& in
   }
 }
 
+// --image and --platform choose among the images of an archive; with no archive they would
+// otherwise be ignored without a word (a typo'd input, an image given beside other inputs).
+void warn_unused_image_choice(const CollectRequest& request, CollectedInputs& out) {
+  if (out.image_input) return;
+  std::vector<std::string> given;
+  if (request.image.name) given.push_back("--image " + *request.image.name);
+  if (request.image.platform) given.push_back("--platform " + *request.image.platform);
+  if (given.empty()) return;
+  out.findings.push_back({"image-option-unused", Severity::Warning, std::nullopt,
+                          fmt::format("{}: no input is a container image archive (one, given alone), so the option "
+                                      "was ignored",
+                                      fmt::join(given, " and ")),
+                          "", ""});
+}
+
 }  // namespace
 
 CollectedInputs collect_inputs(std::unique_ptr<FileSystem>& fs, const CollectRequest& request) {
@@ -342,6 +358,7 @@ CollectedInputs collect_inputs(std::unique_ptr<FileSystem>& fs, const CollectReq
   if (!wheels.empty()) install_wheels(fs, wheels, out);
   if (request.inputs.empty() && !request.python_env && request.rooted) audit_directory(*fs, "/", "/", request, out);
   if (fs.get() != sniffed_with) out.open_roots.clear();  // the roots' paths name files of the new one
+  warn_unused_image_choice(request, out);
   return out;
 }
 

@@ -39,6 +39,7 @@ struct CollectedInputs {
   std::vector<std::pair<std::string, std::string>> shown_as;  // logical prefix -> shown prefix
   size_t skipped_files = 0;                     // non-binaries met while walking directories
   bool install = false;                         // wheels / an environment: the rest is "system"
+  bool image_input = false;                     // an input was taken as a container image archive
   std::vector<std::unique_ptr<TempDirectory>> temp_dirs;
   // Roots' files as telling them apart opened them, by logical path, for the reader to go on
   // with (the first kMaxOpenRoots roots; none when the file system was replaced).

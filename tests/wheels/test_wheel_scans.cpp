@@ -883,6 +883,27 @@ TEST_CASE("several images in one archive: the first is audited with a warning, -
   CHECK(findings(scan(shell_quote(fixture("image.tar")), "one-image").report, "image-several").empty());
 }
 
+TEST_CASE("--image and --platform with no image archive to choose from: a warning says they were ignored") {
+  Scan s = scan("--image other:1.0 --platform linux/arm64 " + wheels({"datalib-1.0-cp311-cp311-manylinux2014_x86_64.whl"}),
+                "image-unused");
+  REQUIRE(s.report.is_object());
+  auto unused = findings(s.report, "image-option-unused");
+  REQUIRE(unused.size() == 1);
+  CHECK(unused[0]["severity"] == "warning");
+  CHECK(any_message_has(unused, "--image other:1.0 and --platform linux/arm64: no input is a container image archive"));
+  bool wheel_audited = false;  // the scan went on all the same
+  for (const json& o : s.report["objects"])
+    wheel_audited = wheel_audited || o["path"].get<std::string>().ends_with("site-packages/datalib/libdatalib.so");
+  CHECK(wheel_audited);
+  for (const char* option : {"--image other:1.0 ", "--platform linux/amd64 "}) {
+    CAPTURE(option);
+    Scan used = scan(option + shell_quote(fixture("two-images.tar")), "image-used");
+    REQUIRE(used.report.is_object());
+    CHECK(findings(used.report, "image-option-unused").empty());
+    CHECK(findings(used.report, "image-unpacked").size() == 1);
+  }
+}
+
 TEST_CASE("a library a wheel installs through <name>.data/platlib belongs to that wheel, not to the system") {
   Scan s = scan(wheels({"datalib-1.0-cp311-cp311-manylinux2014_x86_64.whl"}), "data-dir");
   REQUIRE(s.report.is_object());
