@@ -101,14 +101,19 @@ Answer answer_toolkit(const Matrix& m, const Version& cuda) {
   return a;
 }
 
-std::string build_text(const CudnnBuild& b) {
+// A build's GPU range narrows its release's: a bound the build does not give is the release's.
+std::optional<Version> build_sm_min(const CudnnRelease& r, const CudnnBuild& b) { return b.sm_min ? b.sm_min : r.sm_min; }
+std::optional<Version> build_sm_max(const CudnnRelease& r, const CudnnBuild& b) { return b.sm_max ? b.sm_max : r.sm_max; }
+
+std::string build_text(const CudnnRelease& r, const CudnnBuild& b) {
   std::string cuda = b.cuda_min == b.cuda_max ? b.cuda_min.str() : b.cuda_min.str() + "-" + b.cuda_max.str();
   std::string out = "CUDA " + cuda;
   std::vector<std::string> drivers;  // only the platforms the source gives a floor for
   if (b.linux_driver) drivers.push_back(fmt::format(">= {} Linux", b.linux_driver->str()));
   if (b.windows_driver) drivers.push_back(fmt::format(">= {} Windows", b.windows_driver->str()));
   if (!drivers.empty()) out += fmt::format(" (driver {})", fmt::join(drivers, ", "));
-  if (b.sm_min || b.sm_max) out += fmt::format(" SM {}-{}", opt(b.sm_min, "?"), opt(b.sm_max, "?"));
+  if (b.sm_min || b.sm_max)
+    out += fmt::format(" SM {}-{}", opt(build_sm_min(r, b), "?"), opt(build_sm_max(r, b), "?"));
   if (!b.note.empty()) out += "; " + b.note;
   return out;
 }
@@ -124,9 +129,11 @@ Answer answer_cudnn(const Matrix& m, const Version& version) {
     a.text += fmt::format("cuDNN {}{}\n", versions, status_note(r->status));
     json builds = json::array();
     for (const CudnnBuild& b : r->builds) {
-      a.text += "  build for " + build_text(b) + "\n";
+      a.text += "  build for " + build_text(*r, b) + "\n";
       builds.push_back({{"cuda_min", b.cuda_min.str()}, {"cuda_max", b.cuda_max.str()},
-                        {"linux", opt_json(b.linux_driver)}, {"windows", opt_json(b.windows_driver)}});
+                        {"linux", opt_json(b.linux_driver)}, {"windows", opt_json(b.windows_driver)},
+                        {"sm_min", opt_json(build_sm_min(*r, b))}, {"sm_max", opt_json(build_sm_max(*r, b))},
+                        {"note", b.note}});
     }
     if (r->sm_min || r->sm_max) a.text += fmt::format("  GPUs: compute capability {} to {}\n", opt(r->sm_min, "?"), opt(r->sm_max, "?"));
     if (!r->note.empty()) a.text += fmt::format("  note: {}\n", r->note);

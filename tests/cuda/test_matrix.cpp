@@ -253,6 +253,14 @@ TEST_CASE("depscan matrix answers with the source") {
   CHECK(linux_only.output.find("CUDA 13.0-13.1 (driver >= 580.65.06 Linux)") != std::string::npos);
   CHECK(linux_only.output.find("n/a Windows") == std::string::npos);
   CHECK(cudnn.output.find("source:") != std::string::npos);
+  // a build's GPU range narrows the release's; the bound it does not give is the release's
+  auto per_build = run_command(depscan_bin() + " matrix cudnn 9.10.2");
+  CHECK(per_build.output.find("CUDA 12.8-12.9 (driver >= 570.26 Linux, >= 570.65 Windows) SM 5.0-12.0") != std::string::npos);
+  CHECK(per_build.output.find("CUDA 11.8 (driver >= 450.80.02 Linux, >= 452.39 Windows) SM 5.0-9.0") != std::string::npos);
+  auto per_build_json = nlohmann::json::parse(run_command(depscan_bin() + " matrix cudnn 9.10.2 --format json").output);
+  REQUIRE(per_build_json["releases"].size() == 1);
+  CHECK(per_build_json["releases"][0]["builds"][0]["sm_min"] == "5.0");
+  CHECK(per_build_json["releases"][0]["builds"][0]["sm_max"] == "12.0");
 
   auto gpu = run_command(depscan_bin() + " matrix gpu H100 --format json");
   CHECK(nlohmann::json::parse(gpu.output)["sm"] == 90);
