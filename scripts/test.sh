@@ -8,6 +8,8 @@ cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
 cmake -S . -B build-test -DCMAKE_BUILD_TYPE=RelWithDebInfo -DDEPSCAN_WERROR=ON >/dev/null
 cmake --build build-test -j"$(nproc)"
+# Tests that need the CUDA toolkit, cuDNN or musl fail here instead of skipping (tests/toolchains.h).
+export DEPSCAN_REQUIRE_TOOLCHAINS=1
 ctest --test-dir build-test --output-on-failure -j"$(nproc)"
 echo "== plain build + suite: $SECONDS s"
 # AddressSanitizer + UBSan suite, then the parallel directory scan under ThreadSanitizer.

@@ -12,6 +12,7 @@
 #include "analyzer/check/cuda_stack.h"
 #include "analyzer/read/rodata_strings.h"
 #include "support.h"
+#include "toolchains.h"
 
 using namespace depscan;
 using namespace depscan::test;
@@ -190,7 +191,7 @@ TEST_CASE("a consistent CUDA 13 + cuDNN 9.19 stack: no CUDA finding, all seven s
 }
 
 TEST_CASE("the real CUDA 13 + cuDNN 9.19 install is consistent") {
-  if (!std::filesystem::exists("/usr/local/cuda/lib64/libcudnn.so.9")) return;  // not on this machine
+  if (!present_or_skip(std::filesystem::exists("/usr/local/cuda/lib64/libcudnn.so.9"), "/usr/local/cuda/lib64/libcudnn.so.9")) return;
   json r = scan("/usr/local/cuda/lib64/libcudnn.so.9");
   CHECK(problem_codes(r).empty());
   auto edges = dlopen_edges(r);
@@ -612,7 +613,7 @@ TEST_CASE("a driver the analysed system has installed, with libcuda.so.1 off the
 }
 
 TEST_CASE("depscan with no file on this machine finds the real cuDNN 9.19 and calls it consistent") {
-  if (!std::filesystem::exists("/usr/local/cuda/lib64/libcudnn.so.9")) return;
+  if (!present_or_skip(std::filesystem::exists("/usr/local/cuda/lib64/libcudnn.so.9"), "/usr/local/cuda/lib64/libcudnn.so.9")) return;
   json r = scan("--ld-library-path /usr/local/cuda/lib64");
   REQUIRE(r.contains("cuda_stack"));
   bool cudnn = false;

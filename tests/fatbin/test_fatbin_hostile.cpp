@@ -7,6 +7,7 @@
 #include <random>
 
 #include "fatbin_support.h"
+#include "toolchains.h"
 
 using namespace depscan;
 using namespace depscan::test;
@@ -229,7 +230,7 @@ TEST_CASE("broken section tables fall back to scanning, without crashing") {
 }
 
 TEST_CASE("mutated and truncated copies of a real fixture never crash the reader") {
-  if (!have_nvcc()) return;
+  if (!present_or_skip(have_nvcc(), "nvcc (/usr/local/cuda/bin/nvcc)")) return;
   Bytes original = read_file(fatbin_fixture("libsm80_ptx90.so"));
   REQUIRE(original.size() > 4096);
   CudaCode clean = read(original);

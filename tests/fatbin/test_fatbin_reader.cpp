@@ -7,6 +7,7 @@
 #include <iterator>
 
 #include "fatbin_support.h"
+#include "toolchains.h"
 
 using namespace depscan;
 using namespace depscan::test;
@@ -49,7 +50,7 @@ std::set<std::string> compressions_of(const CudaCode& code) {
 }  // namespace
 
 TEST_CASE("each nvcc fixture lists exactly the targets it was compiled for") {
-  if (!have_nvcc()) return;
+  if (!present_or_skip(have_nvcc(), "nvcc (/usr/local/cuda/bin/nvcc)")) return;
   for (const Compiled& want : compiled()) {
     CAPTURE(want.file);
     CudaCode code = listing_of(fatbin_fixture(want.file));
@@ -65,7 +66,7 @@ TEST_CASE("each nvcc fixture lists exactly the targets it was compiled for") {
 }
 
 TEST_CASE("entry details: variants, flags, sections, the device-link container") {
-  if (!have_nvcc()) return;
+  if (!present_or_skip(have_nvcc(), "nvcc (/usr/local/cuda/bin/nvcc)")) return;
   SUBCASE("a and f variants come from the entry flags") {
     CudaCode code = listing_of(fatbin_fixture("libsm100f_120a.so"));
     for (const CudaImage& i : code.images) {
@@ -114,7 +115,7 @@ TEST_CASE("a file without device code has an empty listing") {
 }
 
 TEST_CASE("the listing agrees with the reference reader entry by entry on every fixture") {
-  if (!have_nvcc()) return;
+  if (!present_or_skip(have_nvcc(), "nvcc (/usr/local/cuda/bin/nvcc)")) return;
   for (const Compiled& want : compiled()) {
     std::string path = fatbin_fixture(want.file);
     CAPTURE(path);
@@ -188,7 +189,7 @@ TEST_CASE("reference figures for the real libraries (fatbin.md 7)") {
 }
 
 TEST_CASE("a raw fatbin (the .nv_fatbin bytes alone) lists the same entries") {
-  if (!have_nvcc()) return;
+  if (!present_or_skip(have_nvcc(), "nvcc (/usr/local/cuda/bin/nvcc)")) return;
   std::string path = fatbin_fixture("libsm80_ptx90.so");
   CudaCode code = listing_of(path);
   REQUIRE(code.containers.size() == 2);

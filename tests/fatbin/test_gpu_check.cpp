@@ -8,6 +8,7 @@
 #include "analyzer/scan/scan.h"
 #include "matrix/matrix.h"
 #include "fatbin_support.h"
+#include "toolchains.h"
 
 using namespace depscan;
 using namespace depscan::test;
@@ -102,7 +103,7 @@ TEST_CASE("PTX ISA and driver versions map to CUDA versions") {
 }
 
 TEST_CASE("SASS rules: same major, minor <= device; a exact; f like plain") {
-  if (!have_nvcc()) return;
+  if (!present_or_skip(have_nvcc(), "nvcc (/usr/local/cuda/bin/nvcc)")) return;
   std::string sm75 = fatbin_fixture("sm75_exe");
   CHECK(verdict(sm75, "7.5") == "");
   CHECK(verdict(sm75, "sm_80") == "no-kernel-image");   // other major: never
@@ -125,7 +126,7 @@ TEST_CASE("SASS rules: same major, minor <= device; a exact; f like plain") {
 }
 
 TEST_CASE("PTX ISA against the driver the scan finds itself, when --driver is not given") {
-  if (!have_nvcc()) return;
+  if (!present_or_skip(have_nvcc(), "nvcc (/usr/local/cuda/bin/nvcc)")) return;
   TempDir root("gpu-driver-proc");
   std::filesystem::create_directories(root.path() / "proc/driver/nvidia");
   std::filesystem::create_directories(root.path() / "opt/lib");
@@ -145,7 +146,7 @@ TEST_CASE("PTX ISA against the driver the scan finds itself, when --driver is no
 }
 
 TEST_CASE("a PTX ISA newer than the PTX table needs a CUDA newer than the table's newest") {
-  if (!have_nvcc()) return;
+  if (!present_or_skip(have_nvcc(), "nvcc (/usr/local/cuda/bin/nvcc)")) return;
   std::string b = fatbin_fixture("libsm80_ptx92.so");  // the PTX entry says ISA 9.2; the table ends at 9.1 (CUDA 13.1)
   CHECK(verdict(b, "10.0", "590.44.01") == "ptx-needs-newer-driver");  // a CUDA 13.1 driver
   CHECK(verdict(b, "10.0", "13.3") == "ptx-jit-only");                 // newer than the table: assumed able
@@ -156,7 +157,7 @@ TEST_CASE("a PTX ISA newer than the PTX table needs a CUDA newer than the table'
 }
 
 TEST_CASE("PTX ISA against the driver") {
-  if (!have_nvcc()) return;
+  if (!present_or_skip(have_nvcc(), "nvcc (/usr/local/cuda/bin/nvcc)")) return;
   std::string b = fatbin_fixture("libsm80_ptx90.so");
   CHECK(verdict(b, "10.0", "580.65.06") == "ptx-jit-only");           // CUDA 13.0 driver: ISA 9.0 fine
   CHECK(verdict(b, "10.0", "575.57.08") == "ptx-needs-newer-driver");  // CUDA 12.9 driver: 222
@@ -169,7 +170,7 @@ TEST_CASE("PTX ISA against the driver") {
 }
 
 TEST_CASE("applications: each kernel module is judged; nvcc's dlink container is not one") {
-  if (!have_nvcc()) return;
+  if (!present_or_skip(have_nvcc(), "nvcc (/usr/local/cuda/bin/nvcc)")) return;
   std::string two = fatbin_fixture("two_modules_exe");  // kernel.cu for sm_80, other.cu for sm_90
   auto findings = gpu_findings(two, "9.0");
   REQUIRE(findings.size() == 1);
@@ -182,7 +183,7 @@ TEST_CASE("applications: each kernel module is judged; nvcc's dlink container is
 }
 
 TEST_CASE("-rdc: PTX only in __nv_relfatbin") {
-  if (!have_nvcc()) return;
+  if (!present_or_skip(have_nvcc(), "nvcc (/usr/local/cuda/bin/nvcc)")) return;
   std::string rdc = fatbin_fixture("rdc_sm86_exe");
   CHECK(verdict(rdc, "8.6") == "");
   CHECK(verdict(rdc, "8.9") == "");
@@ -195,7 +196,7 @@ TEST_CASE("-rdc: PTX only in __nv_relfatbin") {
 
 TEST_CASE("vendor libraries are judged on the union of their containers") {
   std::string ops = lib("libcudnn_ops.so.9");
-  if (!std::filesystem::exists(ops)) return;
+  if (!present_or_skip(std::filesystem::exists(ops), ops)) return;
   CHECK(verdict(ops, "11.0") == "no-kernel-image");  // Thor: no sm_110 and compute_121 > 11.0
   CHECK(verdict(ops, "7.0") == "no-kernel-image");
   CHECK(verdict(ops, "H100") == "");                 // sm_90a
@@ -208,7 +209,7 @@ TEST_CASE("vendor libraries are judged on the union of their containers") {
   CHECK(thor[0].message.find("union of its 22 containers") != std::string::npos);
   CHECK(thor[0].message.find("209") != std::string::npos);
   std::string lt = lib("libcublasLt.so.13");
-  if (!std::filesystem::exists(lt)) return;
+  if (!present_or_skip(std::filesystem::exists(lt), lt)) return;
   CHECK(verdict(lt, "8.9") == "");
   CHECK(verdict(lt, "11.0") == "ptx-jit-only");      // no sm_110; compute_75 JIT-compiles for 11.0
   CHECK(verdict(lt, "11.0", "575.57.08") == "ptx-needs-newer-driver");  // ISA 9.0 needs CUDA 13.0
@@ -216,7 +217,7 @@ TEST_CASE("vendor libraries are judged on the union of their containers") {
 
 TEST_CASE("depscan --gpu on the command line") {
   std::string ops = lib("libcudnn_ops.so.9");
-  if (!std::filesystem::exists(ops)) return;
+  if (!present_or_skip(std::filesystem::exists(ops), ops)) return;
   auto thor = run_command(depscan_bin() + " --format json --gpu 11.0 " + shell_quote(ops));
   CHECK(thor.exit_code == 1);
   auto doc = nlohmann::json::parse(thor.output, nullptr, false);
@@ -244,7 +245,7 @@ TEST_CASE("depscan --gpu on the command line") {
 }
 
 TEST_CASE("GPU code is read only when asked for: --gpu, --gpu-code or -v") {
-  if (!std::filesystem::exists(lib("libcudnn_ops.so.9"))) return;
+  if (!present_or_skip(std::filesystem::exists(lib("libcudnn_ops.so.9")), lib("libcudnn_ops.so.9"))) return;
   std::string ops = shell_quote(lib("libcudnn_ops.so.9"));
   auto has_cuda_code = [&](const std::string& flags) {
     auto run = run_command(depscan_bin() + " --format json --no-dlopen " + flags + " " + ops);

@@ -16,6 +16,7 @@
 #include "analyzer/input/fs.h"
 #include "analyzer/resolve/musl_loader.h"
 #include "support.h"
+#include "toolchains.h"
 
 namespace depscan::test {
 namespace {
@@ -92,10 +93,7 @@ std::set<std::string> finding_codes_of(const std::string& command) {
 }  // namespace
 
 TEST_CASE("musl: every program's graph is musl's own listing") {
-  if (!have_musl()) {
-    MESSAGE("musl-tools not installed: skipped");
-    return;
-  }
+  if (!present_or_skip(have_musl(), "musl (musl-tools, and the musl fixtures built from it)")) return;
   for (const std::string& name : kCases) {
     INFO(name);
     std::string case_dir = dir() + "/" + name, llp = read_env(case_dir);
@@ -109,7 +107,7 @@ TEST_CASE("musl: every program's graph is musl's own listing") {
 }
 
 TEST_CASE("musl: the rules where it differs from glibc's") {
-  if (!have_musl()) return;
+  if (!present_or_skip(have_musl(), "musl (musl-tools, and the musl fixtures built from it)")) return;
   auto listing = [](const std::string& name) {
     std::string case_dir = dir() + "/" + name;
     return depscan_listing("--ld-library-path " + shell_quote(read_env(case_dir)) + " " +
@@ -148,7 +146,7 @@ TEST_CASE("musl: the rules where it differs from glibc's") {
 }
 
 TEST_CASE("musl: dlopen searches the main program's chain, not the caller's") {
-  if (!have_musl()) return;
+  if (!present_or_skip(have_musl(), "musl (musl-tools, and the musl fixtures built from it)")) return;
   std::string case_dir = dir() + "/dlopen_chain";
   auto run = run_command(shell_quote(case_dir + "/app") + " 2>&1");
   CHECK(run.exit_code == 1);
@@ -171,7 +169,7 @@ TEST_CASE("musl: dlopen searches the main program's chain, not the caller's") {
 }
 
 TEST_CASE("musl: no symbol versions, every reference bound at load, no executable-stack refusal") {
-  if (!have_musl()) return;
+  if (!present_or_skip(have_musl(), "musl (musl-tools, and the musl fixtures built from it)")) return;
   std::string checks = dir() + "/checks";
   auto truth = run_command("cd " + shell_quote(checks) + " && " + kMuslLoader + " --list ./app 2>&1");
   CHECK(truth.exit_code != 0);
@@ -211,7 +209,7 @@ TEST_CASE("musl: no symbol versions, every reference bound at load, no executabl
 }
 
 TEST_CASE("musl: initial-exec TLS of a library opened later fails, unless the block it reaches was there at start-up") {
-  if (!have_musl()) return;
+  if (!present_or_skip(have_musl(), "musl (musl-tools, and the musl fixtures built from it)")) return;
   std::string checks = dir() + "/checks";
   auto static_tls = [](const std::string& llp, const std::string& input) {
     auto r = run_command(depscan_bin() + " --format json --ld-library-path " + shell_quote(llp) + " " + shell_quote(input));
@@ -242,7 +240,7 @@ TEST_CASE("musl: initial-exec TLS of a library opened later fails, unless the bl
 }
 
 TEST_CASE("musl: a musl root's path file replaces the default directories, for programs and libraries") {
-  if (!have_musl()) return;
+  if (!present_or_skip(have_musl(), "musl (musl-tools, and the musl fixtures built from it)")) return;
   std::string root = dir() + "/root";
   auto truth = run_command("chroot " + shell_quote(root) + " " + kMuslLoader + " --list /app 2>&1");
   if (truth.output.find("Operation not permitted") != std::string::npos) {
@@ -262,7 +260,7 @@ TEST_CASE("musl: a musl root's path file replaces the default directories, for p
 }
 
 TEST_CASE("musl: a hostile path file: a directory, bytes after a NUL, megabytes of noise") {
-  if (!have_musl()) return;
+  if (!present_or_skip(have_musl(), "musl (musl-tools, and the musl fixtures built from it)")) return;
   std::mt19937 noise_source(7);
   std::string noise = "/opt/second\n";
   while (noise.size() < (3u << 20)) noise += static_cast<char>(1 + noise_source() % 255);  // no NUL
@@ -277,7 +275,10 @@ TEST_CASE("musl: a hostile path file: a directory, bytes after a NUL, megabytes 
     if (name == "directory") std::filesystem::create_directory(path_file);
     else std::ofstream(path_file, std::ios::binary) << content;
     auto truth = run_command("chroot " + shell_quote(root) + " " + kMuslLoader + " --list /app 2>&1");
-    if (truth.output.find("Operation not permitted") != std::string::npos) return;
+    if (truth.output.find("Operation not permitted") != std::string::npos) {
+      MESSAGE("skipped: chroot is not permitted here");
+      return;
+    }
     Pairs expected = musl_listing(truth.output, "/");
     CHECK(expected.count({"libusr.so", "missing"}));
     CHECK_MESSAGE(depscan_listing("--root " + shell_quote(root) + " /app") == expected, truth.output.substr(0, 500));

@@ -10,6 +10,7 @@
 #include <fstream>
 
 #include "support.h"
+#include "toolchains.h"
 
 using namespace depscan::test;
 using nlohmann::json;
@@ -107,7 +108,7 @@ TEST_CASE("interposition is quiet on normal programs") {
 
 TEST_CASE("the CUDA libraries bind completely, even with LD_BIND_NOW") {
   std::vector<std::string> files = elf_files({"/usr/local/cuda/lib64"}, /*recursive=*/false);
-  if (files.empty()) return;  // no CUDA toolkit on this machine
+  if (!present_or_skip(!files.empty(), "the CUDA libraries in /usr/local/cuda/lib64")) return;
   Scan s = scan_all(files, "--bind-now");
   REQUIRE(!s.doc.is_discarded());
   MESSAGE(files.size() << " CUDA libraries with --bind-now, " << s.seconds << " s");

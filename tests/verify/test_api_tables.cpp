@@ -9,6 +9,7 @@
 #include <regex>
 #include <sstream>
 
+#include "toolchains.h"
 #include "loader/cuda_driver_api.h"
 #include "loader/cudnn_api.h"
 
@@ -33,10 +34,7 @@ std::map<std::string, int> enum_values(const std::string& header, const std::str
 
 // The header's values, or nothing (with a note) on a machine without the toolkit.
 std::optional<std::map<std::string, int>> installed_enum(const std::string& header, const std::string& type_name) {
-  if (!std::filesystem::exists(header)) {
-    MESSAGE("skipped: no " << header);
-    return std::nullopt;
-  }
+  if (!depscan::test::present_or_skip(std::filesystem::exists(header), header)) return std::nullopt;
   return enum_values(header, type_name);
 }
 

@@ -13,6 +13,7 @@
 #include "loader/probe_events.h"
 #include "loader/verify_internal.h"
 #include "support.h"
+#include "toolchains.h"
 
 namespace fs = std::filesystem;
 using depscan::test::run_command;
@@ -422,10 +423,7 @@ TEST_CASE("--verify refuses --root: a live run cannot happen inside another file
 }
 
 TEST_CASE("real cuDNN 9.19 on this machine: host steps run, GPU steps do not, nothing crashes") {
-  if (!fs::exists("/usr/local/cuda/lib64/libcudnn.so.9")) {
-    MESSAGE("skipped: no /usr/local/cuda/lib64/libcudnn.so.9");
-    return;
-  }
+  if (!depscan::test::present_or_skip(fs::exists("/usr/local/cuda/lib64/libcudnn.so.9"), "/usr/local/cuda/lib64/libcudnn.so.9")) return;
   if (fs::exists("/proc/driver/nvidia/version")) {
     MESSAGE("skipped: this machine has an NVIDIA driver");
     return;
@@ -471,10 +469,7 @@ TEST_CASE("real cuDNN 9.19 on this machine: host steps run, GPU steps do not, no
 
 TEST_CASE("the toolkit's real stub libcuda.so on LD_LIBRARY_PATH is recognised") {
   const std::string stub = "/usr/local/cuda/lib64/stubs/libcuda.so";
-  if (!fs::exists(stub)) {
-    MESSAGE("skipped: no stub libcuda.so");
-    return;
-  }
+  if (!depscan::test::present_or_skip(fs::exists(stub), stub)) return;
   depscan::test::TempDir tmp("verify-stub");
   fs::create_symlink(stub, tmp.path() / "libcuda.so.1");
   Verify v = verify("", "--ld-library-path " + shell_quote(tmp.str()));
