@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "support.h"
+#include "toolchains.h"
 
 using namespace depscan::test;
 using nlohmann::json;
@@ -132,13 +133,30 @@ TEST_CASE("torch-like wheel with the nvidia wheels: one install, resolved across
 TEST_CASE("the real loader agrees with the install layout depscan models") {
   TempDir site("wheels-site");
   REQUIRE(unzip_wheels(site.str(), wheels({kTorch, kCudnn, kCudart})));
-  auto listed = run_command("/lib64/ld-linux-x86-64.so.2 --list " + shell_quote(site.str() + "/torch/lib/libtorch_cuda.so"));
-  CHECK(listed.output.find("libcudnn.so.9 => " + site.str() + "/torch/lib/../../nvidia/cudnn/lib/libcudnn.so.9") !=
-        std::string::npos);
+  std::string torch_lib = site.str() + "/torch/lib/libtorch_cuda.so";
+  auto listed = run_command("/lib64/ld-linux-x86-64.so.2 --list " + shell_quote(torch_lib));
+  std::string arrow = "libcudnn.so.9 => ";
+  size_t at = listed.output.find(arrow);
+  REQUIRE_MESSAGE(at != std::string::npos, listed.output);
+  at += arrow.size();
+  std::string loader_path = listed.output.substr(at, listed.output.find(" (", at) - at);
+  CHECK(loader_path == site.str() + "/torch/lib/../../nvidia/cudnn/lib/libcudnn.so.9");  // the layout the install scan shows
+
+  Scan direct = scan(shell_quote(torch_lib), "loader-layout");  // the unpacked files, as the loader saw them
+  REQUIRE(direct.report.is_object());
+  auto torch = object_at(direct.report, torch_lib);
+  REQUIRE(torch);
+  const json* cudnn = edge(direct.report, *torch, "libcudnn.so.9");
+  REQUIRE(cudnn);
+  REQUIRE(!(*cudnn)["to"].is_null());
+  CHECK(direct.report["objects"][(*cudnn)["to"].get<size_t>()]["path"] == loader_path);
 }
 
 TEST_CASE("without the cuDNN wheel, libcudnn.so.9 falls back to the system, after the wheel directories") {
-  Scan s = scan(wheels({kTorch, kCudart}), "fallback");
+  TempDir root("wheels-fallback-root");  // a system with cuDNN 9 in a default directory
+  fs::create_directories(root.path() / "usr/lib");
+  fs::copy_file(fixture("libcudnn.so.9"), root.path() / "usr/lib/libcudnn.so.9");
+  Scan s = scan("--root " + shell_quote(root.str()) + wheels({kTorch, kCudart}), "fallback");
   REQUIRE(s.report.is_object());
   CHECK(s.tmp_left_empty);
   auto torch = object_at(s.report, "site-packages/torch/lib/libtorch_cuda.so");
@@ -147,10 +165,11 @@ TEST_CASE("without the cuDNN wheel, libcudnn.so.9 falls back to the system, afte
   REQUIRE(cudnn);
   REQUIRE(!(*cudnn)["tried"].empty());
   CHECK((*cudnn)["tried"][0] == "site-packages/torch/lib/../../nvidia/cudnn/lib/libcudnn.so.9");
-  if (!(*cudnn)["to"].is_null()) {  // this machine has a system cuDNN 9: the loader takes it
-    CHECK(s.report["objects"][(*cudnn)["to"].get<size_t>()]["owner"] == "system");
-    CHECK((*cudnn)["how"] != "runpath");
-  }
+  REQUIRE(!(*cudnn)["to"].is_null());
+  const json& taken = s.report["objects"][(*cudnn)["to"].get<size_t>()];
+  CHECK(taken["path"] == "/usr/lib/libcudnn.so.9");
+  CHECK(taken["owner"] == "system");
+  CHECK((*cudnn)["how"] != "runpath");
 }
 
 TEST_CASE("without the cuDNN wheel and no system cuDNN (an empty --root), libcudnn.so.9 is not found") {
@@ -391,7 +410,7 @@ TEST_CASE("cudnn-version-mismatch: a cuDNN older than the one torch, TensorFlow 
     std::string path = o["path"];
     system_sublibrary |= path.starts_with("/") && path.find("libcudnn_graph.so.9") != std::string::npos;
   }
-  if (system_sublibrary)
+  if (present_or_skip(system_sublibrary, "cuDNN 9 in this machine's ld.so.cache (/usr/local/cuda)"))
     CHECK(any_message_has(findings(old.report, "cudnn-version-mismatch"), "libraries of different releases are loaded "
                                                                           "together: 9.0.0 from libcudnn.so.9"));
 
