@@ -2,7 +2,9 @@
 // METADATA parsing, version specifiers and the manylinux policy data.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <string>
 
 #include "analyzer/check/wheel_policy.h"
 #include "analyzer/input/archive.h"
@@ -151,13 +153,22 @@ TEST_CASE("an image layer larger than the per-member cap is unpacked: the cap is
   REQUIRE(top.make_dirs("rootfs"));
   SafeTree staging(top.host_path("staging")), rootfs(top.host_path("rootfs"));
   ArchiveLimits limits;
-  limits.max_member_bytes = 250000;  // layer 1 is 276,480 bytes; its largest file (ld.so) 215,000
+  limits.max_member_bytes = 250000;  // layer 1 is larger; its largest file (ld.so) is not
   limits.max_total_bytes = 16 << 20;
+  auto largest_member = depscan::test::run_command("tar -tvf " + depscan::test::shell_quote(image) +
+                                                   " | awk '{ print $3 }' | sort -n | tail -1");
+  REQUIRE(std::stoull(largest_member.output) > limits.max_member_bytes);  // the premise: a layer over the cap
   ImageUnpack unpacked = unpack_image(image, "image.tar", staging, rootfs, {host_image_platform(), std::nullopt}, limits);
   CHECK(unpacked.ok);
   CHECK(unpacked.layers == 2);
   for (const Finding& f : unpacked.findings) CHECK(f.code != "archive-too-large");
   CHECK(std::filesystem::exists(rootfs.host_path("usr/bin/app")));
+  uintmax_t loader_size = 0;  // the premise of the second half: ld.so between the two caps
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(rootfs.host_path("")))
+    if (entry.is_regular_file() && entry.path().filename().string().starts_with("ld-linux"))
+      loader_size = std::max(loader_size, entry.file_size());
+  REQUIRE(loader_size > 100000);
+  REQUIRE(loader_size <= limits.max_member_bytes);
   limits.max_member_bytes = 100000;  // now ld.so, a file in the layer, is over the cap
   SafeTree rootfs2(top.host_path("rootfs")), staging2(top.host_path("staging"));
   ImageUnpack refused = unpack_image(image, "image.tar", staging2, rootfs2, {host_image_platform(), std::nullopt}, limits);
