@@ -1,5 +1,6 @@
 // Tests that need software from outside the project (the CUDA toolkit and cuDNN in
-// /usr/local/cuda, musl) skip with a note where it is absent. Where DEPSCAN_REQUIRE_TOOLCHAINS=1
+// /usr/local/cuda, musl, the glibc release some fixtures are sized for) skip with a note where it
+// is absent. Where DEPSCAN_REQUIRE_TOOLCHAINS=1
 // (scripts/test.sh, which CI runs, sets it) an absent one fails the test instead of passing it.
 #pragma once
 

@@ -220,9 +220,14 @@ TEST_CASE("a matrix file replaces a section, and bad files are refused with the 
   auto unconfirmed = load_matrix_file(write(dir, "unconfirmed.json",
       R"({"schema": "depscan-matrix/gpus/1", "gpus": [{"names": ["X"], "cc": "9.0", "source": "s", "status": "unconfirmed"}]})"));
   REQUIRE_FALSE(unconfirmed);
+  CHECK(unconfirmed.error().find("status 'unconfirmed' is not 'primary' or 'secondary'") != std::string::npos);
 
-  CHECK_FALSE(load_matrix_file(write(dir, "broken.json", "{ not json")));
-  CHECK_FALSE(load_matrix_file(dir.str() + "/missing.json"));
+  auto broken = load_matrix_file(write(dir, "broken.json", "{ not json"));
+  REQUIRE_FALSE(broken);
+  CHECK(broken.error().find("not valid JSON") != std::string::npos);
+  auto missing = load_matrix_file(dir.str() + "/missing.json");
+  REQUIRE_FALSE(missing);
+  CHECK(missing.error().find("missing.json") != std::string::npos);
 }
 
 TEST_CASE("depscan matrix answers with the source") {

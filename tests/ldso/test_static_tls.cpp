@@ -16,6 +16,7 @@
 
 #include "ldso/finding_set.h"
 #include "support.h"
+#include "toolchains.h"
 
 namespace depscan::test {
 namespace {
@@ -51,6 +52,7 @@ std::set<std::string> refused_by_glibc_2_41(const std::string& program, const st
 }
 
 bool host_is_glibc_2_36() { return std::string(gnu_get_libc_version()) == "2.36"; }
+constexpr const char* kGlibc236 = "glibc 2.36 (Debian 12), whose static TLS limits the fixtures' sizes straddle";
 
 }  // namespace
 
@@ -68,7 +70,7 @@ TEST_CASE("static TLS: this machine's loader and depscan agree on every program 
 }
 
 TEST_CASE("static TLS: the start-up layout moves where the surplus ends, to the byte") {
-  if (!host_is_glibc_2_36()) return;  // the sizes straddle this release's limits
+  if (!present_or_skip(host_is_glibc_2_36(), kGlibc236)) return;  // the sizes straddle this release's limits
   // app: 1712 bytes left, so edge/ (1712) fits and over/ (1713) does not; app_startup's own 3020
   // bytes at start-up leave 1696, so edge/ fails there.
   CHECK(loader_refused("app", "edge").empty());
@@ -100,7 +102,7 @@ TEST_CASE("static TLS: GLIBC_TUNABLES=glibc.rtld.optional_static_tls moves the l
       CHECK(tls_findings("--glibc-tunables " + tunables + " --ld-library-path " + shell_quote(libs) + " " +
                          shell_quote(dir() + "/app")) == truth);
     }
-  if (!host_is_glibc_2_36()) return;
+  if (!present_or_skip(host_is_glibc_2_36(), kGlibc236)) return;
   CHECK(loader_refused("GLIBC_TUNABLES=glibc.rtld.optional_static_tls=2900 ./app", "big").size() == 1);
   CHECK(loader_refused("GLIBC_TUNABLES=glibc.rtld.optional_static_tls=4096 ./app", "big").empty());
 }
@@ -118,7 +120,7 @@ TEST_CASE("static TLS: under a root with glibc 2.41, depscan gives the outcomes 
 TEST_CASE("static TLS: a program under its own loader gets that loader's surplus, not the system's") {
   // rootown/: the system's loader says 2.41 (rseq in static TLS); app_own runs under a copy of this
   // machine's loader (2.36) that searches its own directory, so it fares as app does here.
-  if (!host_is_glibc_2_36()) return;
+  if (!present_or_skip(host_is_glibc_2_36(), kGlibc236)) return;
   std::string root = "--root " + shell_quote(dir() + "/rootown") + " --ld-library-path /t/";
   for (const std::string& library_dir : kLibraryDirs) {
     INFO(library_dir);
