@@ -108,13 +108,13 @@ std::pair<std::vector<int>, std::string> cudnn_cuda_majors(const Graph& g, size_
   return {{}, ""};
 }
 
-// The version of the nvidia-cudnn-cuNN wheel that installed a cuDNN library: its files name no
-// release, and no cudnn_version.h lies beside them.
-std::optional<std::pair<Version, std::string>> cudnn_wheel_version(const CheckContext& ctx, const Object& o,
-                                                                   const std::string& file) {
+// The version of the NVIDIA wheel (`project` is its name up to the CUDA suffix: nvidia-cudnn-cu12,
+// nvidia-cuda-runtime) that installed a library whose files name no release, where no header lies
+// beside them (a wheel given as input installs no headers).
+std::optional<std::pair<Version, std::string>> wheel_version(const CheckContext& ctx, const Object& o,
+                                                             const std::string& file, std::string_view project) {
   const ShippedLibraries::Shipped* shipped = shipped_library(ctx, file);
-  if (!shipped || shipped->distribution->name != o.owner ||
-      !normalize_dist_name(o.owner).starts_with("nvidia-cudnn-cu"))
+  if (!shipped || shipped->distribution->name != o.owner || !normalize_dist_name(o.owner).starts_with(project))
     return std::nullopt;
   auto version = Version::parse(shipped->distribution->version);
   if (!version) return std::nullopt;
@@ -140,7 +140,7 @@ std::optional<CudaLibrary> identify(const CheckContext& ctx, size_t index, Heade
     } else if (auto h = headers.cudnn(dir, series->major)) {
       lib.version = h->version;
       lib.version_source = h->source;
-    } else if (auto wheel = cudnn_wheel_version(ctx, o, file)) {
+    } else if (auto wheel = wheel_version(ctx, o, file, "nvidia-cudnn-cu")) {
       std::tie(lib.version, lib.version_source) = *wheel;
     }
     return lib;
@@ -171,6 +171,9 @@ std::optional<CudaLibrary> identify(const CheckContext& ctx, size_t index, Heade
     if (auto h = headers.cudart(dir, soname_version->major())) {
       lib.version = h->version;
       lib.version_source = h->source;
+    } else if (auto wheel = wheel_version(ctx, o, file, "nvidia-cuda-runtime");
+               wheel && wheel->first.major() == soname_version->major()) {
+      std::tie(lib.version, lib.version_source) = *wheel;  // cudart's version is its CUDA release's
     }
   } else if (lib.component == "nvrtc-builtins") {
     if (auto builtins = version_from_file_name(name, 2)) {

@@ -130,6 +130,18 @@ TEST_CASE("torch-like wheel with the nvidia wheels: one install, resolved across
   CHECK(any_message_has(findings(s.report, "wheel-installed"), kTorch));
 }
 
+TEST_CASE("a CUDA runtime installed from a wheel is the CUDA release of the wheel's version (wheels install no headers)") {
+  Scan s = scan("--driver 520.61.05 " + wheels({kTorch, kCudnn, kCudart}), "cudart-version");
+  REQUIRE(s.report.is_object());
+  bool named = false;  // nvidia-cuda-runtime-cu12 12.1.105: CUDA 12.1, not only "CUDA 12"
+  for (const json& f : findings(s.report, "cuda-driver-too-old"))
+    named = named || f["message"].get<std::string>().find("older than CUDA 12.1 needs (>= 525.60.13, the minor-version-"
+                                                          "compatibility floor of CUDA 12), required by libcudart.so.12 "
+                                                          "(site-packages/nvidia/cuda_runtime/lib/libcudart.so.12)") !=
+                                 std::string::npos;
+  CHECK(named);
+}
+
 TEST_CASE("the real loader agrees with the install layout depscan models") {
   TempDir site("wheels-site");
   REQUIRE(unzip_wheels(site.str(), wheels({kTorch, kCudnn, kCudart})));
