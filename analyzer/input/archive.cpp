@@ -41,6 +41,11 @@ bool write_all(int fd, const char* data, size_t size) {
   return true;
 }
 
+// An ELF file, or a PE file (its DOS header is 64 bytes): what a wheel install keeps.
+bool starts_like_a_binary(const char* data, size_t size) {
+  return (size >= 4 && std::memcmp(data, "\x7f" "ELF", 4) == 0) || (size >= 64 && std::memcmp(data, "MZ", 2) == 0);
+}
+
 }  // namespace
 
 Expected<std::unique_ptr<ArchiveReader>> ArchiveReader::open(const std::string& host_path,
@@ -173,13 +178,13 @@ Expected<size_t> ArchiveReader::read_block(void* buf, size_t size) {
   return static_cast<size_t>(n);
 }
 
-Expected<bool> ArchiveReader::extract(SafeTree& tree, const std::string& rel, bool elf_only) {
+Expected<bool> ArchiveReader::extract(SafeTree& tree, const std::string& rel, bool binaries_only) {
   if (data_consumed_) return Error{"member data already read"};
   data_consumed_ = true;
   std::vector<char> buf(kBlock);
   auto first = read_block(buf.data(), buf.size());
   if (!first) return Error{first.error()};
-  if (elf_only && (*first < 4 || std::memcmp(buf.data(), "\x7f" "ELF", 4) != 0)) return false;
+  if (binaries_only && !starts_like_a_binary(buf.data(), *first)) return false;
   // Its execute bits kept: the checks ask whether a program's interpreter may be executed. Always
   // readable by the scan.
   auto fd = tree.create_file(rel, (member_mode_ & 0755) | 0600);

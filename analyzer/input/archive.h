@@ -54,9 +54,9 @@ class ArchiveReader {
   // skipped. nullopt at the end, or when the archive cannot be read further (see failed()).
   std::optional<ArchiveMember> next();
 
-  // Writes the current member (a File) into `tree` at `rel`, with its execute bits. With elf_only, nothing is written
-  // unless the data starts with the ELF magic. Returns whether a file was written.
-  Expected<bool> extract(SafeTree& tree, const std::string& rel, bool elf_only = false);
+  // Writes the current member (a File) into `tree` at `rel`, with its execute bits. With binaries_only, nothing is
+  // written unless the data starts like an ELF or PE file (the ELF magic, or MZ). Returns whether a file was written.
+  Expected<bool> extract(SafeTree& tree, const std::string& rel, bool binaries_only = false);
   // The current member's data, if it is at most limits.max_small_read bytes.
   Expected<std::string> read_all();
 

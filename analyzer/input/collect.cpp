@@ -179,7 +179,7 @@ void install_wheels(std::unique_ptr<FileSystem>& fs, const std::vector<WheelInpu
     WheelInstall installed = install_wheel(w.host, basename_of(w.input), tree, layout);
     for (Finding& f : installed.findings) out.findings.push_back(std::move(f));
     if (!installed.readable) out.unreadable_inputs.push_back(w.input);
-    for (const std::string& rel : installed.elf_files) out.roots.push_back(join_path(prefix, rel));
+    for (const std::string& rel : installed.binary_files) out.roots.push_back(join_path(prefix, rel));
     if (auto name = parse_wheel_file_name(basename_of(w.input))) wheel_of[normalize_dist_name(name->distribution)] = basename_of(w.input);
   }
   fs = make_mount_fs(std::move(fs), {{prefix, prefix}});
@@ -194,7 +194,7 @@ void install_wheels(std::unique_ptr<FileSystem>& fs, const std::vector<WheelInpu
       return std::find(d.files.begin(), d.files.end(), r) != d.files.end();
     });
     out.findings.push_back(info("wheel-installed", d.wheel_file,
-                                fmt::format("{}: {} {} installs {} ELF files into site-packages (tags: {})",
+                                fmt::format("{}: {} {} installs {} ELF/PE files into site-packages (tags: {})",
                                             d.wheel_file.empty() ? d.name : d.wheel_file, d.name, d.version,
                                             elf_count, fmt::join(d.tags, ", "))));
   }

@@ -263,8 +263,8 @@ WheelInstall install_wheel(const std::string& host_path, const std::string& disp
       continue;
     }
     bool for_checks = read_by_checks(member->name);
-    auto written = (*reader)->extract(prefix, *location, /*elf_only=*/!for_checks);
-    if (written && *written && !for_checks) out.elf_files.push_back(*location);
+    auto written = (*reader)->extract(prefix, *location, /*binaries_only=*/!for_checks);
+    if (written && *written && !for_checks) out.binary_files.push_back(*location);
     if (!written && !(*reader)->failed())
       out.findings.push_back({"archive-unsafe-member", Severity::Error, std::nullopt,
                               fmt::format("{}: '{}': {}", display, member->name, written.error()), "", display});

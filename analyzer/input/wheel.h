@@ -45,7 +45,7 @@ std::string installed_record(std::string_view record_text, const std::string& di
 Requirement parse_requirement(std::string_view line);
 
 struct WheelInstall {
-  std::vector<std::string> elf_files;   // prefix-relative paths of the ELF members written
+  std::vector<std::string> binary_files;  // prefix-relative paths of the ELF and PE members written
   std::vector<Finding> findings;
   bool readable = false;                // false: the archive could not be opened at all
 };

@@ -939,6 +939,22 @@ TEST_CASE("--image and --platform with no image archive to choose from: a warnin
   }
 }
 
+TEST_CASE("a Windows wheel: its extension module and the DLL beside it are audited, the DLL found in the module's directory") {
+  std::string win_wheel = "winext-1.0-cp311-cp311-win_amd64.whl";
+  if (!present_or_skip(fs::exists(fixture(win_wheel)), "mingw-w64 (the win_amd64 wheel fixture)")) return;
+  Scan s = scan(wheels({win_wheel.c_str()}), "win-wheel");
+  REQUIRE(s.report.is_object());
+  CHECK(s.tmp_left_empty);
+  auto module = object_at(s.report, "site-packages/winext/winext.pyd");
+  REQUIRE(module);
+  CHECK(s.report["objects"][*module]["owner"] == "winext");
+  const json* helper = edge(s.report, *module, "winhelper.dll");
+  REQUIRE(helper);
+  REQUIRE(!(*helper)["to"].is_null());
+  CHECK(s.report["objects"][(*helper)["to"].get<size_t>()]["path"] == "site-packages/winext/winhelper.dll");
+  CHECK(any_message_has(findings(s.report, "wheel-installed"), "winext 1.0 installs 2 ELF/PE files into site-packages"));
+}
+
 TEST_CASE("a library a wheel installs through <name>.data/platlib belongs to that wheel, not to the system") {
   Scan s = scan(wheels({"datalib-1.0-cp311-cp311-manylinux2014_x86_64.whl"}), "data-dir");
   REQUIRE(s.report.is_object());
