@@ -319,7 +319,7 @@ void warn_unused_image_choice(const CollectRequest& request, CollectedInputs& ou
                           fmt::format("{}: no input is a container image archive (one, given alone), so the option "
                                       "was ignored",
                                       fmt::join(given, " and ")),
-                          "", ""});
+                          "give the image archive as the only input, or drop the option", ""});
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 
 #include "counting_fs.h"
 #include "resolve_support.h"
+#include "toolchains.h"
 
 namespace depscan::test {
 namespace {
@@ -64,10 +65,7 @@ TEST_CASE("the CUDA library set reads each file once") {
     std::string name = entry.path().filename().string();
     if (entry.is_regular_file() && name.find(".so") != std::string::npos) files.push_back(entry.path().string());
   }
-  if (files.empty()) {
-    MESSAGE("no /usr/local/cuda/lib64: skipped");
-    return;
-  }
+  if (!present_or_skip(!files.empty(), "the CUDA libraries in /usr/local/cuda/lib64")) return;
   CountingFs fs;
   BinaryCache cache(fs);
   Resolver resolver(cache, ResolveOptions{clean_environment(), {}});
