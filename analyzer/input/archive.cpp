@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cstdint>
 #include <cstring>
 #include <vector>
 
@@ -41,9 +42,14 @@ bool write_all(int fd, const char* data, size_t size) {
   return true;
 }
 
-// An ELF file, or a PE file (its DOS header is 64 bytes): what a wheel install keeps.
+// An ELF file, or a PE file (a DOS header whose e_lfanew, at 0x3c, points to "PE\0\0" within
+// `data`): what a wheel install keeps.
 bool starts_like_a_binary(const char* data, size_t size) {
-  return (size >= 4 && std::memcmp(data, "\x7f" "ELF", 4) == 0) || (size >= 64 && std::memcmp(data, "MZ", 2) == 0);
+  if (size >= 4 && std::memcmp(data, "\x7f" "ELF", 4) == 0) return true;
+  if (size < 64 || std::memcmp(data, "MZ", 2) != 0) return false;
+  uint32_t pe_offset = 0;
+  std::memcpy(&pe_offset, data + 0x3c, sizeof pe_offset);  // little-endian, as this host
+  return pe_offset <= size - 4 && std::memcmp(data + pe_offset, "PE\0\0", 4) == 0;
 }
 
 }  // namespace

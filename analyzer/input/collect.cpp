@@ -190,13 +190,13 @@ void install_wheels(std::unique_ptr<FileSystem>& fs, const std::vector<WheelInpu
     Distribution& d = out.distributions[i];
     auto it = wheel_of.find(normalize_dist_name(d.name));
     if (it != wheel_of.end()) d.wheel_file = it->second;
-    size_t elf_count = std::count_if(out.roots.begin(), out.roots.end(), [&](const std::string& r) {
+    size_t binary_count = std::count_if(out.roots.begin(), out.roots.end(), [&](const std::string& r) {
       return std::find(d.files.begin(), d.files.end(), r) != d.files.end();
     });
     out.findings.push_back(info("wheel-installed", d.wheel_file,
                                 fmt::format("{}: {} {} installs {} ELF/PE files into site-packages (tags: {})",
                                             d.wheel_file.empty() ? d.name : d.wheel_file, d.name, d.version,
-                                            elf_count, fmt::join(d.tags, ", "))));
+                                            binary_count, fmt::join(d.tags, ", "))));
   }
   out.shown_as.emplace_back(site_packages, "site-packages");
   out.shown_as.emplace_back(prefix, "<install prefix>");
