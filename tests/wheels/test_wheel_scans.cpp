@@ -65,6 +65,14 @@ const json* edge(const json& report, size_t from, const std::string& name) {
   return nullptr;
 }
 
+// The object `name`, needed by object `from`, resolved to; the test stops if it was not found.
+const json& resolved(const json& report, size_t from, const std::string& name) {
+  const json* e = edge(report, from, name);
+  REQUIRE_MESSAGE(e, "no edge " << name);
+  REQUIRE_MESSAGE(!(*e)["to"].is_null(), name << " not found");
+  return report["objects"][(*e)["to"].get<size_t>()];
+}
+
 std::vector<json> findings(const json& report, const std::string& code) {
   std::vector<json> out;
   for (const json& f : report["findings"])
@@ -112,14 +120,8 @@ TEST_CASE("torch-like wheel with the nvidia wheels: one install, resolved across
   CHECK(cudnn_object["realpath"] == "site-packages/nvidia/cudnn/lib/libcudnn.so.9");
   CHECK(cudnn_object["owner"] == "nvidia-cudnn-cu12");
   CHECK((*cudnn)["how"] == "runpath");
-  const json* cudart = edge(s.report, *torch, "libcudart.so.12");
-  REQUIRE(cudart);
-  REQUIRE(!(*cudart)["to"].is_null());
-  CHECK(s.report["objects"][(*cudart)["to"].get<size_t>()]["owner"] == "nvidia-cuda-runtime-cu12");
-  const json* libc = edge(s.report, *torch, "libc.so.6");
-  REQUIRE(libc);
-  REQUIRE(!(*libc)["to"].is_null());
-  CHECK(s.report["objects"][(*libc)["to"].get<size_t>()]["owner"] == "system");
+  CHECK(resolved(s.report, *torch, "libcudart.so.12")["owner"] == "nvidia-cuda-runtime-cu12");
+  CHECK(resolved(s.report, *torch, "libc.so.6")["owner"] == "system");
   CHECK(any_message_has(findings(s.report, "system-libraries"), "libc.so.6"));
 
   auto pins = findings(s.report, "wheel-pin-mismatch");
@@ -158,10 +160,7 @@ TEST_CASE("the real loader agrees with the install layout depscan models") {
   REQUIRE(direct.report.is_object());
   auto torch = object_at(direct.report, torch_lib);
   REQUIRE(torch);
-  const json* cudnn = edge(direct.report, *torch, "libcudnn.so.9");
-  REQUIRE(cudnn);
-  REQUIRE(!(*cudnn)["to"].is_null());
-  CHECK(direct.report["objects"][(*cudnn)["to"].get<size_t>()]["path"] == loader_path);
+  CHECK(resolved(direct.report, *torch, "libcudnn.so.9")["path"] == loader_path);
 }
 
 TEST_CASE("without the cuDNN wheel, libcudnn.so.9 falls back to the system, after the wheel directories") {
@@ -753,10 +752,7 @@ TEST_CASE("a musllinux wheel loads under musl's loader and meets its policy; wit
   CHECK(findings(s.report, "library-not-found").empty());
   auto ext = object_at(s.report, "site-packages/muslext/_ext.cpython-311-x86_64-linux-musl.so");
   REQUIRE(ext);
-  const json* libc = edge(s.report, *ext, "libc.musl-x86_64.so.1");
-  REQUIRE(libc);
-  REQUIRE(!(*libc)["to"].is_null());
-  CHECK(s.report["objects"][(*libc)["to"].get<size_t>()]["path"] == musl_loader);
+  CHECK(resolved(s.report, *ext, "libc.musl-x86_64.so.1")["path"] == musl_loader);
   const json* helper = edge(s.report, *ext, "libhelper-5e1f.so");
   REQUIRE(helper);
   CHECK(!(*helper)["to"].is_null());
@@ -948,10 +944,7 @@ TEST_CASE("a Windows wheel: its extension module and the DLL beside it are audit
   auto module = object_at(s.report, "site-packages/winext/winext.pyd");
   REQUIRE(module);
   CHECK(s.report["objects"][*module]["owner"] == "winext");
-  const json* helper = edge(s.report, *module, "winhelper.dll");
-  REQUIRE(helper);
-  REQUIRE(!(*helper)["to"].is_null());
-  CHECK(s.report["objects"][(*helper)["to"].get<size_t>()]["path"] == "site-packages/winext/winhelper.dll");
+  CHECK(resolved(s.report, *module, "winhelper.dll")["path"] == "site-packages/winext/winhelper.dll");
   CHECK(any_message_has(findings(s.report, "wheel-installed"), "winext 1.0 installs 2 ELF/PE files into site-packages"));
 }
 
@@ -1005,10 +998,7 @@ TEST_CASE("--python-env and a site-packages directory: RECORD attribution and pi
     auto torch = object_at(s.report, site + "/torch/lib/libtorch_cuda.so");
     REQUIRE(torch);
     CHECK(s.report["objects"][*torch]["owner"] == "torch");
-    const json* cudnn = edge(s.report, *torch, "libcudnn.so.9");
-    REQUIRE(cudnn);
-    REQUIRE(!(*cudnn)["to"].is_null());
-    CHECK(s.report["objects"][(*cudnn)["to"].get<size_t>()]["owner"] == "nvidia-cudnn-cu12");
+    CHECK(resolved(s.report, *torch, "libcudnn.so.9")["owner"] == "nvidia-cudnn-cu12");
     CHECK(findings(s.report, "wheel-pin-mismatch").size() == 1);
   }
 }
@@ -1024,9 +1014,6 @@ TEST_CASE("--root with no inputs audits the whole root file system") {
   CHECK(s.report["roots"].size() == 2);
   auto app = object_at(s.report, "/usr/bin/app");
   REQUIRE(app);
-  const json* foo = edge(s.report, *app, "libfoo.so.1");
-  REQUIRE(foo);
-  REQUIRE(!(*foo)["to"].is_null());
-  CHECK(s.report["objects"][(*foo)["to"].get<size_t>()]["realpath"] == "/usr/lib/libfoo.so.1");
+  CHECK(resolved(s.report, *app, "libfoo.so.1")["realpath"] == "/usr/lib/libfoo.so.1");
   CHECK(any_message_has(findings(s.report, "directory-audited"), "2 ELF/PE files audited"));
 }
