@@ -8,7 +8,8 @@ cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
 cmake -S . -B build-test -DCMAKE_BUILD_TYPE=RelWithDebInfo -DDEPSCAN_WERROR=ON >/dev/null
 cmake --build build-test -j"$(nproc)"
-# Tests that need the CUDA toolkit, cuDNN or musl fail here instead of skipping (tests/toolchains.h).
+# Tests that need the CUDA toolkit, cuDNN, musl, mingw-w64 or glibc 2.36 fail here instead of
+# skipping (tests/toolchains.h).
 export DEPSCAN_REQUIRE_TOOLCHAINS=1
 ctest --test-dir build-test --output-on-failure -j"$(nproc)"
 echo "== plain build + suite: $SECONDS s"

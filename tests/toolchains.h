@@ -1,7 +1,7 @@
 // Tests that need software from outside the project (the CUDA toolkit and cuDNN in
-// /usr/local/cuda, musl, the glibc release some fixtures are sized for) skip with a note where it
-// is absent. Where DEPSCAN_REQUIRE_TOOLCHAINS=1
-// (scripts/test.sh, which CI runs, sets it) an absent one fails the test instead of passing it.
+// /usr/local/cuda, musl, mingw-w64, the glibc release some fixtures are sized for) skip with a
+// note where it is absent. Where DEPSCAN_REQUIRE_TOOLCHAINS=1 (scripts/test.sh, which CI runs,
+// sets it) an absent one fails the test instead of passing it.
 #pragma once
 
 #include <cstdlib>
