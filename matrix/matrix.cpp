@@ -634,6 +634,19 @@ const ComponentRow* Matrix::component_of(std::string_view soname) const {
   return best;
 }
 
+const ComponentRow* Matrix::windows_component_of(std::string_view dll) const {
+  constexpr std::string_view kSuffix = ".dll";
+  if (dll.size() <= kSuffix.size() || !equals_ignoring_case(dll.substr(dll.size() - kSuffix.size()), kSuffix)) return nullptr;
+  std::string_view stem = dll.substr(0, dll.size() - kSuffix.size());
+  for (const ComponentRow& row : components_) {
+    const std::string& prefix = row.windows_prefix;
+    if (prefix.empty() || stem.size() < prefix.size() || !equals_ignoring_case(stem.substr(0, prefix.size()), prefix)) continue;
+    std::string_view rest = stem.substr(prefix.size());
+    if (std::all_of(rest.begin(), rest.end(), [](char c) { return (c >= '0' && c <= '9') || c == '_'; })) return &row;
+  }
+  return nullptr;
+}
+
 const ComponentSoname* Matrix::soname_of(std::string_view soname) const {
   if (const ComponentRow* row = component_of(soname))
     for (const ComponentSoname& s : row->sonames)

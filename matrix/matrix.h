@@ -259,6 +259,10 @@ class Matrix {
 
   // The component a SONAME or file name belongs to: "libcudart.so.12" -> cudart. Null if none.
   const ComponentRow* component_of(std::string_view soname) const;
+  // The component a Windows DLL belongs to, by its windows_prefix followed by digits and
+  // underscores only, case ignored: "cudart64_13.dll" -> cudart, "nvcuda.dll" -> driver
+  // ("nvcudart_hybrid64.dll" is none). Null if none.
+  const ComponentRow* windows_component_of(std::string_view dll) const;
   // The SONAME row of a component library (libnvinfer.so.10 for libnvinfer.so.10.16.1), or nullptr.
   const ComponentSoname* soname_of(std::string_view soname) const;
   // The CUDA majors a component SONAME belongs to ("libcufft.so.11" -> {12}); empty if unknown.

@@ -107,10 +107,17 @@ class TreePrinter {
     }
   }
 
+  // A PE file opens a DLL at run time with LoadLibrary.
+  std::string_view kind_name(const Edge& edge) const {
+    const Object& from = graph_.objects[edge.from];
+    bool pe = from.binary && from.binary->format == Format::Pe;
+    return edge.kind == EdgeKind::Dlopen && pe ? "LoadLibrary" : to_string(edge.kind);
+  }
+
   void print_edge(size_t root_index, const Edge& edge, const std::string& prefix, bool last) {
     std::string& out = *out_;
     const char* branch = last ? "└── " : "├── ";
-    std::string kind = edge.kind == EdgeKind::Needed ? "" : fmt::format(" ({}{})", to_string(edge.kind),
+    std::string kind = edge.kind == EdgeKind::Needed ? "" : fmt::format(" ({}{})", kind_name(edge),
                                                                       edge.inferred ? ", inferred" : "");
     out.append(prefix).append(branch);
     if (!edge.to && edge.system_provided) {

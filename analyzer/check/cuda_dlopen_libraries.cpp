@@ -7,6 +7,7 @@
 #include "analyzer/check/cuda_checks.h"
 #include "analyzer/check/cuda_install_hint.h"
 #include "analyzer/check/shipped_libraries.h"
+#include "analyzer/check/windows_dlls.h"
 
 namespace depscan {
 namespace {
@@ -59,6 +60,16 @@ std::string dlopen_fix(const Matrix& matrix, const std::string& name, const std:
                      name, opener);
 }
 
+// LoadLibrary with a bare name searches the application's directory, the system directories and PATH.
+std::string load_library_fix(const std::string& name, const std::string& application) {
+  const auto& windows = load_windows_dlls();
+  if (windows && windows->is_driver_dll(name))
+    return fmt::format("{} comes with the {}: install the driver on the target; never ship {} with the program", name,
+                       windows->driver.package, name);
+  return fmt::format("ship {} in the directory of {} (the application directory) or in a directory on PATH", name,
+                     application);
+}
+
 // (root, object, component) of every CUDA library an object has, loaded or opened. A library that
 // names several majors of one component in its read-only data (ONNX Runtime's "load any of"
 // libcudart.so.13, libcudart.so.12) needs only the one it finds.
@@ -84,7 +95,7 @@ std::vector<Finding> check_dlopen_libraries(const CheckContext& ctx, const CudaS
   std::vector<std::vector<int>> majors;  // per root, computed on the first missing library
   std::optional<std::set<std::tuple<size_t, size_t, std::string>>> reached;  // on the first inferred name missing
   for (const Edge& e : g.edges) {
-    if (e.kind != EdgeKind::Dlopen || e.to) continue;
+    if (e.kind != EdgeKind::Dlopen || e.to || e.system_provided) continue;  // a Windows DLL: its own info line
     if (is_driver_name(e.name) && !has_driver) continue;  // no driver at all: the stack summary says so
     const Object& from = g.objects[e.from];
     std::string opener = soname_or_file_name(from);
@@ -93,13 +104,17 @@ std::vector<Finding> check_dlopen_libraries(const CheckContext& ctx, const CudaS
     if (!required && !reached) reached = components_reached(g, ctx.matrix);
     if (!required && has_other_major(*reached, ctx.matrix, e)) continue;
     std::string tried = tried_text(e);
+    bool pe = from.binary && from.binary->format == Format::Pe;
     Finding f{"dlopen-library-not-found", required ? Severity::Error : Severity::Warning, e.from,
-              fmt::format("{} opens {} with dlopen at run time{}, and it cannot be found{}: the loader reports "
-                          "'{}: cannot open shared object file' only when that code runs (ldd does not show it)",
-                          from.path, e.name,
+              fmt::format("{} opens {} with {} at run time{}, and it cannot be found{}: {} only when that code runs ({})",
+                          from.path, e.name, pe ? "LoadLibrary" : "dlopen",
                           e.inferred ? " (name found in its read-only data)" : "",
-                          tried.empty() ? "" : " (tried " + tried + ")", e.name),
-              dlopen_fix(ctx.matrix, e.name, runpath_owner(g, e), cuda_majors_of_root(majors, g, ctx.matrix, e.root)),
+                          tried.empty() ? "" : " (tried " + tried + ")",
+                          pe ? "LoadLibrary fails with error 126 (ERROR_MOD_NOT_FOUND)"
+                             : fmt::format("the loader reports '{}: cannot open shared object file'", e.name),
+                          pe ? "the import table does not show it" : "ldd does not show it"),
+              pe ? load_library_fix(e.name, basename_of(g.objects[g.roots[e.root]].path))
+                 : dlopen_fix(ctx.matrix, e.name, runpath_owner(g, e), cuda_majors_of_root(majors, g, ctx.matrix, e.root)),
               ""};
     if (const auto* found = shipped_library(ctx, e.name)) {  // cuDNN's dlopen of libnvrtc.so.12 in a PyTorch install
       f.severity = Severity::Warning;

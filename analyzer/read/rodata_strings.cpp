@@ -9,6 +9,7 @@
 #endif
 
 #include "analyzer/input/mapped_file.h"
+#include "analyzer/util/strings.h"
 
 namespace depscan {
 namespace {
@@ -85,6 +86,67 @@ std::vector<std::string> library_names_in(ByteView bytes) {
   return out;
 }
 
+namespace {
+
+constexpr size_t kLongestDllName = 255;
+
+bool is_dll_name_char(char c) { return is_name_char(c) && c != '+'; }
+
+// The name characters before the NUL-terminated ".dll" at `dot`, as `strings` would cut them:
+// MSVC packs a literal right after binary data ("...\xb5nvcuda.dll" in cudart64_13.dll), so what
+// precedes the name need not be a NUL. "" when there is none, or it is too long for a file name.
+std::string_view narrow_dll_name(std::string_view text, size_t dot) {
+  size_t end = dot + 4;
+  if (end >= text.size() || text[end] != '\0') return {};
+  size_t start = dot;
+  while (start > 0 && dot - start <= kLongestDllName && is_dll_name_char(text[start - 1])) --start;
+  if (start == dot || dot - start > kLongestDllName) return {};
+  return text.substr(start, end - start);
+}
+
+// Whether text[at] (a name character followed by a NUL) ends an 8-bit string rather than
+// being a UTF-16 character: the two bytes before it are name characters too.
+bool ends_narrow_string(std::string_view text, size_t at) {
+  return at >= 2 && is_dll_name_char(text[at - 1]) && is_dll_name_char(text[at - 2]);
+}
+
+// The same for a UTF-16LE string of ASCII name characters (what LoadLibraryW is passed).
+std::string wide_dll_name(std::string_view text, size_t dot) {
+  size_t end = dot + 8;
+  if (end + 1 >= text.size() || text[end] != '\0' || text[end + 1] != '\0') return {};
+  for (size_t i = dot + 1; i < end; i += 2)
+    if (text[i] != '\0') return {};
+  size_t start = dot;
+  while (start >= 2 && dot - start <= 2 * kLongestDllName && text[start - 1] == '\0' &&
+         is_dll_name_char(text[start - 2]) && !ends_narrow_string(text, start - 2))
+    start -= 2;
+  if (start == dot || dot - start > 2 * kLongestDllName) return {};
+  std::string name;
+  for (size_t i = start; i < end; i += 2) name.push_back(text[i]);
+  return name;
+}
+
+bool is_dll_extension_at(std::string_view text, size_t dot, size_t stride) {
+  if (dot + 3 * stride >= text.size()) return false;
+  return equals_ignoring_case(std::string{text[dot + stride], text[dot + 2 * stride], text[dot + 3 * stride]}, "dll");
+}
+
+}  // namespace
+
+std::vector<std::string> dll_names_in(ByteView bytes) {
+  std::vector<std::string> out;
+  std::unordered_set<std::string> seen;
+  std::string_view text = bytes.as_chars();
+  auto keep = [&](std::string name) {
+    if (!name.empty() && seen.insert(name).second) out.push_back(std::move(name));
+  };
+  for (size_t dot = text.find('.'); dot != std::string_view::npos; dot = text.find('.', dot + 1)) {
+    if (is_dll_extension_at(text, dot, 1)) keep(std::string(narrow_dll_name(text, dot)));
+    else if (is_dll_extension_at(text, dot, 2)) keep(wide_dll_name(text, dot));
+  }
+  return out;
+}
+
 std::vector<std::string> tsl_cuda_stubs_in(ByteView bytes) {
   constexpr std::string_view kDir = "tsl/cuda/", kSuffix = "_stub.cc";
   std::vector<std::string> out;
@@ -110,14 +172,24 @@ std::vector<std::string> tsl_cuda_stubs_in(ByteView bytes) {
 namespace {
 
 const Section* rodata_of(const Binary& binary) {
-  if (binary.format != Format::Elf) return nullptr;
+  std::string_view name = rodata_section_name(binary);
+  if (name.empty()) return nullptr;
   auto section = std::find_if(binary.sections.begin(), binary.sections.end(),
-                              [](const Section& s) { return s.name == ".rodata"; });
-  if (section == binary.sections.end() || section->type == 8 /* SHT_NOBITS */) return nullptr;
+                              [&](const Section& s) { return s.name == name; });
+  bool elf_nobits = binary.format == Format::Elf && section != binary.sections.end() && section->type == 8;  // SHT_NOBITS
+  if (section == binary.sections.end() || elf_nobits) return nullptr;
   return &*section;
 }
 
 }  // namespace
+
+std::string_view rodata_section_name(const Binary& binary) {
+  switch (binary.format) {
+    case Format::Elf: return ".rodata";
+    case Format::Pe: return ".rdata";
+    default: return "";
+  }
+}
 
 uint64_t rodata_size(const Binary& binary) {
   const Section* section = rodata_of(binary);
@@ -179,9 +251,10 @@ std::optional<std::string> first_string_with_prefix(ByteView bytes, std::string_
 }
 
 Expected<std::vector<std::string>> rodata_library_names(const FileSystem& fs, const Binary& binary) {
-  return with_rodata(fs, binary, std::vector<std::string>{}, [](ByteView rodata, const ReadAhead& read_ahead) {
+  bool pe = binary.format == Format::Pe;
+  return with_rodata(fs, binary, std::vector<std::string>{}, [pe](ByteView rodata, const ReadAhead& read_ahead) {
     read_ahead(0, rodata.size());
-    return library_names_in(rodata);
+    return pe ? dll_names_in(rodata) : library_names_in(rodata);
   });
 }
 

@@ -23,11 +23,20 @@ inline constexpr size_t kMaxRodataScan = size_t{96} << 20;  // 96 MiB: cuBLASLt'
 // + ".so" + optional ".<digits or %d>" parts, as they appear (duplicates removed, in order).
 std::vector<std::string> library_names_in(ByteView bytes);
 
-// Bytes in the .rodata section (0 without one).
+// DLL file names in `bytes`: the run of name characters before a ".dll" (any case) that ends a
+// NUL-terminated string of 8-bit characters ("nvcuda.dll") or of UTF-16LE ones (what LoadLibraryW
+// is passed), as they appear (duplicates removed, in order).
+std::vector<std::string> dll_names_in(ByteView bytes);
+
+// The section a binary keeps its read-only data in: ".rodata" (ELF) or ".rdata" (PE).
+std::string_view rodata_section_name(const Binary& binary);
+
+// Bytes in the read-only data section (0 without one).
 uint64_t rodata_size(const Binary& binary);
 
-// library_names_in() over the .rodata section of an ELF binary (the first kMaxRodataScan bytes).
-// Empty when the binary has no .rodata; an error only when the file cannot be mapped.
+// library_names_in() over the .rodata section of an ELF binary, dll_names_in() over the .rdata
+// section of a PE file (the first kMaxRodataScan bytes). Empty when the binary has no such
+// section; an error only when the file cannot be mapped.
 Expected<std::vector<std::string>> rodata_library_names(const FileSystem& fs, const Binary& binary);
 
 // The CUDA libraries a binary built with XLA's lazy-loading stubs opens: the <key> of every

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <span>
 #include <unordered_map>
 
 #include <fmt/format.h>
@@ -63,7 +64,8 @@ class DlopenEdges {
   }
 
   bool is_cuda_name(std::string_view name) const {
-    return matrix_.component_of(name) != nullptr || matrix_.cudnn_series_of(name) != nullptr;
+    return matrix_.component_of(name) != nullptr || matrix_.cudnn_series_of(name) != nullptr ||
+           matrix_.windows_component_of(name) != nullptr;
   }
 
   bool worth_scanning(const Object& o) const {
@@ -138,9 +140,13 @@ class DlopenEdges {
     return it->second.has_value();
   }
 
+  // dlopen or dlmopen; in a PE file, the LoadLibrary functions.
   static bool imports_dlopen(const Binary& binary) {
-    return std::any_of(binary.symbols.begin(), binary.symbols.end(), [](const Symbol& s) {
-      return !s.defined && (s.name == "dlopen" || s.name == "dlmopen");
+    static constexpr std::string_view kElf[] = {"dlopen", "dlmopen"};
+    static constexpr std::string_view kPe[] = {"LoadLibraryA", "LoadLibraryW", "LoadLibraryExA", "LoadLibraryExW"};
+    std::span<const std::string_view> openers = binary.format == Format::Pe ? std::span<const std::string_view>(kPe) : kElf;
+    return std::any_of(binary.symbols.begin(), binary.symbols.end(), [&](const Symbol& s) {
+      return !s.defined && std::find(openers.begin(), openers.end(), s.name) != openers.end();
     });
   }
 
@@ -433,16 +439,20 @@ class DlopenEdges {
     return false;
   }
 
-  // Library names in .rodata the matrix knows as CUDA or cuDNN libraries.
+  // Library names in read-only data (.rodata; a PE file's .rdata) the matrix knows as CUDA or cuDNN libraries.
   void add_inferred(size_t root, size_t object) {
     if (!may_infer(object)) return;
     const std::vector<std::string>& names = strings_of(object);
-    std::string self = soname_or_file_name(resolver_.graph().objects[object]);
+    const Object& o = resolver_.graph().objects[object];  // not held: add() grows the objects
+    std::string self = soname_or_file_name(o), section(rodata_section_name(*o.binary));
+    bool pe = o.binary->format == Format::Pe;
     for (const std::string& name : names) {
-      if (name == self || name.find('%') != std::string::npos || !is_cuda_name(name)) continue;
+      bool is_self = pe ? equals_ignoring_case(name, self) : name == self;
+      if (is_self || name.find('%') != std::string::npos || !is_cuda_name(name)) continue;
       if (version_from_file_name(name) == std::nullopt && has_versioned_sibling(names, name)) continue;
       if (covered_by_probe(object, name)) continue;
-      add(root, object, name, true, fmt::format("string \"{}\" in .rodata of {}", name, self));
+      add(root, object, name, true,
+          fmt::format("string \"{}\" in {} of {}", name, section, self));
     }
   }
 

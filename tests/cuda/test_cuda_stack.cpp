@@ -88,6 +88,78 @@ TEST_CASE("library names are read from .rodata only as whole strings") {
   CHECK(names == std::vector<std::string>{"libcudnn.so.9", "libnvrtc.so.%d", "libz.so"});
 }
 
+ByteView bytes_of(const std::string& text) { return ByteView(reinterpret_cast<const uint8_t*>(text.data()), text.size()); }
+
+std::string utf16(const std::string& ascii) {
+  std::string out;
+  for (char c : ascii) out += std::string{c, '\0'};
+  return out;
+}
+
+TEST_CASE("DLL names are read from .rdata in 8-bit and UTF-16 strings, after whatever data precedes them") {
+  // cudart64_13.dll keeps "nvcuda.dll" right after a GUID's last byte, 0xb5; the UTF-16 name
+  // follows an 8-bit string's NUL, so its first character is preceded by ('L', NUL)
+  std::string text = std::string("\x32\xb5nvcuda.dll\0KERNEL32.DLL\0", 26) + utf16("cublas64_13.dll") +
+                     std::string(2, '\0') + std::string("a.dllx\0see nvcuda.dll\0", 22) + "cufft64_12.dll";  // last: no NUL
+  CHECK(dll_names_in(bytes_of(text)) == std::vector<std::string>{"nvcuda.dll", "KERNEL32.DLL", "cublas64_13.dll"});
+  std::string unterminated_wide = utf16("cufft64_12.dll") + "x";
+  CHECK(dll_names_in(bytes_of(unterminated_wide)).empty());
+  std::string too_long = std::string(300, 'a') + std::string(".dll\0", 5);
+  CHECK(dll_names_in(bytes_of(too_long)).empty());
+  CHECK(dll_names_in(bytes_of(std::string(".dll\0", 5))).empty());
+}
+
+TEST_CASE("a PE file that imports LoadLibrary opens the CUDA DLLs its .rdata names; other names and other files do not") {
+  namespace fs = std::filesystem;
+  const std::string pe = fixtures_dir() + "/pe/pe64";
+  if (!present_or_skip(fs::exists(pe + "/app_loadlib.exe"), "mingw-w64 (the LoadLibrary fixture)")) return;
+  TempDir root("loadlib");
+  fs::create_directories(root.path() / "app");
+  fs::copy_file(pe + "/app_loadlib.exe", root.path() / "app/app_loadlib.exe");
+  fs::copy_file(pe + "/mydll.dll", root.path() / "app/cublas64_13.dll");  // any x86-64 DLL
+  fs::copy_file(pe + "/names_only.dll", root.path() / "app/names_only.dll");
+  json r = scan("--root " + shell_quote(root.path().string()) + " /app/app_loadlib.exe /app/names_only.dll");
+  auto edges = dlopen_edges(r);
+  CHECK(edges.size() == 3);  // nvcuda.dll, cublas64_13.dll, cufft64_12.dll; not mscoree.dll
+  const json* blas = edge_named(edges, r, "/app_loadlib.exe", "cublas64_13.dll");  // a UTF-16 name
+  REQUIRE(blas);
+  CHECK((*blas)["inferred"] == true);
+  CHECK(object_path(r, (*blas)["to"]) == "/app/cublas64_13.dll");
+  CHECK((*blas)["how_detail"] == "application directory");
+  CHECK((*blas)["source"] == "string \"cublas64_13.dll\" in .rdata of app_loadlib.exe");
+  const json* driver = edge_named(edges, r, "/app_loadlib.exe", "nvcuda.dll");
+  REQUIRE(driver);
+  CHECK((*driver)["system_provided"] == true);
+  CHECK((*driver)["how_detail"] == "NVIDIA driver DLL, not in the scan");
+  CHECK(edge_named(edges, r, "/app_loadlib.exe", "cufft64_12.dll"));
+  CHECK_FALSE(edge_named(edges, r, "/names_only.dll", "cublas64_13.dll"));  // imports no LoadLibrary
+  // the missing DLL warns with what Windows says; the driver DLL is the driver's info line, not a warning
+  auto missing = findings(r, "dlopen-library-not-found");
+  REQUIRE(missing.size() == 1);
+  CHECK(missing[0]["severity"] == "warning");
+  CHECK(mentions(missing, "opens cufft64_12.dll with LoadLibrary at run time"));
+  CHECK(mentions(missing, "error 126 (ERROR_MOD_NOT_FOUND)"));
+  CHECK(missing[0]["fix"].get<std::string>().find("ship cufft64_12.dll in the directory of app_loadlib.exe") == 0);
+  CHECK(findings(r, "windows-driver-dll").size() == 1);
+  auto text = run_command("NO_COLOR=1 " + depscan_bin() + " --root " + shell_quote(root.path().string()) + " /app/app_loadlib.exe");
+  CHECK(text.output.find("── nvcuda.dll [NVIDIA driver DLL, not in the scan] (LoadLibrary, inferred)\n") != std::string::npos);
+  // with the target's System32 in the root, the driver DLL is looked for there: missing, the fix is the driver
+  fs::create_directories(root.path() / "Windows/System32");
+  json without_driver = scan("--root " + shell_quote(root.path().string()) + " /app/app_loadlib.exe");
+  bool driver_fix = false;
+  for (const json& f : findings(without_driver, "dlopen-library-not-found"))
+    if (f["message"].get<std::string>().find("opens nvcuda.dll") != std::string::npos)
+      driver_fix = f["fix"].get<std::string>().starts_with("nvcuda.dll comes with the NVIDIA display driver");
+  CHECK(driver_fix);
+  fs::copy_file(pe + "/mydll.dll", root.path() / "Windows/System32/nvcuda.dll");
+  json with_windows = scan("--root " + shell_quote(root.path().string()) + " /app/app_loadlib.exe");
+  auto edges_with_windows = dlopen_edges(with_windows);
+  const json* found = edge_named(edges_with_windows, with_windows, "/app_loadlib.exe", "nvcuda.dll");
+  REQUIRE(found);
+  CHECK(object_path(with_windows, (*found)["to"]) == "/Windows/System32/nvcuda.dll");
+  CHECK((*found)["how_detail"] == "system directory");
+}
+
 TEST_CASE("names in .rodata become dlopen edges only from code that imports dlopen") {
   json r = scan_app("app_plugins");
   auto edges = dlopen_edges(r);

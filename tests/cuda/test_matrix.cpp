@@ -100,6 +100,19 @@ TEST_CASE("cuDNN, frameworks and library names") {
   CHECK(m.component_of("libcublasLt.so.13")->component == "cublasLt");
   CHECK(m.component_of("libcublas.so.13")->component == "cublas");
   CHECK(m.cuda_majors_of("libcufft.so.11") == std::vector<int>{12});
+  // Windows DLLs by windows_prefix, then digits and underscores only, case ignored
+  REQUIRE(m.windows_component_of("cudart64_13.dll"));
+  CHECK(m.windows_component_of("cudart64_13.dll")->component == "cudart");
+  REQUIRE(m.windows_component_of("NVCUDA.DLL"));
+  CHECK(m.windows_component_of("NVCUDA.DLL")->component == "driver");
+  REQUIRE(m.windows_component_of("cublasLt64_13.dll"));
+  CHECK(m.windows_component_of("cublasLt64_13.dll")->component == "cublasLt");
+  REQUIRE(m.windows_component_of("nvrtc64_130_0.dll"));
+  CHECK(m.windows_component_of("nvrtc64_130_0.dll")->component == "nvrtc");
+  CHECK_FALSE(m.windows_component_of("nvcudart_hybrid64.dll"));  // starts with "nvcuda", is not the driver
+  CHECK_FALSE(m.windows_component_of("cudart64_13.so"));
+  CHECK_FALSE(m.windows_component_of("mscoree.dll"));
+  CHECK_FALSE(m.windows_component_of(".dll"));
   CHECK(m.cudnn_series_of("libcudnn_cnn_infer.so.8")->major == 8);
   CHECK(m.cudnn_series_of("libcudnn_engines_precompiled.so.9")->sublibraries.size() == 7);
   bool shim_probes = false;

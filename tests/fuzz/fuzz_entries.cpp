@@ -16,6 +16,7 @@
 #include "analyzer/read/elf_reader.h"
 #include "analyzer/read/fatbin_reader.h"
 #include "analyzer/read/pe_reader.h"
+#include "analyzer/read/rodata_strings.h"
 #include "analyzer/resolve/glibc_release.h"
 #include "analyzer/resolve/ld_so_cache.h"
 #include "analyzer/resolve/ld_so_conf.h"
@@ -95,6 +96,9 @@ void image_reader(const uint8_t* data, size_t size) {
 // the whole input, and each line of it, through every one.
 void text_parsers(const uint8_t* data, size_t size) {
   std::string_view text(reinterpret_cast<const char*>(data), size);
+  (void)library_names_in(ByteView(data, size));  // the read-only data scans behind dlopen and LoadLibrary edges
+  (void)dll_names_in(ByteView(data, size));
+  (void)tsl_cuda_stubs_in(ByteView(data, size));
   (void)hwcap_rules_for(parse_release_banner(text));
   (void)parse_metadata(text);
   (void)parse_wheel_tags(text);
