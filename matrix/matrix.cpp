@@ -669,6 +669,13 @@ const CudnnSeries* Matrix::cudnn_series_of(std::string_view soname) const {
   return nullptr;
 }
 
+const CudnnSeries* Matrix::windows_cudnn_series_of(std::string_view dll) const {
+  for (const CudnnSeries& s : cudnn_series_)
+    if (std::any_of(s.windows.begin(), s.windows.end(), [&](const std::string& w) { return equals_ignoring_case(w, dll); }))
+      return &s;
+  return nullptr;
+}
+
 const CudnnSeries* Matrix::cudnn_series_for(int major) const {
   for (const CudnnSeries& s : cudnn_series_)
     if (s.major == major) return &s;

@@ -269,6 +269,8 @@ class Matrix {
   std::vector<int> cuda_majors_of(std::string_view soname) const;
   // The cuDNN series whose shim or sub-library this name is, or null.
   const CudnnSeries* cudnn_series_of(std::string_view soname) const;
+  // The cuDNN series whose Windows DLL this is ("cudnn_ops64_9.dll", case ignored), or null.
+  const CudnnSeries* windows_cudnn_series_of(std::string_view dll) const;
   const CudnnSeries* cudnn_series_for(int major) const;
   // The PyPI projects shipping a component, CUDA majors rising; only `cuda_majors` unless empty.
   std::vector<const PipPackage*> pip_packages_of(std::string_view component, const std::vector<int>& cuda_majors) const;

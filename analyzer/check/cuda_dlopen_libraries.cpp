@@ -60,29 +60,37 @@ std::string dlopen_fix(const Matrix& matrix, const std::string& name, const std:
                      name, opener);
 }
 
-// LoadLibrary with a bare name searches the application's directory, the system directories and PATH.
-std::string load_library_fix(const std::string& name, const std::string& application) {
+// LoadLibrary with a bare name searches the application's directory (the .exe's; a scan rooted at
+// a DLL takes the DLL's), the system directories and PATH, unless the opener narrows the search
+// with LoadLibraryEx flags or SetDefaultDllDirectories, which its strings do not show.
+std::string load_library_fix(const std::string& name, const std::string& root) {
   const auto& windows = load_windows_dlls();
   if (windows && windows->is_driver_dll(name))
     return fmt::format("{} comes with the {}: install the driver on the target; never ship {} with the program", name,
                        windows->driver.package, name);
-  return fmt::format("ship {} in the directory of {} (the application directory) or in a directory on PATH", name,
-                     application);
+  return fmt::format("ship {} in the application directory (the program's .exe directory; this scan took that of {}) "
+                     "or in a directory on PATH, unless the opener narrows its search with LoadLibraryEx flags",
+                     name, root);
 }
 
 // (root, object, component) of every CUDA library an object has, loaded or opened. A library that
 // names several majors of one component in its read-only data (ONNX Runtime's "load any of"
 // libcudart.so.13, libcudart.so.12) needs only the one it finds.
+const ComponentRow* component_of(const Matrix& matrix, const std::string& name) {
+  const ComponentRow* c = matrix.component_of(name);
+  return c ? c : matrix.windows_component_of(name);
+}
+
 std::set<std::tuple<size_t, size_t, std::string>> components_reached(const Graph& g, const Matrix& matrix) {
   std::set<std::tuple<size_t, size_t, std::string>> out;
   for (const Edge& e : g.edges)
     if (e.to)
-      if (const ComponentRow* c = matrix.component_of(e.name)) out.emplace(e.root, e.from, c->component);
+      if (const ComponentRow* c = component_of(matrix, e.name)) out.emplace(e.root, e.from, c->component);
   return out;
 }
 
 bool has_other_major(const std::set<std::tuple<size_t, size_t, std::string>>& reached, const Matrix& matrix, const Edge& e) {
-  const ComponentRow* c = matrix.component_of(e.name);
+  const ComponentRow* c = component_of(matrix, e.name);
   return c && reached.count({e.root, e.from, c->component});
 }
 

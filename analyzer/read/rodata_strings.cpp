@@ -135,10 +135,10 @@ bool is_dll_extension_at(std::string_view text, size_t dot, size_t stride) {
 
 std::vector<std::string> dll_names_in(ByteView bytes) {
   std::vector<std::string> out;
-  std::unordered_set<std::string> seen;
+  std::unordered_set<std::string> seen;  // lower case: Windows names ignore it
   std::string_view text = bytes.as_chars();
   auto keep = [&](std::string name) {
-    if (!name.empty() && seen.insert(name).second) out.push_back(std::move(name));
+    if (!name.empty() && seen.insert(ascii_lower(name)).second) out.push_back(std::move(name));
   };
   for (size_t dot = text.find('.'); dot != std::string_view::npos; dot = text.find('.', dot + 1)) {
     if (is_dll_extension_at(text, dot, 1)) keep(std::string(narrow_dll_name(text, dot)));

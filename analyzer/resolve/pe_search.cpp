@@ -1,8 +1,8 @@
 #include "analyzer/resolve/pe_search.h"
 
-#include <cctype>
 
 #include "analyzer/read/read.h"
+#include "analyzer/util/strings.h"
 
 namespace depscan {
 
@@ -13,9 +13,7 @@ const std::vector<std::string>& windows_system_directories() {
 }
 
 std::string pe_name_key(const std::string& name) {
-  std::string key = basename_of(name);
-  for (char& c : key) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return key;
+  return ascii_lower(basename_of(name));
 }
 
 bool is_api_set_name(const std::string& name) {

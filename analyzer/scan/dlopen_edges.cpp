@@ -65,7 +65,7 @@ class DlopenEdges {
 
   bool is_cuda_name(std::string_view name) const {
     return matrix_.component_of(name) != nullptr || matrix_.cudnn_series_of(name) != nullptr ||
-           matrix_.windows_component_of(name) != nullptr;
+           matrix_.windows_component_of(name) != nullptr || matrix_.windows_cudnn_series_of(name) != nullptr;
   }
 
   bool worth_scanning(const Object& o) const {
@@ -73,7 +73,7 @@ class DlopenEdges {
   }
 
   // Whether the names in an object's read-only data are worth turning into edges: not when the
-  // matrix documents what the library opens (NVIDIA's own libraries: cuBLASLt alone has 46 MB of
+  // matrix documents what the library opens (NVIDIA's own Linux libraries: cuBLASLt alone has 46 MB of
   // .rodata; rows that read the file itself, as TensorFlow's and JAX's do, document nothing of a
   // file they do not apply to), and not when it cannot call dlopen itself (a dynamic object that imports neither
   // dlopen nor dlmopen; a static program may carry its own dlopen and is always scanned).
@@ -180,14 +180,19 @@ class DlopenEdges {
   }
 
   // Whether the root already has an edge from `object` for `name` (its NEEDED, or a dlopen edge
-  // added before). Edges are indexed as the graph grows, each once.
+  // added before), case ignored for a PE file's. Edges are indexed as the graph grows, each once.
   bool already_has(size_t root, size_t object, const std::string& name) {
     const std::vector<Edge>& edges = resolver_.graph().edges;
     for (; indexed_edges_ < edges.size(); ++indexed_edges_) {
       const Edge& e = edges[indexed_edges_];
-      existing_.insert({e.root, e.from, e.name});
+      existing_.insert({e.root, e.from, edge_key(e.from, e.name)});
     }
-    return !existing_.insert({root, object, name}).second;
+    return !existing_.insert({root, object, edge_key(object, name)}).second;
+  }
+
+  std::string edge_key(size_t object, const std::string& name) const {
+    const Object& o = resolver_.graph().objects[object];
+    return o.binary && o.binary->format == Format::Pe ? ascii_lower(name) : name;
   }
 
   void add(size_t root, size_t object, const std::string& name, bool inferred, const std::string& source) {

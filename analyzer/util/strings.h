@@ -25,12 +25,20 @@ inline bool is_name_or_dotted_extension_of(std::string_view file, std::string_vi
   return file == name || is_dotted_extension_of(file, name);
 }
 
+inline char ascii_lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
+
+// `text` with its ASCII letters in lower case ("NVCUDA.DLL" -> "nvcuda.dll").
+inline std::string ascii_lower(std::string_view text) {
+  std::string out(text);
+  for (char& c : out) c = ascii_lower(c);
+  return out;
+}
+
 // a == b with ASCII letters compared without case ("cublasLt" and "cublaslt").
 inline bool equals_ignoring_case(std::string_view a, std::string_view b) {
-  auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; };
   if (a.size() != b.size()) return false;
   for (size_t i = 0; i < a.size(); ++i)
-    if (lower(a[i]) != lower(b[i])) return false;
+    if (ascii_lower(a[i]) != ascii_lower(b[i])) return false;
   return true;
 }
 

@@ -2,7 +2,9 @@
 // own CUDA install cannot change the results) and on the real CUDA 13 + cuDNN 9.19 install.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <fstream>
+#include <iterator>
 
 #include <filesystem>
 #include <set>
@@ -100,8 +102,12 @@ TEST_CASE("DLL names are read from .rdata in 8-bit and UTF-16 strings, after wha
   // cudart64_13.dll keeps "nvcuda.dll" right after a GUID's last byte, 0xb5; the UTF-16 name
   // follows an 8-bit string's NUL, so its first character is preceded by ('L', NUL)
   std::string text = std::string("\x32\xb5nvcuda.dll\0KERNEL32.DLL\0", 26) + utf16("cublas64_13.dll") +
-                     std::string(2, '\0') + std::string("a.dllx\0see nvcuda.dll\0", 22) + "cufft64_12.dll";  // last: no NUL
-  CHECK(dll_names_in(bytes_of(text)) == std::vector<std::string>{"nvcuda.dll", "KERNEL32.DLL", "cublas64_13.dll"});
+                     std::string(2, '\0') + std::string("a.dllx\0see cusparse64_12.dll\0NVCUDA.DLL\0", 40) +
+                     "cufft64_12.dll";  // last: no NUL
+  CHECK(dll_names_in(bytes_of(text)) ==
+        std::vector<std::string>{"nvcuda.dll", "KERNEL32.DLL", "cublas64_13.dll", "cusparse64_12.dll"});  // NVCUDA.DLL: seen
+  // a name character before the name joins it: that name is missed, not mistaken for another
+  CHECK(dll_names_in(bytes_of(std::string("\x01" "Anvcuda.dll\0", 13))) == std::vector<std::string>{"Anvcuda.dll"});
   std::string unterminated_wide = utf16("cufft64_12.dll") + "x";
   CHECK(dll_names_in(bytes_of(unterminated_wide)).empty());
   std::string too_long = std::string(300, 'a') + std::string(".dll\0", 5);
@@ -109,10 +115,18 @@ TEST_CASE("DLL names are read from .rdata in 8-bit and UTF-16 strings, after wha
   CHECK(dll_names_in(bytes_of(std::string(".dll\0", 5))).empty());
 }
 
+std::string file_bytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
 TEST_CASE("a PE file that imports LoadLibrary opens the CUDA DLLs its .rdata names; other names and other files do not") {
   namespace fs = std::filesystem;
   const std::string pe = fixtures_dir() + "/pe/pe64";
   if (!present_or_skip(fs::exists(pe + "/app_loadlib.exe"), "mingw-w64 (the LoadLibrary fixture)")) return;
+  // the control: names_only.dll names cublas64_13.dll as well, and imports no LoadLibrary
+  auto named = dll_names_in(bytes_of(file_bytes(pe + "/names_only.dll")));
+  REQUIRE(std::find(named.begin(), named.end(), "cublas64_13.dll") != named.end());
   TempDir root("loadlib");
   fs::create_directories(root.path() / "app");
   fs::copy_file(pe + "/app_loadlib.exe", root.path() / "app/app_loadlib.exe");
@@ -120,26 +134,28 @@ TEST_CASE("a PE file that imports LoadLibrary opens the CUDA DLLs its .rdata nam
   fs::copy_file(pe + "/names_only.dll", root.path() / "app/names_only.dll");
   json r = scan("--root " + shell_quote(root.path().string()) + " /app/app_loadlib.exe /app/names_only.dll");
   auto edges = dlopen_edges(r);
-  CHECK(edges.size() == 3);  // nvcuda.dll, cublas64_13.dll, cufft64_12.dll; not mscoree.dll
-  const json* blas = edge_named(edges, r, "/app_loadlib.exe", "cublas64_13.dll");  // a UTF-16 name
+  CHECK(edges.size() == 4);  // nvcuda.dll, cuBLAS (named twice, in two cases), cufft64_12.dll, cudnn64_9.dll; not mscoree.dll
+  const json* blas = edge_named(edges, r, "/app_loadlib.exe", "CUBLAS64_13.DLL");
   REQUIRE(blas);
   CHECK((*blas)["inferred"] == true);
-  CHECK(object_path(r, (*blas)["to"]) == "/app/cublas64_13.dll");
+  CHECK(object_path(r, (*blas)["to"]) == "/app/cublas64_13.dll");  // found ignoring case
   CHECK((*blas)["how_detail"] == "application directory");
-  CHECK((*blas)["source"] == "string \"cublas64_13.dll\" in .rdata of app_loadlib.exe");
+  CHECK((*blas)["source"] == "string \"CUBLAS64_13.DLL\" in .rdata of app_loadlib.exe");
   const json* driver = edge_named(edges, r, "/app_loadlib.exe", "nvcuda.dll");
   REQUIRE(driver);
   CHECK((*driver)["system_provided"] == true);
   CHECK((*driver)["how_detail"] == "NVIDIA driver DLL, not in the scan");
-  CHECK(edge_named(edges, r, "/app_loadlib.exe", "cufft64_12.dll"));
-  CHECK_FALSE(edge_named(edges, r, "/names_only.dll", "cublas64_13.dll"));  // imports no LoadLibrary
-  // the missing DLL warns with what Windows says; the driver DLL is the driver's info line, not a warning
+  CHECK(edge_named(edges, r, "/app_loadlib.exe", "cufft64_12.dll"));  // a UTF-16 name
+  CHECK(edge_named(edges, r, "/app_loadlib.exe", "cudnn64_9.dll"));   // the matrix's cuDNN 9 Windows names
+  CHECK_FALSE(edge_named(edges, r, "/names_only.dll", "cublas64_13.dll"));
+  // the missing DLLs warn with what Windows says; the driver DLL is the driver's info line, not a warning
   auto missing = findings(r, "dlopen-library-not-found");
-  REQUIRE(missing.size() == 1);
+  REQUIRE(missing.size() == 2);
   CHECK(missing[0]["severity"] == "warning");
   CHECK(mentions(missing, "opens cufft64_12.dll with LoadLibrary at run time"));
   CHECK(mentions(missing, "error 126 (ERROR_MOD_NOT_FOUND)"));
-  CHECK(missing[0]["fix"].get<std::string>().find("ship cufft64_12.dll in the directory of app_loadlib.exe") == 0);
+  CHECK(missing[0]["fix"].get<std::string>().find("in the application directory (the program's .exe directory; this scan "
+                                                  "took that of app_loadlib.exe)") != std::string::npos);
   CHECK(findings(r, "windows-driver-dll").size() == 1);
   auto text = run_command("NO_COLOR=1 " + depscan_bin() + " --root " + shell_quote(root.path().string()) + " /app/app_loadlib.exe");
   CHECK(text.output.find("── nvcuda.dll [NVIDIA driver DLL, not in the scan] (LoadLibrary, inferred)\n") != std::string::npos);

@@ -109,6 +109,15 @@ TEST_CASE("cuDNN, frameworks and library names") {
   CHECK(m.windows_component_of("cublasLt64_13.dll")->component == "cublasLt");
   REQUIRE(m.windows_component_of("nvrtc64_130_0.dll"));
   CHECK(m.windows_component_of("nvrtc64_130_0.dll")->component == "nvrtc");
+  REQUIRE(m.windows_component_of("nvrtc-builtins64_135.dll"));
+  CHECK(m.windows_component_of("nvrtc-builtins64_135.dll")->component == "nvrtc-builtins");
+  REQUIRE(m.windows_component_of("nvJitLink_130_0.dll"));
+  CHECK(m.windows_component_of("nvJitLink_130_0.dll")->component == "nvjitlink");
+  REQUIRE(m.windows_cudnn_series_of("CUDNN_OPS64_9.DLL"));
+  CHECK(m.windows_cudnn_series_of("CUDNN_OPS64_9.DLL")->major == 9);
+  REQUIRE(m.windows_cudnn_series_of("cudnn_cnn_infer64_8.dll"));
+  CHECK(m.windows_cudnn_series_of("cudnn_cnn_infer64_8.dll")->major == 8);
+  CHECK_FALSE(m.windows_cudnn_series_of("libcudnn_ops.so.9"));
   CHECK_FALSE(m.windows_component_of("nvcudart_hybrid64.dll"));  // starts with "nvcuda", is not the driver
   CHECK_FALSE(m.windows_component_of("cudart64_13.so"));
   CHECK_FALSE(m.windows_component_of("mscoree.dll"));
