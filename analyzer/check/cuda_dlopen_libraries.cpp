@@ -73,13 +73,15 @@ std::string load_library_fix(const std::string& name, const std::string& root) {
                      name, root);
 }
 
-// (root, object, component) of every CUDA library an object has, loaded or opened. A library that
-// names several majors of one component in its read-only data (ONNX Runtime's "load any of"
-// libcudart.so.13, libcudart.so.12) needs only the one it finds.
+// The CUDA component of a SONAME or of a Windows DLL name.
 const ComponentRow* component_of(const Matrix& matrix, const std::string& name) {
   const ComponentRow* c = matrix.component_of(name);
   return c ? c : matrix.windows_component_of(name);
 }
+
+// (root, object, component) of every CUDA library an object has, loaded or opened. A library that
+// names several majors of one component in its read-only data (ONNX Runtime's "load any of"
+// libcudart.so.13, libcudart.so.12) needs only the one it finds.
 
 std::set<std::tuple<size_t, size_t, std::string>> components_reached(const Graph& g, const Matrix& matrix) {
   std::set<std::tuple<size_t, size_t, std::string>> out;

@@ -1,6 +1,5 @@
 #include "analyzer/resolve/pe_search.h"
 
-
 #include "analyzer/read/read.h"
 #include "analyzer/util/strings.h"
 

@@ -456,8 +456,7 @@ class DlopenEdges {
       if (is_self || name.find('%') != std::string::npos || !is_cuda_name(name)) continue;
       if (version_from_file_name(name) == std::nullopt && has_versioned_sibling(names, name)) continue;
       if (covered_by_probe(object, name)) continue;
-      add(root, object, name, true,
-          fmt::format("string \"{}\" in {} of {}", name, section, self));
+      add(root, object, name, true, fmt::format("string \"{}\" in {} of {}", name, section, self));
     }
   }
 
