@@ -111,6 +111,8 @@ TEST_CASE("cuDNN, frameworks and library names") {
   CHECK(m.windows_component_of("nvrtc64_130_0.dll")->component == "nvrtc");
   REQUIRE(m.windows_component_of("nvrtc-builtins64_135.dll"));
   CHECK(m.windows_component_of("nvrtc-builtins64_135.dll")->component == "nvrtc-builtins");
+  REQUIRE(m.windows_component_of("cupti64_13.dll"));
+  CHECK(m.windows_component_of("cupti64_13.dll")->component == "cupti");
   REQUIRE(m.windows_component_of("nvJitLink_130_0.dll"));
   CHECK(m.windows_component_of("nvJitLink_130_0.dll")->component == "nvjitlink");
   REQUIRE(m.windows_cudnn_series_of("CUDNN_OPS64_9.DLL"));
