@@ -101,20 +101,16 @@ TEST_CASE("cuDNN, frameworks and library names") {
   CHECK(m.component_of("libcublas.so.13")->component == "cublas");
   CHECK(m.cuda_majors_of("libcufft.so.11") == std::vector<int>{12});
   // Windows DLLs by windows_prefix, then digits and underscores only, case ignored
-  REQUIRE(m.windows_component_of("cudart64_13.dll"));
-  CHECK(m.windows_component_of("cudart64_13.dll")->component == "cudart");
-  REQUIRE(m.windows_component_of("NVCUDA.DLL"));
-  CHECK(m.windows_component_of("NVCUDA.DLL")->component == "driver");
-  REQUIRE(m.windows_component_of("cublasLt64_13.dll"));
-  CHECK(m.windows_component_of("cublasLt64_13.dll")->component == "cublasLt");
-  REQUIRE(m.windows_component_of("nvrtc64_130_0.dll"));
-  CHECK(m.windows_component_of("nvrtc64_130_0.dll")->component == "nvrtc");
-  REQUIRE(m.windows_component_of("nvrtc-builtins64_135.dll"));
-  CHECK(m.windows_component_of("nvrtc-builtins64_135.dll")->component == "nvrtc-builtins");
-  REQUIRE(m.windows_component_of("cupti64_13.dll"));
-  CHECK(m.windows_component_of("cupti64_13.dll")->component == "cupti");
-  REQUIRE(m.windows_component_of("nvJitLink_130_0.dll"));
-  CHECK(m.windows_component_of("nvJitLink_130_0.dll")->component == "nvjitlink");
+  const std::pair<const char*, const char*> windows_names[] = {
+      {"cudart64_13.dll", "cudart"},       {"NVCUDA.DLL", "driver"},
+      {"cublasLt64_13.dll", "cublasLt"},   {"nvrtc64_130_0.dll", "nvrtc"},
+      {"nvrtc-builtins64_135.dll", "nvrtc-builtins"}, {"cupti64_13.dll", "cupti"},
+      {"nvJitLink_130_0.dll", "nvjitlink"}};
+  for (const auto& [dll, component] : windows_names) {
+    const ComponentRow* row = m.windows_component_of(dll);
+    REQUIRE_MESSAGE(row, dll);
+    CHECK_MESSAGE(row->component == component, dll);
+  }
   REQUIRE(m.windows_cudnn_series_of("CUDNN_OPS64_9.DLL"));
   CHECK(m.windows_cudnn_series_of("CUDNN_OPS64_9.DLL")->major == 9);
   REQUIRE(m.windows_cudnn_series_of("cudnn_cnn_infer64_8.dll"));
