@@ -23,6 +23,7 @@ const char* name_from_header(CUresult result) {
     case kErrorJitCompilerNotFound: return "CUDA_ERROR_JIT_COMPILER_NOT_FOUND";
     case kErrorUnsupportedPtxVersion: return "CUDA_ERROR_UNSUPPORTED_PTX_VERSION";
     case kErrorJitCompilationDisabled: return "CUDA_ERROR_JIT_COMPILATION_DISABLED";
+    case kErrorAssert: return "CUDA_ERROR_ASSERT";
     case kErrorSystemDriverMismatch: return "CUDA_ERROR_SYSTEM_DRIVER_MISMATCH";
     case kErrorCompatNotSupportedOnDevice: return "CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE";
     default: return nullptr;
@@ -57,6 +58,28 @@ std::string bind_driver_api(void* handle, DriverApi& api) {
   bind_symbol(handle, "cuMemcpyDtoH_v2", api.cuMemcpyDtoH, &missing);
   bind_symbol(handle, "cuLaunchKernel", api.cuLaunchKernel, &missing);
   return missing;
+}
+
+StickyScope sticky_scope(CUresult result) {
+  switch (result) {
+    case 226:  // CUDA_ERROR_CONTAINED
+    case 700:  // CUDA_ERROR_ILLEGAL_ADDRESS
+    case 702:  // CUDA_ERROR_LAUNCH_TIMEOUT
+    case 714:  // CUDA_ERROR_HARDWARE_STACK_ERROR
+    case 715:  // CUDA_ERROR_ILLEGAL_INSTRUCTION
+    case 716:  // CUDA_ERROR_MISALIGNED_ADDRESS
+    case 717:  // CUDA_ERROR_INVALID_ADDRESS_SPACE
+    case 718:  // CUDA_ERROR_INVALID_PC
+    case 719:  // CUDA_ERROR_LAUNCH_FAILED
+    case 721:  // CUDA_ERROR_TENSOR_MEMORY_LEAK
+    case 810:  // CUDA_ERROR_MPS_CLIENT_TERMINATED
+    case 911:  // CUDA_ERROR_EXTERNAL_DEVICE
+      return StickyScope::Process;
+    case kErrorAssert:
+      return StickyScope::Context;
+    default:
+      return StickyScope::None;
+  }
 }
 
 std::string describe_cuda_error(const DriverApi& api, CUresult result) {

@@ -26,6 +26,7 @@ inline constexpr CUresult kErrorInvalidPtx = 218;
 inline constexpr CUresult kErrorJitCompilerNotFound = 221;
 inline constexpr CUresult kErrorUnsupportedPtxVersion = 222;
 inline constexpr CUresult kErrorJitCompilationDisabled = 223;
+inline constexpr CUresult kErrorAssert = 710;
 inline constexpr CUresult kErrorSystemDriverMismatch = 803;
 inline constexpr CUresult kErrorCompatNotSupportedOnDevice = 804;
 inline constexpr int kJitErrorLogBuffer = 5;           // CU_JIT_ERROR_LOG_BUFFER: char*
@@ -60,6 +61,12 @@ struct DriverApi {
 
 // Resolves every entry point from `handle`. Returns the names that are missing (empty = all found).
 std::string bind_driver_api(void* handle, DriverApi& api);
+
+// What an error leaves usable. cuda.h says of its sticky errors that "any further CUDA work will
+// return the same error" until the process is relaunched (Process), and of CUDA_ERROR_ASSERT that
+// the context "cannot be used anymore" (Context).
+enum class StickyScope { None, Context, Process };
+StickyScope sticky_scope(CUresult result);
 
 // "CUDA_ERROR_STUB_LIBRARY (34): CUDA driver is a stub library", from the driver's own tables
 // when it has them.

@@ -38,6 +38,7 @@ struct ProbeDevice {
   int cc_major = 0, cc_minor = 0;
   size_t memory = 0;
   cuda::CUcontext context = nullptr;       // retained primary context, released at the end
+  std::string unusable;                    // why its later steps do not run (a sticky error in its context)
 };
 
 struct ProbeState {
@@ -50,6 +51,7 @@ struct ProbeState {
   bool driver_ready = false;               // cuInit succeeded
   std::string no_gpu_reason;               // why GPU steps do not run ("no NVIDIA driver: ...")
   std::vector<ProbeDevice> devices;
+  std::string cuda_unusable;               // why no later GPU step runs (a sticky error in the process)
 };
 
 StepResult load_cudnn(ProbeState& state, const ProbeRequest& request);
@@ -64,6 +66,12 @@ StepResult run_cudnn_convolution(ProbeState& state, ProbeDevice& device);
 // Makes the device's primary context current, retaining it on first use. "" on success.
 std::string make_context_current(ProbeState& state, ProbeDevice& device);
 void release_contexts(ProbeState& state);
+
+// After a GPU step on `device` failed: asks its context whether the failure left a sticky error
+// and, if it did, records which later steps it rules out (the device's or the whole process's).
+void note_sticky_error(ProbeState& state, ProbeDevice& device, const std::string& failed_step);
+// Why no further GPU step can run on `device` ("" = it can).
+std::string unusable_reason(const ProbeState& state, const ProbeDevice& device);
 
 // The child's entry point: runs every step, writing events to `event_fd`. Returns the exit code.
 int probe_main(const std::string& request_json, int event_fd);

@@ -48,6 +48,21 @@ std::string joined(const std::vector<std::string>& names) {
   return out;
 }
 
+// A step on one GPU. After a sticky error the driver would fail it with that same error, which
+// would blame the step's library, so it is reported as not run, naming the step that left it.
+void run_gpu_step(StepRunner& steps, ProbeState& state, ProbeDevice& device, const std::string& step,
+                  const std::string& library, const std::function<StepResult()>& body) {
+  if (std::string reason = unusable_reason(state, device); !reason.empty()) {
+    steps.run(step, library, [&] { return StepResult{StepStatus::NotRun, reason, {{"after_sticky_error", true}}}; });
+    return;
+  }
+  steps.run(step, library, [&] {
+    StepResult result = body();
+    if (result.status == StepStatus::Failed) note_sticky_error(state, device, step);  // within the step: it may hang
+    return result;
+  });
+}
+
 }  // namespace
 
 nlohmann::json to_json(const ProbeRequest& request) {
@@ -89,11 +104,12 @@ int probe_main(const std::string& request_json, int event_fd) {
   steps.run("driver.init", request.driver_name, [&] { return init_driver(state); });
   steps.run("driver.devices", request.driver_name, [&] { return list_devices(state, request.max_devices); });
   for (ProbeDevice& device : state.devices) {
-    steps.run(fmt::format("kernel.device{}", device.ordinal), request.driver_name + " (PTX JIT)",
-              [&] { return run_vector_add(state, device); });
+    run_gpu_step(steps, state, device, fmt::format("kernel.device{}", device.ordinal), request.driver_name + " (PTX JIT)",
+                 [&] { return run_vector_add(state, device); });
     if (!request.cudnn_names.empty())
-      steps.run(fmt::format("cudnn.convolution.device{}", device.ordinal), state.cudnn_name.empty() ? joined(request.cudnn_names) : state.cudnn_name,
-                [&] { return run_cudnn_convolution(state, device); });
+      run_gpu_step(steps, state, device, fmt::format("cudnn.convolution.device{}", device.ordinal),
+                   state.cudnn_name.empty() ? joined(request.cudnn_names) : state.cudnn_name,
+                   [&] { return run_cudnn_convolution(state, device); });
   }
   if (state.devices.empty()) {
     std::string reason = "not run: " + (state.no_gpu_reason.empty() ? std::string("no CUDA device") : state.no_gpu_reason);

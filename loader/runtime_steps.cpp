@@ -82,6 +82,12 @@ void add_interrupted_step(RuntimeReport& report, const ChildLimits& limits) {
       fmt::format("{} crashes the process that loads it: the application would crash the same way. Check which file was loaded (see the step's library) and replace it", open.library)));
 }
 
+// The probe's kernel is a correct vector add, so a sticky error from it is the GPU's or the driver's.
+constexpr const char* kGpuHealthFix =
+    "the probe's own kernel does not fault, so the GPU or the driver is at fault and other CUDA programs on this "
+    "GPU are likely to fail too: look for Xid errors in the kernel log (dmesg, journalctl -k), check nvidia-smi -q "
+    "for ECC errors and retired or remapped rows, then reset the GPU (nvidia-smi --gpu-reset -i <index>) or reboot";
+
 }  // namespace
 
 void collect_steps(RuntimeReport& report, const ChildLimits& limits) {
@@ -118,7 +124,8 @@ void collect_step_findings(RuntimeReport& report) {
   for (const StepRecord& s : report.steps) {
     if (s.status != StepStatus::Failed || s.step == "probe" || s.data.contains("timeout") || s.data.contains("signal")) continue;
     report.findings.push_back(error("verify-step-failed", fmt::format("{}: {}", s.step, s.message),
-                                    fmt::format("the application would meet the same error when it calls into {}", s.library)));
+                                    s.data.contains("sticky_error") ? kGpuHealthFix
+                                    : fmt::format("the application would meet the same error when it calls into {}", s.library)));
   }
 }
 

@@ -69,7 +69,7 @@ void judge(RuntimeReport& report, const std::vector<Finding>& device_findings) {
     report.findings.push_back({"verify-gpu-not-run", Severity::Info, std::nullopt,
                                "GPU steps " + kernel->message, "run depscan --verify on a machine with the NVIDIA driver and a GPU to check the kernel and cuDNN steps", ""});
   for (const StepRecord& s : report.steps)  // a GPU whose driver will not compile the probe's PTX
-    if (s.step.starts_with("kernel.device") && s.status == StepStatus::NotRun)
+    if (s.step.starts_with("kernel.device") && s.status == StepStatus::NotRun && !data_flag(&s, "after_sticky_error"))
       report.findings.push_back({"verify-gpu-not-run", Severity::Info, std::nullopt, s.step + " " + s.message,
                                  "unset CUDA_DISABLE_PTX_JIT, or install the driver's libnvidia-ptxjitcompiler.so.1, "
                                  "to let depscan --verify run its kernel",

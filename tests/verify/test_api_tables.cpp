@@ -38,7 +38,48 @@ std::optional<std::map<std::string, int>> installed_enum(const std::string& head
   return enum_values(header, type_name);
 }
 
+// Each CUresult of cuda.h with the doc comment written above it.
+std::map<int, std::string> cuda_error_comments(const std::string& header) {
+  std::ifstream in(header);
+  std::stringstream text;
+  text << in.rdbuf();
+  std::string all = text.str();
+  size_t end = all.find("} CUresult;");
+  size_t begin = all.rfind("typedef enum", end);
+  std::map<int, std::string> comments;
+  if (end == std::string::npos || begin == std::string::npos) return comments;
+  std::string body = all.substr(begin, end - begin);
+  static const std::regex entry(R"(CUDA_ERROR_\w+\s*=\s*(\d+))");
+  size_t previous = 0;
+  for (auto it = std::sregex_iterator(body.begin(), body.end(), entry); it != std::sregex_iterator(); ++it) {
+    size_t at = static_cast<size_t>(it->position());
+    comments[std::stoi((*it)[1])] = body.substr(previous, at - previous);
+    previous = at + static_cast<size_t>(it->length());
+  }
+  return comments;
+}
+
 }  // namespace
+
+TEST_CASE("the sticky CUDA errors are the ones cuda.h says end all CUDA work in the process") {
+  const std::string header = "/usr/local/cuda/include/cuda.h";
+  if (!depscan::test::present_or_skip(std::filesystem::exists(header), header)) return;
+  auto comments = cuda_error_comments(header);
+  REQUIRE(comments.size() > 50);
+  using depscan::cuda::StickyScope;
+  int process_wide = 0;
+  for (const auto& [value, comment] : comments) {
+    CAPTURE(value);
+    std::string flat = std::regex_replace(comment, std::regex(R"([\s*]+)"), " ");
+    bool relaunch = flat.find("process must be terminated and relaunched") != std::string::npos;
+    bool context_lost = flat.find("context cannot be used anymore") != std::string::npos;
+    StickyScope expected = relaunch ? StickyScope::Process : context_lost ? StickyScope::Context : StickyScope::None;
+    CHECK(depscan::cuda::sticky_scope(value) == expected);
+    process_wide += relaunch;
+  }
+  CHECK(process_wide >= 12);  // 226, 700, 702, 714-719, 721, 810, 911 in CUDA 13.0
+  CHECK(depscan::cuda::sticky_scope(depscan::cuda::kErrorAssert) == StickyScope::Context);
+}
 
 TEST_CASE("the CUresult numbers the probe names are cuda.h's") {
   auto header = installed_enum("/usr/local/cuda/include/cuda.h", "CUresult");
@@ -48,7 +89,7 @@ TEST_CASE("the CUresult numbers the probe names are cuda.h's") {
   for (CUresult result : {kErrorNotInitialized, kErrorStubLibrary, kErrorCallRequiresNewerDriver, kErrorDeviceUnavailable,
                           kErrorNoDevice, kErrorNoBinaryForGpu, kErrorInvalidPtx, kErrorJitCompilerNotFound,
                           kErrorUnsupportedPtxVersion, kErrorJitCompilationDisabled, kErrorSystemDriverMismatch,
-                          kErrorCompatNotSupportedOnDevice}) {
+                          kErrorCompatNotSupportedOnDevice, kErrorAssert}) {
     CAPTURE(result);
     std::string described = describe_cuda_error(DriverApi{}, result);  // no driver: the name is the probe's own
     std::string name = described.substr(0, described.find(' '));

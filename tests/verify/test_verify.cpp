@@ -45,10 +45,12 @@ struct Verify {
       if (v["subject"] == subject) return v["verdict"];
     return "absent";
   }
-  bool has_finding(const std::string& code) const {
+  bool has_finding(const std::string& code) const { return finding(code) != nullptr; }
+  std::string finding_fix(const std::string& code) const { auto* f = finding(code); return f ? (*f)["fix"].get<std::string>() : ""; }
+  const json* finding(const std::string& code) const {
     for (const json& f : doc["findings"])
-      if (f["code"] == code) return true;
-    return false;
+      if (f["code"] == code) return &f;
+    return nullptr;
   }
 };
 
@@ -232,6 +234,34 @@ TEST_CASE("fake driver behaviours end in the right step status, finding and exit
     else CHECK(v.exit_code != 3);
     CHECK((v.runtime["status"] == "failed") == c.fails);
   }
+}
+
+TEST_CASE("after a sticky CUDA error the steps that follow are not run, not blamed on cuDNN") {
+  struct Case { const char* mode; const char* error; const char* scope; };
+  const Case cases[] = {
+      {"launch-failure", "CUDA_ERROR_LAUNCH_FAILED (719)", "every later CUDA call in this process"},
+      {"device-assert", "CUDA_ERROR_ASSERT (710)", "device 0's context cannot be used again"},
+  };
+  for (const Case& c : cases) {
+    Verify v = verify_fake9(std::string("FAKECUDA_MODE=") + c.mode);
+    INFO(c.mode);
+    INFO(v.output);
+    CHECK(v.status("kernel.device0") == "failed");
+    CHECK(v.status("cudnn.convolution.device0") == "not run");
+    std::string why = v.message("cudnn.convolution.device0");
+    CHECK_MESSAGE(why.find(std::string("kernel.device0 left ") + c.error) != std::string::npos, why);
+    CHECK_MESSAGE(why.find(c.scope) != std::string::npos, why);
+    CHECK(v.step("cudnn.convolution.device0")->at("data")["after_sticky_error"] == true);
+    CHECK(v.step("kernel.device0")->at("data").contains("sticky_error"));
+    CHECK(v.finding_fix("verify-step-failed").find("Xid errors") != std::string::npos);
+    CHECK(v.exit_code == 3);
+  }
+  // a failure that is not sticky leaves the cuDNN step to run
+  Verify wrong = verify_fake9("FAKECUDA_MODE=wrong-results");
+  INFO(wrong.output);
+  CHECK(wrong.status("kernel.device0") == "failed");
+  CHECK(wrong.status("cudnn.convolution.device0") == "ok");
+  CHECK(wrong.finding_fix("verify-step-failed").find("calls into") != std::string::npos);
 }
 
 TEST_CASE("an algorithm the heuristic offers that fails to run is passed over for the next, as frameworks do") {
