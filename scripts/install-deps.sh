@@ -10,7 +10,7 @@ packages=(
   liblief-dev libcli11-dev libfmt-dev doctest-dev nlohmann-json3-dev
   libarchive-dev libzstd-dev zstd zip unzip
   gcc-mingw-w64-x86-64 binutils-mingw-w64-x86-64 gcc-mingw-w64-i686 binutils-mingw-w64-i686
-  patchelf libtree pax-utils python3-pyelftools hyperfine time xxd bsdutils
+  patchelf libtree pax-utils python3-pyelftools python3-pip hyperfine time xxd bsdutils
   qemu-user musl-tools
   clang libclang-rt-14-dev
 )

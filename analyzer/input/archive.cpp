@@ -155,10 +155,12 @@ std::optional<ArchiveMember> ArchiveReader::next() {
                        limits_.max_ratio, human_bytes(limits_.max_total_bytes)));
       return std::nullopt;
     }
+    // pip writes every copy in turn from the zip's table of a name's last entry (zipfile's getinfo),
+    // so the last copy is the one installed.
     if (limits_.report_duplicates && !seen_.insert(member.name).second && member.kind != MemberKind::Directory) {
       add("archive-duplicate-member", Severity::Warning,
-          fmt::format("'{}' appears more than once: only the first copy is analysed", member.name));
-      continue;
+          fmt::format("'{}' appears more than once: the last copy is analysed, as pip installs it", member.name));
+      member.repeats_earlier = true;
     }
     return member;
   }

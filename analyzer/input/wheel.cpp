@@ -201,6 +201,12 @@ std::string relative_to_site_packages(const std::string& location, const Install
   return up + location;
 }
 
+// A later copy of a member replaces the earlier one, even when it is not a binary and so is not written.
+void forget_earlier_copy(SafeTree& prefix, const std::string& location, std::vector<std::string>& binary_files) {
+  prefix.remove(location);
+  std::erase(binary_files, location);
+}
+
 }  // namespace
 
 std::vector<std::string> parse_record_paths(std::string_view record_text) {
@@ -253,6 +259,7 @@ WheelInstall install_wheel(const std::string& host_path, const std::string& disp
     if (member->kind != MemberKind::File) continue;
     auto location = install_location(member->name, data_dir, dist_name, layout);
     if (!location) continue;
+    if (member->repeats_earlier) forget_earlier_copy(prefix, *location, out.binary_files);
     std::string leaf = basename_of(member->name);
     bool metadata_file = in_dist_info && member->name.find('/') == top.size() &&
                          (leaf == "METADATA" || leaf == "WHEEL" || leaf == "RECORD");

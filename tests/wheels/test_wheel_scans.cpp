@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <filesystem>
+#include <fstream>
 #include <functional>
 #include <set>
 #include <nlohmann/json.hpp>
@@ -795,6 +796,33 @@ TEST_CASE("zip-slip wheel: escaping names and links refused, duplicates reported
   CHECK_FALSE(fs::exists("/tmp/depscan-zipslip-stray.so"));
   CHECK_FALSE(fs::exists("/tmp/depscan-zipslip-absolute.so"));
   CHECK(object_at(s.report, "site-packages/zipslip/ok.so"));  // the safe member is still analysed
+}
+
+TEST_CASE("a member name twice in a wheel: the last copy is analysed, the one pip installs") {
+  const std::string wheel = fixture("twocopies-1.0-py3-none-any.whl");
+  Scan s = scan(shell_quote(wheel), "twocopies");
+  REQUIRE(s.report.is_object());
+  auto duplicates = findings(s.report, "archive-duplicate-member");
+  CHECK(duplicates.size() == 2);
+  CHECK(any_message_has(duplicates, "the last copy is analysed"));
+  CHECK(object_at(s.report, "site-packages/twocopies/late.so"));             // text, then the library
+  CHECK_FALSE(object_at(s.report, "site-packages/twocopies/replaced.so"));   // the library, then text
+  CHECK(s.tmp_left_empty);
+
+  // pip itself, installing the same wheel
+  TempDir target("twocopies-pip");
+  auto pip = run_command("python3 -m pip install --quiet --no-deps --no-index --no-compile --target " +
+                         shell_quote(target.str()) + " " + shell_quote(wheel) + " 2>&1");
+  INFO(pip.output);
+  REQUIRE(pip.exit_code == 0);
+  auto first_bytes = [&](const std::string& rel) {
+    std::ifstream in(target.path() / rel, std::ios::binary);
+    std::string head(4, '\0');
+    in.read(head.data(), 4);
+    return head;
+  };
+  CHECK(first_bytes("twocopies/late.so") == "\x7f" "ELF");
+  CHECK(first_bytes("twocopies/replaced.so") == "not ");
 }
 
 TEST_CASE("zip bomb: refused from its compression ratio") {
