@@ -23,7 +23,19 @@ const char* name_from_header(CUresult result) {
     case kErrorJitCompilerNotFound: return "CUDA_ERROR_JIT_COMPILER_NOT_FOUND";
     case kErrorUnsupportedPtxVersion: return "CUDA_ERROR_UNSUPPORTED_PTX_VERSION";
     case kErrorJitCompilationDisabled: return "CUDA_ERROR_JIT_COMPILATION_DISABLED";
+    case kErrorContained: return "CUDA_ERROR_CONTAINED";
+    case kErrorIllegalAddress: return "CUDA_ERROR_ILLEGAL_ADDRESS";
+    case kErrorLaunchTimeout: return "CUDA_ERROR_LAUNCH_TIMEOUT";
     case kErrorAssert: return "CUDA_ERROR_ASSERT";
+    case kErrorHardwareStackError: return "CUDA_ERROR_HARDWARE_STACK_ERROR";
+    case kErrorIllegalInstruction: return "CUDA_ERROR_ILLEGAL_INSTRUCTION";
+    case kErrorMisalignedAddress: return "CUDA_ERROR_MISALIGNED_ADDRESS";
+    case kErrorInvalidAddressSpace: return "CUDA_ERROR_INVALID_ADDRESS_SPACE";
+    case kErrorInvalidPc: return "CUDA_ERROR_INVALID_PC";
+    case kErrorLaunchFailed: return "CUDA_ERROR_LAUNCH_FAILED";
+    case kErrorTensorMemoryLeak: return "CUDA_ERROR_TENSOR_MEMORY_LEAK";
+    case kErrorMpsClientTerminated: return "CUDA_ERROR_MPS_CLIENT_TERMINATED";
+    case kErrorExternalDevice: return "CUDA_ERROR_EXTERNAL_DEVICE";
     case kErrorSystemDriverMismatch: return "CUDA_ERROR_SYSTEM_DRIVER_MISMATCH";
     case kErrorCompatNotSupportedOnDevice: return "CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE";
     default: return nullptr;
@@ -62,18 +74,18 @@ std::string bind_driver_api(void* handle, DriverApi& api) {
 
 StickyScope sticky_scope(CUresult result) {
   switch (result) {
-    case 226:  // CUDA_ERROR_CONTAINED
-    case 700:  // CUDA_ERROR_ILLEGAL_ADDRESS
-    case 702:  // CUDA_ERROR_LAUNCH_TIMEOUT
-    case 714:  // CUDA_ERROR_HARDWARE_STACK_ERROR
-    case 715:  // CUDA_ERROR_ILLEGAL_INSTRUCTION
-    case 716:  // CUDA_ERROR_MISALIGNED_ADDRESS
-    case 717:  // CUDA_ERROR_INVALID_ADDRESS_SPACE
-    case 718:  // CUDA_ERROR_INVALID_PC
-    case 719:  // CUDA_ERROR_LAUNCH_FAILED
-    case 721:  // CUDA_ERROR_TENSOR_MEMORY_LEAK
-    case 810:  // CUDA_ERROR_MPS_CLIENT_TERMINATED
-    case 911:  // CUDA_ERROR_EXTERNAL_DEVICE
+    case kErrorContained:
+    case kErrorIllegalAddress:
+    case kErrorLaunchTimeout:
+    case kErrorHardwareStackError:
+    case kErrorIllegalInstruction:
+    case kErrorMisalignedAddress:
+    case kErrorInvalidAddressSpace:
+    case kErrorInvalidPc:
+    case kErrorLaunchFailed:
+    case kErrorTensorMemoryLeak:
+    case kErrorMpsClientTerminated:
+    case kErrorExternalDevice:
       return StickyScope::Process;
     case kErrorAssert:
       return StickyScope::Context;

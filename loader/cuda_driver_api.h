@@ -26,7 +26,19 @@ inline constexpr CUresult kErrorInvalidPtx = 218;
 inline constexpr CUresult kErrorJitCompilerNotFound = 221;
 inline constexpr CUresult kErrorUnsupportedPtxVersion = 222;
 inline constexpr CUresult kErrorJitCompilationDisabled = 223;
+inline constexpr CUresult kErrorContained = 226;
+inline constexpr CUresult kErrorIllegalAddress = 700;
+inline constexpr CUresult kErrorLaunchTimeout = 702;
 inline constexpr CUresult kErrorAssert = 710;
+inline constexpr CUresult kErrorHardwareStackError = 714;
+inline constexpr CUresult kErrorIllegalInstruction = 715;
+inline constexpr CUresult kErrorMisalignedAddress = 716;
+inline constexpr CUresult kErrorInvalidAddressSpace = 717;
+inline constexpr CUresult kErrorInvalidPc = 718;
+inline constexpr CUresult kErrorLaunchFailed = 719;
+inline constexpr CUresult kErrorTensorMemoryLeak = 721;
+inline constexpr CUresult kErrorMpsClientTerminated = 810;
+inline constexpr CUresult kErrorExternalDevice = 911;
 inline constexpr CUresult kErrorSystemDriverMismatch = 803;
 inline constexpr CUresult kErrorCompatNotSupportedOnDevice = 804;
 inline constexpr int kJitErrorLogBuffer = 5;           // CU_JIT_ERROR_LOG_BUFFER: char*
@@ -62,9 +74,9 @@ struct DriverApi {
 // Resolves every entry point from `handle`. Returns the names that are missing (empty = all found).
 std::string bind_driver_api(void* handle, DriverApi& api);
 
-// What an error leaves usable. cuda.h says of its sticky errors that "any further CUDA work will
-// return the same error" until the process is relaunched (Process), and of CUDA_ERROR_ASSERT that
-// the context "cannot be used anymore" (Context).
+// What an error leaves usable. Of some errors cuda.h says that "the process must be terminated and
+// relaunched" to use CUDA again (Process; most add that "any further CUDA work will return the same
+// error"), and of CUDA_ERROR_ASSERT that the context "cannot be used anymore" (Context).
 enum class StickyScope { None, Context, Process };
 StickyScope sticky_scope(CUresult result);
 

@@ -4,6 +4,7 @@
 // CUDA or cuDNN; the parent only reads what it reports.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -67,9 +68,10 @@ StepResult run_cudnn_convolution(ProbeState& state, ProbeDevice& device);
 std::string make_context_current(ProbeState& state, ProbeDevice& device);
 void release_contexts(ProbeState& state);
 
-// After a GPU step on `device` failed: asks its context whether the failure left a sticky error
-// and, if it did, records which later steps it rules out (the device's or the whole process's).
-void note_sticky_error(ProbeState& state, ProbeDevice& device, const std::string& failed_step);
+// After a GPU step on `device` failed: asks its context whether the failure left an error that
+// outlives it (cuda::sticky_scope) and, if it did, records which later steps it rules out (the
+// device's or the whole process's) and returns it.
+std::optional<cuda::CUresult> note_sticky_error(ProbeState& state, ProbeDevice& device, const std::string& failed_step);
 // Why no further GPU step can run on `device` ("" = it can).
 std::string unusable_reason(const ProbeState& state, const ProbeDevice& device);
 

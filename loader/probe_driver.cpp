@@ -139,32 +139,6 @@ std::string make_context_current(ProbeState& state, ProbeDevice& device) {
   return r == cuda::kSuccess ? "" : "cuCtxSetCurrent returned " + describe_cuda_error(cu, r);
 }
 
-void note_sticky_error(ProbeState& state, ProbeDevice& device, const std::string& failed_step) {
-  const cuda::DriverApi& cu = state.cu;
-  if (!device.context) return;
-  cuda::CUresult r = cu.cuCtxSetCurrent(device.context);
-  if (r == cuda::kSuccess) r = cu.cuCtxSynchronize();
-  switch (cuda::sticky_scope(r)) {
-    case cuda::StickyScope::Process:
-      state.cuda_unusable = fmt::format(
-          "not run: {} left {}, a sticky error: the driver answers every later CUDA call in this process with it "
-          "(cuda.h: the process must be terminated and relaunched)",
-          failed_step, describe_cuda_error(cu, r));
-      break;
-    case cuda::StickyScope::Context:
-      device.unusable = fmt::format(
-          "not run: {} left {}: device {}'s context cannot be used again until it is destroyed", failed_step,
-          describe_cuda_error(cu, r), device.ordinal);
-      break;
-    case cuda::StickyScope::None:
-      break;
-  }
-}
-
-std::string unusable_reason(const ProbeState& state, const ProbeDevice& device) {
-  return state.cuda_unusable.empty() ? device.unusable : state.cuda_unusable;
-}
-
 void release_contexts(ProbeState& state) {
   for (ProbeDevice& d : state.devices) {
     if (!d.context) continue;

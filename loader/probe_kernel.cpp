@@ -22,13 +22,6 @@ double ms_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
 
-// A sticky error from a vector add that cannot go wrong points at the GPU or the driver; the data
-// says so for the finding's fix.
-StepResult launch_failed(const cuda::DriverApi& cu, const char* call, cuda::CUresult r, nlohmann::json& data) {
-  if (cuda::sticky_scope(r) != cuda::StickyScope::None) data["sticky_error"] = r;
-  return {StepStatus::Failed, fmt::format("{} returned {}", call, describe_cuda_error(cu, r)), data};
-}
-
 StepResult launch(const cuda::DriverApi& cu, cuda::CUfunction fn, DeviceBuffers& mem, nlohmann::json& data) {
   std::vector<float> a(kElements), b(kElements), c(kElements, -1.0f);
   for (int i = 0; i < kElements; ++i) {
@@ -45,8 +38,9 @@ StepResult launch(const cuda::DriverApi& cu, cuda::CUfunction fn, DeviceBuffers&
   unsigned grid = (kElements + kBlock - 1) / kBlock;
   auto t0 = std::chrono::steady_clock::now();
   cuda::CUresult r = cu.cuLaunchKernel(fn, grid, 1, 1, kBlock, 1, 1, 0, nullptr, params, nullptr);
-  if (r != cuda::kSuccess) return launch_failed(cu, "cuLaunchKernel", r, data);
-  if ((r = cu.cuCtxSynchronize()) != cuda::kSuccess) return launch_failed(cu, "cuCtxSynchronize after the launch", r, data);
+  if (r != cuda::kSuccess) return {StepStatus::Failed, "cuLaunchKernel returned " + describe_cuda_error(cu, r), data};
+  if ((r = cu.cuCtxSynchronize()) != cuda::kSuccess)
+    return {StepStatus::Failed, "cuCtxSynchronize after the launch returned " + describe_cuda_error(cu, r), data};
   data["kernel_ms"] = ms_since(t0);
   if (!mem.download(c.data(), dc, bytes, "c")) return {StepStatus::Failed, mem.error(), data};
   int wrong = 0, first = -1;

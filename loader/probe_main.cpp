@@ -48,17 +48,25 @@ std::string joined(const std::vector<std::string>& names) {
   return out;
 }
 
-// A step on one GPU. After a sticky error the driver would fail it with that same error, which
-// would blame the step's library, so it is reported as not run, naming the step that left it.
+// A step on one GPU. After an error that outlives its step the driver would fail the later steps
+// with it, under their library's name, so they are reported as not run, naming the step that left it.
 void run_gpu_step(StepRunner& steps, ProbeState& state, ProbeDevice& device, const std::string& step,
                   const std::string& library, const std::function<StepResult()>& body) {
+  nlohmann::json where = {{"device", device.ordinal}, {"sm", fmt::format("sm_{}{}", device.cc_major, device.cc_minor)}};
   if (std::string reason = unusable_reason(state, device); !reason.empty()) {
-    steps.run(step, library, [&] { return StepResult{StepStatus::NotRun, reason, {{"after_sticky_error", true}}}; });
+    where["after_sticky_error"] = true;
+    steps.run(step, library, [&] { return StepResult{StepStatus::NotRun, reason, where}; });
     return;
   }
   steps.run(step, library, [&] {
     StepResult result = body();
-    if (result.status == StepStatus::Failed) note_sticky_error(state, device, step);  // within the step: it may hang
+    // The check synchronises with the GPU, which can hang: it is part of the step, under its timeout.
+    if (result.status != StepStatus::Failed) return result;
+    if (auto sticky = note_sticky_error(state, device, step)) {
+      result.data["sticky_error"] = *sticky;
+      std::string left = describe_cuda_error(state.cu, *sticky);
+      if (result.message.find(left) == std::string::npos) result.message += "; then cuCtxSynchronize returned " + left;
+    }
     return result;
   });
 }

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "loader/cuda_driver_api.h"
 #include "loader/verify.h"
 #include "loader/verify_internal.h"
 
@@ -82,11 +83,18 @@ void add_interrupted_step(RuntimeReport& report, const ChildLimits& limits) {
       fmt::format("{} crashes the process that loads it: the application would crash the same way. Check which file was loaded (see the step's library) and replace it", open.library)));
 }
 
-// The probe's kernel is a correct vector add, so a sticky error from it is the GPU's or the driver's.
-constexpr const char* kGpuHealthFix =
-    "the probe's own kernel does not fault, so the GPU or the driver is at fault and other CUDA programs on this "
-    "GPU are likely to fail too: look for Xid errors in the kernel log (dmesg, journalctl -k), check nvidia-smi -q "
-    "for ECC errors and retired or remapped rows, then reset the GPU (nvidia-smi --gpu-reset -i <index>) or reboot";
+// The fix for a failed step. The probe's kernel is a correct vector add, so an error from it that
+// outlives the step is the GPU's, the driver's or the MPS server's.
+std::string step_fix(const StepRecord& s) {
+  if (!s.step.starts_with("kernel.device") || !s.data.contains("sticky_error"))
+    return fmt::format("the application would meet the same error when it calls into {}", s.library);
+  if (s.data["sticky_error"] == cuda::kErrorMpsClientTerminated)
+    return "the MPS server ended this client; a fault in any client of the server ends them all: check the MPS "
+           "server's log and restart it (nvidia-cuda-mps-control)";
+  return "the probe's own kernel does not fault, so the GPU or the driver is at fault and other CUDA programs on this "
+         "GPU are likely to fail too: look for Xid errors in the kernel log (dmesg, journalctl -k), check nvidia-smi -q "
+         "for ECC errors and retired or remapped rows, then reset the GPU (nvidia-smi --gpu-reset) or reboot";
+}
 
 }  // namespace
 
@@ -123,9 +131,7 @@ void collect_steps(RuntimeReport& report, const ChildLimits& limits) {
 void collect_step_findings(RuntimeReport& report) {
   for (const StepRecord& s : report.steps) {
     if (s.status != StepStatus::Failed || s.step == "probe" || s.data.contains("timeout") || s.data.contains("signal")) continue;
-    report.findings.push_back(error("verify-step-failed", fmt::format("{}: {}", s.step, s.message),
-                                    s.data.contains("sticky_error") ? kGpuHealthFix
-                                    : fmt::format("the application would meet the same error when it calls into {}", s.library)));
+    report.findings.push_back(error("verify-step-failed", fmt::format("{}: {}", s.step, s.message), step_fix(s)));
   }
 }
 

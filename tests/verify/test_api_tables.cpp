@@ -89,7 +89,10 @@ TEST_CASE("the CUresult numbers the probe names are cuda.h's") {
   for (CUresult result : {kErrorNotInitialized, kErrorStubLibrary, kErrorCallRequiresNewerDriver, kErrorDeviceUnavailable,
                           kErrorNoDevice, kErrorNoBinaryForGpu, kErrorInvalidPtx, kErrorJitCompilerNotFound,
                           kErrorUnsupportedPtxVersion, kErrorJitCompilationDisabled, kErrorSystemDriverMismatch,
-                          kErrorCompatNotSupportedOnDevice, kErrorAssert}) {
+                          kErrorCompatNotSupportedOnDevice, kErrorContained, kErrorIllegalAddress, kErrorLaunchTimeout,
+                          kErrorAssert, kErrorHardwareStackError, kErrorIllegalInstruction, kErrorMisalignedAddress,
+                          kErrorInvalidAddressSpace, kErrorInvalidPc, kErrorLaunchFailed, kErrorTensorMemoryLeak,
+                          kErrorMpsClientTerminated, kErrorExternalDevice}) {
     CAPTURE(result);
     std::string described = describe_cuda_error(DriverApi{}, result);  // no driver: the name is the probe's own
     std::string name = described.substr(0, described.find(' '));

@@ -236,32 +236,57 @@ TEST_CASE("fake driver behaviours end in the right step status, finding and exit
   }
 }
 
-TEST_CASE("after a sticky CUDA error the steps that follow are not run, not blamed on cuDNN") {
-  struct Case { const char* mode; const char* error; const char* scope; };
+TEST_CASE("after an error that outlives its step, the GPU steps it rules out are not run, not blamed on cuDNN") {
+  struct Case {
+    const char* env;
+    const char* left;   // the step and the error it left
+    const char* scope;  // cuda.h's words for it
+    const char* kernel0; const char* cudnn0; const char* kernel1; const char* cudnn1;
+  };
   const Case cases[] = {
-      {"launch-failure", "CUDA_ERROR_LAUNCH_FAILED (719)", "every later CUDA call in this process"},
-      {"device-assert", "CUDA_ERROR_ASSERT (710)", "device 0's context cannot be used again"},
+      {"FAKECUDA_MODE=launch-failure", "kernel.device0 left CUDA_ERROR_LAUNCH_FAILED (719)", "terminated and relaunched",
+       "failed", "not run", "not run", "not run"},
+      {"FAKECUDA_MODE=device-assert", "kernel.device0 left CUDA_ERROR_ASSERT (710)", "device 0's context cannot be used anymore",
+       "failed", "not run", "ok", "ok"},
+      {"FAKECUDNN_MODE=conv-illegal-address", "cudnn.convolution.device0 left CUDA_ERROR_ILLEGAL_ADDRESS (700)",
+       "terminated and relaunched", "ok", "failed", "not run", "not run"},
   };
   for (const Case& c : cases) {
-    Verify v = verify_fake9(std::string("FAKECUDA_MODE=") + c.mode);
-    INFO(c.mode);
+    Verify v = verify_fake9(std::string(c.env) + " FAKECUDA_DEVICES=2");
+    INFO(c.env);
     INFO(v.output);
-    CHECK(v.status("kernel.device0") == "failed");
-    CHECK(v.status("cudnn.convolution.device0") == "not run");
-    std::string why = v.message("cudnn.convolution.device0");
-    CHECK_MESSAGE(why.find(std::string("kernel.device0 left ") + c.error) != std::string::npos, why);
-    CHECK_MESSAGE(why.find(c.scope) != std::string::npos, why);
-    CHECK(v.step("cudnn.convolution.device0")->at("data")["after_sticky_error"] == true);
-    CHECK(v.step("kernel.device0")->at("data").contains("sticky_error"));
-    CHECK(v.finding_fix("verify-step-failed").find("Xid errors") != std::string::npos);
+    CHECK(v.status("kernel.device0") == c.kernel0);
+    CHECK(v.status("cudnn.convolution.device0") == c.cudnn0);
+    CHECK(v.status("kernel.device1") == c.kernel1);
+    CHECK(v.status("cudnn.convolution.device1") == c.cudnn1);
+    for (const char* step : {"kernel.device0", "cudnn.convolution.device0", "kernel.device1", "cudnn.convolution.device1"}) {
+      if (v.status(step) != "not run") continue;
+      CAPTURE(step);
+      std::string why = v.message(step);
+      CHECK_MESSAGE(why.find(c.left) != std::string::npos, why);
+      CHECK_MESSAGE(why.find(c.scope) != std::string::npos, why);
+      const json& data = v.step(step)->at("data");
+      CHECK(data["after_sticky_error"] == true);
+      CHECK(data["device"] == (std::string(step).back() == '1' ? 1 : 0));
+    }
+    CHECK_FALSE(v.has_finding("verify-gpu-not-run"));  // no advice about the PTX JIT for a skipped kernel
     CHECK(v.exit_code == 3);
   }
-  // a failure that is not sticky leaves the cuDNN step to run
+  // the kernel's own fault is the GPU's: the fix says where to look; a fault in cuDNN's step is cuDNN's call
+  Verify kernel = verify_fake9("FAKECUDA_MODE=launch-failure");
+  CHECK(kernel.step("kernel.device0")->at("data")["sticky_error"] == 719);
+  CHECK(kernel.finding_fix("verify-step-failed").find("Xid errors") != std::string::npos);
+  Verify cudnn = verify_fake9("FAKECUDNN_MODE=conv-illegal-address");
+  CHECK(cudnn.step("cudnn.convolution.device0")->at("data")["sticky_error"] == 700);
+  CHECK(cudnn.message("cudnn.convolution.device0").ends_with(
+      "; then cuCtxSynchronize returned CUDA_ERROR_ILLEGAL_ADDRESS (700): an illegal memory access was encountered"));
+  CHECK(cudnn.finding_fix("verify-step-failed").find("calls into") != std::string::npos);
+  // a failure that leaves nothing behind leaves the cuDNN step to run
   Verify wrong = verify_fake9("FAKECUDA_MODE=wrong-results");
   INFO(wrong.output);
   CHECK(wrong.status("kernel.device0") == "failed");
+  CHECK_FALSE(wrong.step("kernel.device0")->at("data").contains("sticky_error"));
   CHECK(wrong.status("cudnn.convolution.device0") == "ok");
-  CHECK(wrong.finding_fix("verify-step-failed").find("calls into") != std::string::npos);
 }
 
 TEST_CASE("an algorithm the heuristic offers that fails to run is passed over for the next, as frameworks do") {
