@@ -123,11 +123,15 @@ class Convolution {
         first_failure = outcome;
         first_attempt = data_;
       }
+      if (context_lost()) break;  // the failed call left an error no other algorithm can get past
     }
-    data_ = first_attempt;  // every one failed: the record is the first failure's
+    data_ = first_attempt;  // every one tried failed: the record is the first failure's
     data_["algorithms_failed"] = failed;
-    return algorithms.size() == 1 ? first_failure
-                                  : fmt::format("{} (each of the {} algorithms offered failed)", first_failure, algorithms.size());
+    if (failed.size() == algorithms.size())
+      return algorithms.size() == 1 ? first_failure
+                                    : fmt::format("{} (each of the {} algorithms offered failed)", first_failure, algorithms.size());
+    return fmt::format("{} (not tried after it: {} of the {} algorithms offered)", first_failure,
+                       algorithms.size() - failed.size(), algorithms.size());
   }
 
   // One algorithm: `retry` is set when cuDNN refused it or its memory could not be allocated, the
@@ -161,6 +165,8 @@ class Convolution {
     if (!mem.free_all() && outcome.empty()) return mem.error();
     return outcome;
   }
+
+  bool context_lost() const { return cuda::sticky_scope(s_.cu.cuCtxSynchronize()) != cuda::StickyScope::None; }
 
   std::string compare(const std::vector<float>& expected, const std::vector<float>& got) {
     int wrong = 0;

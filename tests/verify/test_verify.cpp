@@ -278,6 +278,9 @@ TEST_CASE("after an error that outlives its step, the GPU steps it rules out are
   CHECK(kernel.finding_fix("verify-step-failed").find("Xid errors") != std::string::npos);
   Verify cudnn = verify_fake9("FAKECUDNN_MODE=conv-illegal-address");
   CHECK(cudnn.step("cudnn.convolution.device0")->at("data")["sticky_error"] == 700);
+  // the heuristic offered two algorithms: after the first faulted, the second was not tried
+  CHECK(cudnn.step("cudnn.convolution.device0")->at("data")["algorithms_failed"].size() == 1);
+  CHECK(cudnn.message("cudnn.convolution.device0").find("(not tried after it: 1 of the 2 algorithms offered)") != std::string::npos);
   CHECK(cudnn.message("cudnn.convolution.device0").ends_with(
       "; then cuCtxSynchronize returned CUDA_ERROR_ILLEGAL_ADDRESS (700): an illegal memory access was encountered"));
   CHECK(cudnn.finding_fix("verify-step-failed").find("calls into") != std::string::npos);
