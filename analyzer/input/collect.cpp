@@ -205,6 +205,16 @@ void install_wheels(std::unique_ptr<FileSystem>& fs, const std::vector<WheelInpu
 
 // ------------------------------------------------------------------ images
 
+// What the scan takes for the container's LD_LIBRARY_PATH and LD_PRELOAD, for the image-unpacked line.
+std::string loader_settings_note(const ImageEnvironment& env) {
+  if (!env.config_read) return "; its config was not read, so no LD_LIBRARY_PATH or LD_PRELOAD is set";
+  std::string set;
+  if (!env.ld_library_path.empty()) set += fmt::format(" LD_LIBRARY_PATH={}", env.ld_library_path);
+  if (!env.ld_preload.empty()) set += fmt::format(" LD_PRELOAD={}", env.ld_preload);
+  return set.empty() ? "; its config sets no LD_LIBRARY_PATH or LD_PRELOAD"
+                     : fmt::format("; its config sets{}, the environment of every process in the container", set);
+}
+
 void unpack_image_input(std::unique_ptr<FileSystem>& fs, const std::string& input, const std::string& host,
                         const CollectRequest& request, CollectedInputs& out) {
   out.image_input = true;
@@ -225,8 +235,9 @@ void unpack_image_input(std::unique_ptr<FileSystem>& fs, const std::string& inpu
   }
   fs = make_rooted_fs(top.host_path("rootfs"));
   out.findings.push_back(info("image-unpacked", input,
-                              fmt::format("{}: {} layers applied; audited as a root file system", input,
-                                          unpacked.layers)));
+                              fmt::format("{}: {} layers applied; audited as a root file system{}", input,
+                                          unpacked.layers, loader_settings_note(unpacked.environment))));
+  out.image_environment = unpacked.environment;
   audit_directory(*fs, input, "/", request, out);
   out.temp_dirs.push_back(std::move(*temp));
 }

@@ -155,6 +155,7 @@ Expected<std::string> pick_manifest(const Entries& entries, const std::optional<
 // The layer list to unpack and what was said about the choice.
 struct ImageLayers {
   std::vector<std::string> layers;
+  std::string config;  // the config's member name ("" when the manifest names none)
   std::vector<Finding> findings;
 };
 
@@ -174,6 +175,8 @@ Expected<ImageLayers> layers_from_docker_manifest(SafeTree& staging, const Image
   if (!pick) return Error{pick.error()};
   note_several(*pick, display, out.findings);
   for (const auto& layer : pick->entries.front()->at("Layers")) out.layers.push_back(layer.get<std::string>());
+  const nlohmann::json& entry = *pick->entries.front();
+  if (entry.contains("Config") && entry["Config"].is_string()) out.config = entry["Config"].get<std::string>();
   return out;
 }
 
@@ -198,6 +201,9 @@ Expected<ImageLayers> layers_from_index(SafeTree& staging, const Staged& staged,
     manifest = std::move(*next);
   }
   for (const auto& layer : manifest.at("layers")) out.layers.push_back(blob_path(layer.at("digest").get<std::string>()));
+  if (manifest.contains("config") && manifest["config"].is_object() && manifest["config"].contains("digest") &&
+      manifest["config"]["digest"].is_string())
+    out.config = blob_path(manifest["config"]["digest"].get<std::string>());
   return out;
 }
 
@@ -262,6 +268,16 @@ void apply_entries(ArchiveReader& reader, SafeTree& rootfs, const std::string& d
   }
 }
 
+// The config an image's manifest names, read for the environment its containers start with.
+ImageEnvironment environment_of_image(SafeTree& staging, const Staged& staged, const std::string& config) {
+  if (config.empty()) return {};
+  auto safe = safe_relative_name(config);
+  auto name = safe ? resolve_staged(staged, *safe) : std::nullopt;
+  if (!name) return {};
+  auto json = read_json(staging, *name);
+  return json ? environment_of_config(*json) : ImageEnvironment{};
+}
+
 }  // namespace
 
 std::string host_image_platform() {
@@ -297,6 +313,23 @@ bool is_image_archive(const std::string& host_path) {
   return false;
 }
 
+ImageEnvironment environment_of_config(const nlohmann::json& config) {
+  ImageEnvironment env;
+  if (!config.is_object()) return env;
+  env.config_read = true;
+  auto inner = config.find("config");
+  if (inner == config.end() || !inner->is_object()) return env;
+  auto list = inner->find("Env");
+  if (list == inner->end() || !list->is_array()) return env;
+  for (const nlohmann::json& item : *list) {
+    if (!item.is_string()) continue;
+    const std::string& setting = item.get_ref<const std::string&>();
+    if (setting.starts_with("LD_LIBRARY_PATH=")) env.ld_library_path = setting.substr(16);
+    else if (setting.starts_with("LD_PRELOAD=")) env.ld_preload = setting.substr(11);
+  }
+  return env;
+}
+
 ImageUnpack unpack_image(const std::string& host_path, const std::string& display, SafeTree& staging,
                          SafeTree& rootfs, const ImageChoice& choice, const ArchiveLimits& limits) {
   ImageUnpack out;
@@ -315,6 +348,7 @@ ImageUnpack unpack_image(const std::string& host_path, const std::string& displa
     return out;
   }
   for (Finding& f : image->findings) out.findings.push_back(std::move(f));
+  out.environment = environment_of_image(staging, staged, image->config);
   ArchiveLimits layer_limits = limits;
   layer_limits.report_duplicates = false;  // a later entry of a layer replaces an earlier one
   for (const std::string& layer : image->layers) {

@@ -10,16 +10,31 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "analyzer/input/archive.h"
 #include "analyzer/model.h"
 
 namespace depscan {
 
+// What the image's config (`ENV` in a Dockerfile) sets for the loader of every process of a
+// container: not this shell's environment.
+struct ImageEnvironment {
+  std::string ld_library_path;  // "" when the config sets none
+  std::string ld_preload;
+  bool config_read = false;     // false: the config was missing or unreadable, so nothing is known to be set
+};
+
 struct ImageUnpack {
   bool ok = false;              // a root file system was produced (possibly with findings)
   size_t layers = 0;
+  ImageEnvironment environment;
   std::vector<Finding> findings;
 };
+
+// LD_LIBRARY_PATH and LD_PRELOAD from an image config's `config.Env` ("NAME=value" strings); the
+// last setting of a name wins, as in Docker.
+ImageEnvironment environment_of_config(const nlohmann::json& config);
 
 // Whether an archive looks like an image (has manifest.json or index.json at its top).
 bool is_image_archive(const std::string& host_path);

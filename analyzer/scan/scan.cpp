@@ -100,6 +100,12 @@ void add_roots_within_budget(Resolver& resolver, const std::vector<std::string>&
   }
 }
 
+// A container's processes start with the image's ENV, not this shell's; the options still decide.
+void use_image_environment(LoaderEnvironment& env, const ImageEnvironment& image, const ScanOptions& options) {
+  if (!options.ld_library_path) env.ld_library_path = image.ld_library_path;
+  if (!options.preload) env.preload = split_preload_list(image.ld_preload);
+}
+
 }  // namespace
 
 LoaderEnvironment environment_for(const ScanOptions& options) {
@@ -136,6 +142,7 @@ ScanReport run_scan(const ScanOptions& options) {
   prefetch_binaries(cache, roots, options.read_threads, std::move(inputs.open_roots));  // roots read (in parallel if from disk)
   timer.mark("read roots");
   ResolveOptions resolve = resolve_options_for(options);
+  if (inputs.image_environment) use_image_environment(resolve.env, *inputs.image_environment, options);
   uint32_t cpu_isa_levels = resolve.env.isa_levels;
   Resolver& resolver = work->resolver.emplace(cache, std::move(resolve));  // ld.so rules
   add_roots_within_budget(resolver, roots, report.result.findings);

@@ -26,9 +26,10 @@ struct Scan {
   bool tmp_left_empty = false;
 };
 
-Scan scan(const std::string& args, const std::string& label) {
+// `env`: more NAME=value settings for depscan's own environment.
+Scan scan(const std::string& args, const std::string& label, const std::string& env = "") {
   TempDir tmp("wheels-tmpdir-" + label);  // never the name of an input directory
-  auto result = run_command("TMPDIR=" + shell_quote(tmp.str()) + " " + shell_quote(depscan_bin()) +
+  auto result = run_command("env TMPDIR=" + shell_quote(tmp.str()) + " " + env + " " + shell_quote(depscan_bin()) +
                             " --format json " + args + " 2>/dev/null");
   Scan out;
   out.exit_code = result.exit_code;
@@ -871,6 +872,36 @@ TEST_CASE("docker-save image: layers applied with whiteouts, links kept inside")
     for (const char* stray : {"/tmp/depscan-stray-dotdot", "/tmp/depscan-stray-up", "/etc/depscan-stray-through-link"})
       CHECK_FALSE(fs::exists(stray));
   }
+}
+
+TEST_CASE("an image's LD_LIBRARY_PATH is its config's ENV, not the shell's; --ld-library-path still decides") {
+  for (const char* image : {"env-image.tar", "env-oci-image.tar"}) {
+    CAPTURE(image);
+    // the shell's LD_LIBRARY_PATH names the other copy: a container does not inherit it
+    Scan s = scan(shell_quote(fixture(image)), "env-image", "LD_LIBRARY_PATH=/srv/lib");
+    REQUIRE(s.report.is_object());
+    auto app = object_at(s.report, "/usr/bin/app");
+    REQUIRE(app);
+    const json* foo = edge(s.report, *app, "libfoo.so.1");
+    REQUIRE(foo);
+    REQUIRE(!(*foo)["to"].is_null());
+    CHECK(s.report["objects"][(*foo)["to"].get<size_t>()]["path"] == "/opt/app/lib/libfoo.so.1");
+    CHECK((*foo)["how"] == "ld_library_path");
+    CHECK(any_message_has(findings(s.report, "image-unpacked"),
+                          "its config sets LD_LIBRARY_PATH=/usr/local/nvidia/lib:/usr/local/nvidia/lib64:/opt/app/lib"));
+    Scan chosen = scan("--ld-library-path /srv/lib " + shell_quote(fixture(image)), "env-image-option");
+    const json* chosen_foo = edge(chosen.report, *object_at(chosen.report, "/usr/bin/app"), "libfoo.so.1");
+    REQUIRE(chosen_foo);
+    REQUIRE(!(*chosen_foo)["to"].is_null());
+    CHECK(chosen.report["objects"][(*chosen_foo)["to"].get<size_t>()]["path"] == "/srv/lib/libfoo.so.1");
+  }
+  // an image whose config sets nothing: the shell's LD_LIBRARY_PATH does not apply either
+  Scan plain = scan(shell_quote(fixture("image.tar")), "plain-image", "LD_LIBRARY_PATH=/srv/shell-only");
+  CHECK(any_message_has(findings(plain.report, "image-unpacked"), "its config sets no LD_LIBRARY_PATH or LD_PRELOAD"));
+  const json* missing = edge(plain.report, *object_at(plain.report, "/usr/bin/app"), "libfoo.so.1");
+  REQUIRE(missing);
+  REQUIRE(!(*missing)["tried"].empty());
+  for (const json& tried : (*missing)["tried"]) CHECK_FALSE(tried.get<std::string>().starts_with("/srv/shell-only"));
 }
 
 TEST_CASE("a multi-platform image: --platform picks the image of the index; attestations are passed over") {

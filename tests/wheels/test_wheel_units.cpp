@@ -177,6 +177,24 @@ TEST_CASE("an image layer larger than the per-member cap is unpacked: the cap is
   CHECK(too_large);
 }
 
+TEST_CASE("an image config's Env: LD_LIBRARY_PATH and LD_PRELOAD, the last setting winning, odd shapes ignored") {
+  using nlohmann::json;
+  auto env = environment_of_config(json::parse(R"({"config": {"Env": [
+      "LD_LIBRARY_PATH=/first", 7, null, "LD_PRELOAD=libx.so", "LD_LIBRARY_PATH_EXTRA=/no", "LD_LIBRARY_PATH=/a:/b=c"]}})"));
+  CHECK(env.config_read);
+  CHECK(env.ld_library_path == "/a:/b=c");
+  CHECK(env.ld_preload == "libx.so");
+  for (const char* odd : {R"({"config": {"Env": "LD_LIBRARY_PATH=/x"}})", R"({"config": []})", R"({})", R"({"Env": ["LD_PRELOAD=y"]})"}) {
+    CAPTURE(odd);
+    auto none = environment_of_config(json::parse(odd));
+    CHECK(none.config_read);
+    CHECK(none.ld_library_path.empty());
+    CHECK(none.ld_preload.empty());
+  }
+  CHECK_FALSE(environment_of_config(json::array()).config_read);
+  CHECK_FALSE(environment_of_config(json("text")).config_read);
+}
+
 TEST_CASE("archive reader: member count cap and encrypted members") {
   std::string dir = depscan::test::fixtures_dir() + "/wheels/";
   ArchiveLimits few;
