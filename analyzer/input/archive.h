@@ -39,7 +39,6 @@ struct ArchiveMember {
   uint64_t size = 0;         // declared size
   std::string link_target;   // symlink: as written; hard link: normalised member name
   unsigned mode = 0644;
-  bool repeats_earlier = false;  // a zip member whose name came before: this later copy replaces it
 };
 
 class ArchiveReader {

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -201,12 +202,6 @@ std::string relative_to_site_packages(const std::string& location, const Install
   return up + location;
 }
 
-// A later copy of a member replaces the earlier one, even when it is not a binary and so is not written.
-void forget_earlier_copy(SafeTree& prefix, const std::string& location, std::vector<std::string>& binary_files) {
-  prefix.remove(location);
-  std::erase(binary_files, location);
-}
-
 }  // namespace
 
 std::vector<std::string> parse_record_paths(std::string_view record_text) {
@@ -245,6 +240,7 @@ WheelInstall install_wheel(const std::string& host_path, const std::string& disp
   auto name = parse_wheel_file_name(basename_of(display));
   std::string dist_name = name ? name->distribution : "";
   bool has_metadata = false;
+  std::set<std::string> binary_locations;
   while (auto member = (*reader)->next()) {
     std::string top = first_component(member->name);
     bool in_dist_info = ends_with(top, ".dist-info") && member->name.find('/') != std::string::npos;
@@ -259,7 +255,6 @@ WheelInstall install_wheel(const std::string& host_path, const std::string& disp
     if (member->kind != MemberKind::File) continue;
     auto location = install_location(member->name, data_dir, dist_name, layout);
     if (!location) continue;
-    if (member->repeats_earlier) forget_earlier_copy(prefix, *location, out.binary_files);
     std::string leaf = basename_of(member->name);
     bool metadata_file = in_dist_info && member->name.find('/') == top.size() &&
                          (leaf == "METADATA" || leaf == "WHEEL" || leaf == "RECORD");
@@ -270,8 +265,10 @@ WheelInstall install_wheel(const std::string& host_path, const std::string& disp
       continue;
     }
     bool for_checks = read_by_checks(member->name);
+    // A later copy that is not a library is not written, so a library copy of a name is never hidden.
     auto written = (*reader)->extract(prefix, *location, /*binaries_only=*/!for_checks);
-    if (written && *written && !for_checks) out.binary_files.push_back(*location);
+    if (written && *written && !for_checks && binary_locations.insert(*location).second)
+      out.binary_files.push_back(*location);
     if (!written && !(*reader)->failed())
       out.findings.push_back({"archive-unsafe-member", Severity::Error, std::nullopt,
                               fmt::format("{}: '{}': {}", display, member->name, written.error()), "", display});
