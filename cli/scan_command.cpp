@@ -105,8 +105,9 @@ void add_scan_command(CLI::App& app, int& exit_code) {
                  "the image to audit of an archive holding several (docker save a b), by name: ubuntu:22.04 (default: "
                  "the first the archive lists, with a warning)");
   app.add_option("--ld-library-path", args->scan.ld_library_path,
-                 "LD_LIBRARY_PATH of the target process (default: this environment's)");
-  app.add_option("--preload", args->scan.preload, "LD_PRELOAD of the target process");
+                 "LD_LIBRARY_PATH of the target process (default: this environment's; for an image, its config's)");
+  app.add_option("--preload", args->scan.preload,
+                 "LD_PRELOAD of the target process (default: this environment's; for an image, its config's)");
   app.add_flag("--no-etc-preload", args->scan.no_etc_preload, "ignore /etc/ld.so.preload");
   app.add_flag("--bind-now", args->scan.target.bind_now,
                "model LD_BIND_NOW=1: every undefined symbol must bind at load, not at first call");

@@ -212,7 +212,8 @@ std::string loader_settings_note(const ImageEnvironment& env) {
   if (!env.ld_library_path.empty()) set += fmt::format(" LD_LIBRARY_PATH={}", env.ld_library_path);
   if (!env.ld_preload.empty()) set += fmt::format(" LD_PRELOAD={}", env.ld_preload);
   return set.empty() ? "; its config sets no LD_LIBRARY_PATH or LD_PRELOAD"
-                     : fmt::format("; its config sets{}, the environment of every process in the container", set);
+                     : fmt::format("; its config sets{}, which a container starts with (unless --ld-library-path or "
+                                   "--preload is given here)", set);
 }
 
 void unpack_image_input(std::unique_ptr<FileSystem>& fs, const std::string& input, const std::string& host,

@@ -319,6 +319,9 @@ ImageEnvironment environment_of_config(const nlohmann::json& config) {
   env.config_read = true;
   auto inner = config.find("config");
   if (inner == config.end() || !inner->is_object()) return env;
+  auto dir = inner->find("WorkingDir");
+  if (dir != inner->end() && dir->is_string() && dir->get_ref<const std::string&>().starts_with("/"))
+    env.working_dir = dir->get<std::string>();
   auto list = inner->find("Env");
   if (list == inner->end() || !list->is_array()) return env;
   for (const nlohmann::json& item : *list) {

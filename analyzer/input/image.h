@@ -17,11 +17,13 @@
 
 namespace depscan {
 
-// What the image's config (`ENV` in a Dockerfile) sets for the loader of every process of a
-// container: not this shell's environment.
+// What the image's config (`ENV` and `WORKDIR` in a Dockerfile) sets for the loader of the
+// processes a container starts with (unless `docker run -e` or a pod spec changes it): not this
+// shell's environment.
 struct ImageEnvironment {
   std::string ld_library_path;  // "" when the config sets none
   std::string ld_preload;
+  std::string working_dir = "/";  // config.WorkingDir: where empty and relative LD_LIBRARY_PATH entries point
   bool config_read = false;     // false: the config was missing or unreadable, so nothing is known to be set
 };
 

@@ -100,10 +100,12 @@ void add_roots_within_budget(Resolver& resolver, const std::vector<std::string>&
   }
 }
 
-// A container's processes start with the image's ENV, not this shell's; the options still decide.
+// A container's processes start with the image's ENV and WORKDIR, not this shell's; the options
+// still decide.
 void use_image_environment(LoaderEnvironment& env, const ImageEnvironment& image, const ScanOptions& options) {
   if (!options.ld_library_path) env.ld_library_path = image.ld_library_path;
   if (!options.preload) env.preload = split_preload_list(image.ld_preload);
+  env.cwd = image.working_dir;
 }
 
 }  // namespace

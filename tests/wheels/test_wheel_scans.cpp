@@ -895,6 +895,20 @@ TEST_CASE("an image's LD_LIBRARY_PATH is its config's ENV, not the shell's; --ld
     REQUIRE(!(*chosen_foo)["to"].is_null());
     CHECK(chosen.report["objects"][(*chosen_foo)["to"].get<size_t>()]["path"] == "/srv/lib/libfoo.so.1");
   }
+  // an empty LD_LIBRARY_PATH entry is the container's working directory (WORKDIR), not this shell's
+  Scan workdir = scan(shell_quote(fixture("workdir-image.tar")), "workdir-image");
+  const json* in_workdir = edge(workdir.report, *object_at(workdir.report, "/usr/bin/app"), "libfoo.so.1");
+  REQUIRE(in_workdir);
+  REQUIRE(!(*in_workdir)["to"].is_null());
+  CHECK(workdir.report["objects"][(*in_workdir)["to"].get<size_t>()]["path"] == "/srv/lib/libfoo.so.1");
+  CHECK((*in_workdir)["how"] == "ld_library_path");
+  // the image's LD_PRELOAD is loaded first, and the app's NEEDED reuses it
+  Scan preload = scan(shell_quote(fixture("preload-image.tar")), "preload-image", "LD_PRELOAD=");
+  const json* preloaded = edge(preload.report, *object_at(preload.report, "/usr/bin/app"), "libfoo.so.1");
+  REQUIRE(preloaded);
+  REQUIRE(!(*preloaded)["to"].is_null());
+  CHECK(preload.report["objects"][(*preloaded)["to"].get<size_t>()]["path"] == "/srv/lib/libfoo.so.1");
+  CHECK(any_message_has(findings(preload.report, "image-unpacked"), "its config sets LD_PRELOAD=/srv/lib/libfoo.so.1"));
   // an image whose config sets nothing: the shell's LD_LIBRARY_PATH does not apply either
   Scan plain = scan(shell_quote(fixture("image.tar")), "plain-image", "LD_LIBRARY_PATH=/srv/shell-only");
   CHECK(any_message_has(findings(plain.report, "image-unpacked"), "its config sets no LD_LIBRARY_PATH or LD_PRELOAD"));
