@@ -239,6 +239,7 @@ void unpack_image_input(std::unique_ptr<FileSystem>& fs, const std::string& inpu
                               fmt::format("{}: {} layers applied; audited as a root file system{}", input,
                                           unpacked.layers, loader_settings_note(unpacked.environment))));
   out.image_environment = unpacked.environment;
+  out.image_display = input;
   audit_directory(*fs, input, "/", request, out);
   out.temp_dirs.push_back(std::move(*temp));
 }

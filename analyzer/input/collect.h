@@ -40,7 +40,8 @@ struct CollectedInputs {
   size_t skipped_files = 0;                     // non-binaries met while walking directories
   bool install = false;                         // wheels / an environment: the rest is "system"
   bool image_input = false;                     // an input was taken as a container image archive
-  std::optional<ImageEnvironment> image_environment;  // the unpacked image's loader settings
+  std::optional<ImageEnvironment> image_environment;  // the unpacked image's loader settings and requirements
+  std::string image_display;                    // the image input, as given
   std::vector<std::unique_ptr<TempDirectory>> temp_dirs;
   // Roots' files as telling them apart opened them, by logical path, for the reader to go on
   // with (the first kMaxOpenRoots roots; none when the file system was replaced).

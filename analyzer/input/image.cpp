@@ -268,6 +268,43 @@ void apply_entries(ArchiveReader& reader, SafeTree& rootfs, const std::string& d
   }
 }
 
+// Go's strconv.ParseBool, true side: how the toolkit reads NVIDIA_DISABLE_REQUIRE.
+bool go_true(const std::string& text) {
+  return text == "1" || text == "t" || text == "T" || text == "true" || text == "TRUE" || text == "True";
+}
+
+// "12.4" of CUDA_VERSION=12.4.1, as the toolkit reads a legacy image's version.
+std::optional<std::string> major_minor_of(const std::string& version) {
+  size_t first = version.find('.');
+  if (first == 0 || first == std::string::npos) return std::nullopt;
+  size_t second = version.find('.', first + 1);
+  std::string major = version.substr(0, first), minor = version.substr(first + 1, second - first - 1);
+  auto digits = [](const std::string& s) {
+    return !s.empty() && s.size() <= 9 && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+  };
+  if (!digits(major) || !digits(minor)) return std::nullopt;
+  return std::to_string(std::stoul(major)) + "." + std::to_string(std::stoul(minor));
+}
+
+ContainerRequirements requirements_of(const std::map<std::string, std::string>& settings) {
+  ContainerRequirements out;
+  auto disable = settings.find("NVIDIA_DISABLE_REQUIRE");
+  if (disable != settings.end() && go_true(disable->second)) {
+    out.disabled = true;
+    return out;
+  }
+  for (const auto& [name, text] : settings)
+    if (name.starts_with("NVIDIA_REQUIRE_") && !name.starts_with("NVIDIA_REQUIRE_JETPACK"))
+      out.variables.emplace_back(name, text);
+  auto legacy = settings.find("CUDA_VERSION");
+  auto require_cuda = settings.find("NVIDIA_REQUIRE_CUDA");
+  bool has_require_cuda = require_cuda != settings.end() && !require_cuda->second.empty();
+  if (legacy != settings.end() && !legacy->second.empty() && !has_require_cuda)
+    if (auto major_minor = major_minor_of(legacy->second))
+      out.variables.emplace_back("CUDA_VERSION", "cuda>=" + *major_minor);
+  return out;
+}
+
 // The config an image's manifest names, read for the environment its containers start with.
 ImageEnvironment environment_of_image(SafeTree& staging, const Staged& staged, const std::string& config) {
   if (config.empty()) return {};
@@ -324,12 +361,20 @@ ImageEnvironment environment_of_config(const nlohmann::json& config) {
     env.working_dir = dir->get<std::string>();
   auto list = inner->find("Env");
   if (list == inner->end() || !list->is_array()) return env;
+  std::map<std::string, std::string> settings;
   for (const nlohmann::json& item : *list) {
     if (!item.is_string()) continue;
     const std::string& setting = item.get_ref<const std::string&>();
-    if (setting.starts_with("LD_LIBRARY_PATH=")) env.ld_library_path = setting.substr(16);
-    else if (setting.starts_with("LD_PRELOAD=")) env.ld_preload = setting.substr(11);
+    size_t equals = setting.find('=');
+    if (equals != std::string::npos) settings[setting.substr(0, equals)] = setting.substr(equals + 1);
   }
+  auto value = [&](const char* name) {
+    auto it = settings.find(name);
+    return it == settings.end() ? std::string() : it->second;
+  };
+  env.ld_library_path = value("LD_LIBRARY_PATH");
+  env.ld_preload = value("LD_PRELOAD");
+  env.requirements = requirements_of(settings);
   return env;
 }
 

@@ -8,6 +8,7 @@
 
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -17,6 +18,15 @@
 
 namespace depscan {
 
+// The NVIDIA Container Toolkit's start-time requirements of an image: every NVIDIA_REQUIRE_*
+// variable but NVIDIA_REQUIRE_JETPACK*, and for a legacy image (CUDA_VERSION without
+// NVIDIA_REQUIRE_CUDA) "cuda>=major.minor"; none with NVIDIA_DISABLE_REQUIRE true
+// (nvidia-container-toolkit internal/config/image/cuda_image.go, GetRequirements).
+struct ContainerRequirements {
+  std::vector<std::pair<std::string, std::string>> variables;  // {"NVIDIA_REQUIRE_CUDA", "cuda>=12.4 brand=..."}, by name
+  bool disabled = false;
+};
+
 // What the image's config (`ENV` and `WORKDIR` in a Dockerfile) sets for the loader of the
 // processes a container starts with (unless `docker run -e` or a pod spec changes it): not this
 // shell's environment.
@@ -25,6 +35,7 @@ struct ImageEnvironment {
   std::string ld_preload;
   std::string working_dir = "/";  // config.WorkingDir: where empty and relative LD_LIBRARY_PATH entries point
   bool config_read = false;     // false: the config was missing or unreadable, so nothing is known to be set
+  ContainerRequirements requirements;
 };
 
 struct ImageUnpack {
@@ -34,8 +45,8 @@ struct ImageUnpack {
   std::vector<Finding> findings;
 };
 
-// LD_LIBRARY_PATH and LD_PRELOAD from an image config's `config.Env` ("NAME=value" strings); the
-// last setting of a name wins, as in Docker.
+// LD_LIBRARY_PATH, LD_PRELOAD and the container requirements from an image config's `config.Env`
+// ("NAME=value" strings); the last setting of a name wins, as in Docker.
 ImageEnvironment environment_of_config(const nlohmann::json& config);
 
 // Whether an archive looks like an image (has manifest.json or index.json at its top).

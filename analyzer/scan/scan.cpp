@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "analyzer/check/container_requirements.h"
 #include "analyzer/check/cuda_checks.h"
 #include "analyzer/check/framework_cudnn.h"
 #include "analyzer/check/gpu_code.h"
@@ -178,6 +179,10 @@ ScanReport run_scan(const ScanOptions& options) {
   for (auto& f : check_cuda_stack(ctx, cuda_stack)) report.result.findings.push_back(std::move(f));  // CUDA/cuDNN/driver
   for (auto& f : check_framework_cudnn(ctx, cuda_stack, inputs.distributions))
     report.result.findings.push_back(std::move(f));                                              // torch/TF vs cuDNN
+  if (inputs.image_environment)                                              // NVIDIA_REQUIRE_* vs --driver
+    for (auto& f : check_container_requirements(matrix, options.target, inputs.image_environment->requirements,
+                                                 inputs.image_display))
+      report.result.findings.push_back(std::move(f));
   timer.mark("cuda checks");
   if (options.cuda_audit) report.cuda_stack = std::move(cuda_stack);                           // for the summary
   SymbolIndex symbols(report.result.graph);                                 // symbol tables, once per object

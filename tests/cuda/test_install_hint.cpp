@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "analyzer/check/cuda_install_hint.h"
+#include "embedded_matrix.h"
 #include "support.h"
 
 using namespace depscan;
@@ -15,17 +16,8 @@ using nlohmann::json;
 
 namespace {
 
-const Matrix& embedded() {
-  static const Matrix matrix = [] {
-    auto m = load_embedded_matrix();
-    REQUIRE_MESSAGE(m, (m ? "" : m.error()));
-    return *m;
-  }();
-  return matrix;
-}
-
 std::string hint(const char* name) {
-  auto h = cuda_install_hint(embedded(), name);
+  auto h = cuda_install_hint(embedded_matrix(), name);
   REQUIRE_MESSAGE(h, name << " has no hint");
   return *h;
 }
@@ -66,7 +58,7 @@ TEST_CASE("cuDNN libraries name the cuDNN series and the CUDA majors it was buil
 
 TEST_CASE("the CUDA majors of the rest of the process narrow the choices when they agree with the name") {
   auto narrowed = [](const char* name, std::vector<int> majors) {
-    auto h = cuda_install_hint(embedded(), name, "the binary", majors);
+    auto h = cuda_install_hint(embedded_matrix(), name, "the binary", majors);
     REQUIRE(h);
     return *h;
   };
@@ -86,38 +78,38 @@ TEST_CASE("NCCL and cuTENSOR are NVIDIA downloads of their own, not parts of the
   CHECK(contains(nccl, "libnccl.so.2 is part of NCCL: pip install nvidia-nccl-cu11 (CUDA 11) or nvidia-nccl-cu12 (CUDA 12) "
                        "or nvidia-nccl-cu13 (CUDA 13), or install NCCL from NVIDIA"));
   CHECK_FALSE(contains(nccl, "toolkit"));
-  auto cutensor = cuda_install_hint(embedded(), "libcutensorMg.so.2", "the binary", {13});
+  auto cutensor = cuda_install_hint(embedded_matrix(), "libcutensorMg.so.2", "the binary", {13});
   REQUIRE(cutensor);
   CHECK(contains(*cutensor, "libcutensorMg.so.2 is part of cuTENSOR: pip install cutensor-cu13 (CUDA 13), or install "
                             "cuTENSOR from NVIDIA"));
-  CHECK(embedded().component_of("libcutensor.so.2")->component == "cutensor");
-  CHECK(embedded().component_of("libcutensorMp.so.2")->component == "cutensorMp");
+  CHECK(embedded_matrix().component_of("libcutensor.so.2")->component == "cutensor");
+  CHECK(embedded_matrix().component_of("libcutensorMp.so.2")->component == "cutensorMp");
 }
 
 TEST_CASE("TensorRT: the pip packages of the TensorRT major the SONAME names, for the process's CUDA major") {
-  auto ten = cuda_install_hint(embedded(), "libnvinfer.so.10", "the provider", {12});
+  auto ten = cuda_install_hint(embedded_matrix(), "libnvinfer.so.10", "the provider", {12});
   REQUIRE(ten);
   CHECK(contains(*ten, "libnvinfer.so.10 is part of TensorRT 10: pip install tensorrt-cu12-libs==10.* (CUDA 12), or "
                        "install TensorRT 10 from NVIDIA"));
   std::string eleven = hint("libnvinfer_plugin.so.11");  // no TensorRT 11 for CUDA 11
   CHECK(contains(eleven, "part of TensorRT 11: pip install tensorrt-cu12-libs==11.* (CUDA 12) or "
                          "tensorrt-cu13-libs==11.* (CUDA 13), or install TensorRT 11 from NVIDIA"));
-  auto lean = cuda_install_hint(embedded(), "libnvinfer_lean.so.10", "the binary", {11});
+  auto lean = cuda_install_hint(embedded_matrix(), "libnvinfer_lean.so.10", "the binary", {11});
   REQUIRE(lean);
   CHECK(contains(*lean, "pip install tensorrt-lean-cu11-libs==10.* (CUDA 11)"));
-  CHECK(embedded().component_of("libnvinfer_plugin.so.10")->component == "nvinfer_plugin");
-  CHECK(embedded().component_of("libnvinfer.so.10")->component == "nvinfer");
-  const ComponentSoname* versioned = embedded().soname_of("libnvonnxparser.so.10.16.1");
+  CHECK(embedded_matrix().component_of("libnvinfer_plugin.so.10")->component == "nvinfer_plugin");
+  CHECK(embedded_matrix().component_of("libnvinfer.so.10")->component == "nvinfer");
+  const ComponentSoname* versioned = embedded_matrix().soname_of("libnvonnxparser.so.10.16.1");
   REQUIRE(versioned != nullptr);
   CHECK(versioned->pip_version == "10.*");
-  CHECK(embedded().soname_of("libnvinfer.so.9") == nullptr);
+  CHECK(embedded_matrix().soname_of("libnvinfer.so.9") == nullptr);
   // A SONAME no listed package ships: no unpinned pip install that would bring TensorRT 10 or 11.
   std::string eight = hint("libnvinfer.so.8");
   CHECK(contains(eight, "libnvinfer.so.8 is part of TensorRT: install a TensorRT release that ships libnvinfer.so.8 "
                         "from NVIDIA"));
   CHECK_FALSE(contains(eight, "pip install"));
   // Not a CUDA library of one major: it does not decide the CUDA major of the process.
-  CHECK(embedded().cuda_majors_of("libnvinfer.so.11") == std::vector<int>{12, 13});
+  CHECK(embedded_matrix().cuda_majors_of("libnvinfer.so.11") == std::vector<int>{12, 13});
 }
 
 TEST_CASE("cuda_majors_by_root: one-major names only, per root") {
@@ -131,7 +123,7 @@ TEST_CASE("cuda_majors_by_root: one-major names only, per root") {
   };
   g.edges = {edge("libcudart.so.12", 0), edge("libcurand.so.10", 0), edge("libcublas.so.12", 0),
              edge("libcudart.so.13", 1), edge("libc.so.6", 1)};
-  auto majors = cuda_majors_by_root(g, embedded());
+  auto majors = cuda_majors_by_root(g, embedded_matrix());
   REQUIRE(majors.size() == 2);
   CHECK(majors[0] == std::vector<int>{12});
   CHECK(majors[1] == std::vector<int>{13});
@@ -149,33 +141,33 @@ TEST_CASE("cuda_majors_by_root: the -cuNN in the name of the root's distribution
   needs.name = "libcudart.so.12";
   needs.root = 2;
   g.edges = {needs};
-  auto majors = cuda_majors_by_root(g, embedded());
+  auto majors = cuda_majors_by_root(g, embedded_matrix());
   REQUIRE(majors.size() == 4);
   CHECK(majors[0] == std::vector<int>{12});
   CHECK(majors[1].empty());
   CHECK(majors[2] == std::vector<int>{12, 13});
   CHECK(majors[3] == std::vector<int>{11});
-  auto hint = cuda_install_hint(embedded(), "libnvinfer.so.10", "tensorrt.so", majors[0]);
+  auto hint = cuda_install_hint(embedded_matrix(), "libnvinfer.so.10", "tensorrt.so", majors[0]);
   REQUIRE(hint);
   CHECK(contains(*hint, "pip install tensorrt-cu12-libs==10.* (CUDA 12), or install TensorRT 10"));
 }
 
 TEST_CASE("other libraries get no CUDA hint") {
-  CHECK_FALSE(cuda_install_hint(embedded(), "libssl.so.3"));
-  CHECK_FALSE(cuda_install_hint(embedded(), "libcudaxyz.so.1"));
+  CHECK_FALSE(cuda_install_hint(embedded_matrix(), "libssl.so.3"));
+  CHECK_FALSE(cuda_install_hint(embedded_matrix(), "libcudaxyz.so.1"));
 }
 
 TEST_CASE("every CUDA 11-13 component SONAME has a PyPI project for each of its majors") {
-  for (const ComponentRow& c : embedded().components()) {
+  for (const ComponentRow& c : embedded_matrix().components()) {
     if (c.component == "driver") continue;
     for (const ComponentSoname& s : c.sonames)
       for (int major : s.cuda_majors) {
         if (major < 11 || (c.component == "nvjitlink" && major < 12)) continue;
         INFO(s.name << " for CUDA " << major);
-        CHECK(embedded().pip_packages_of(c.component, {major}).size() == 1);
+        CHECK(embedded_matrix().pip_packages_of(c.component, {major}).size() == 1);
       }
   }
-  CHECK_FALSE(embedded().pip_source().empty());
+  CHECK_FALSE(embedded_matrix().pip_source().empty());
 }
 
 TEST_CASE("library-not-found and dlopen-library-not-found carry the hint") {

@@ -874,48 +874,76 @@ TEST_CASE("docker-save image: layers applied with whiteouts, links kept inside")
   }
 }
 
+// The edge by which an image's /usr/bin/app needs libfoo.so.1, and the file it resolved to.
+struct AppLibfoo {
+  std::string how, path;
+  json tried;
+};
+
+AppLibfoo app_libfoo(const Scan& s) {
+  auto app = object_at(s.report, "/usr/bin/app");
+  REQUIRE(app);
+  const json* e = edge(s.report, *app, "libfoo.so.1");
+  REQUIRE(e);
+  std::string path = (*e)["to"].is_null() ? "not found" : s.report["objects"][(*e)["to"].get<size_t>()]["path"].get<std::string>();
+  return {(*e)["how"].get<std::string>(), path, (*e)["tried"]};
+}
+
 TEST_CASE("an image's LD_LIBRARY_PATH is its config's ENV, not the shell's; --ld-library-path still decides") {
   for (const char* image : {"env-image.tar", "env-oci-image.tar"}) {
     CAPTURE(image);
     // the shell's LD_LIBRARY_PATH names the other copy: a container does not inherit it
     Scan s = scan(shell_quote(fixture(image)), "env-image", "LD_LIBRARY_PATH=/srv/lib");
     REQUIRE(s.report.is_object());
-    auto app = object_at(s.report, "/usr/bin/app");
-    REQUIRE(app);
-    const json* foo = edge(s.report, *app, "libfoo.so.1");
-    REQUIRE(foo);
-    REQUIRE(!(*foo)["to"].is_null());
-    CHECK(s.report["objects"][(*foo)["to"].get<size_t>()]["path"] == "/opt/app/lib/libfoo.so.1");
-    CHECK((*foo)["how"] == "ld_library_path");
+    CHECK(app_libfoo(s).path == "/opt/app/lib/libfoo.so.1");
+    CHECK(app_libfoo(s).how == "ld_library_path");
     CHECK(any_message_has(findings(s.report, "image-unpacked"),
                           "its config sets LD_LIBRARY_PATH=/usr/local/nvidia/lib:/usr/local/nvidia/lib64:/opt/app/lib"));
     Scan chosen = scan("--ld-library-path /srv/lib " + shell_quote(fixture(image)), "env-image-option");
-    const json* chosen_foo = edge(chosen.report, *object_at(chosen.report, "/usr/bin/app"), "libfoo.so.1");
-    REQUIRE(chosen_foo);
-    REQUIRE(!(*chosen_foo)["to"].is_null());
-    CHECK(chosen.report["objects"][(*chosen_foo)["to"].get<size_t>()]["path"] == "/srv/lib/libfoo.so.1");
+    CHECK(app_libfoo(chosen).path == "/srv/lib/libfoo.so.1");
   }
   // an empty LD_LIBRARY_PATH entry is the container's working directory (WORKDIR), not this shell's
   Scan workdir = scan(shell_quote(fixture("workdir-image.tar")), "workdir-image");
-  const json* in_workdir = edge(workdir.report, *object_at(workdir.report, "/usr/bin/app"), "libfoo.so.1");
-  REQUIRE(in_workdir);
-  REQUIRE(!(*in_workdir)["to"].is_null());
-  CHECK(workdir.report["objects"][(*in_workdir)["to"].get<size_t>()]["path"] == "/srv/lib/libfoo.so.1");
-  CHECK((*in_workdir)["how"] == "ld_library_path");
+  CHECK(app_libfoo(workdir).path == "/srv/lib/libfoo.so.1");
+  CHECK(app_libfoo(workdir).how == "ld_library_path");
   // the image's LD_PRELOAD is loaded first, and the app's NEEDED reuses it
   Scan preload = scan(shell_quote(fixture("preload-image.tar")), "preload-image", "LD_PRELOAD=");
-  const json* preloaded = edge(preload.report, *object_at(preload.report, "/usr/bin/app"), "libfoo.so.1");
-  REQUIRE(preloaded);
-  REQUIRE(!(*preloaded)["to"].is_null());
-  CHECK(preload.report["objects"][(*preloaded)["to"].get<size_t>()]["path"] == "/srv/lib/libfoo.so.1");
+  CHECK(app_libfoo(preload).path == "/srv/lib/libfoo.so.1");
   CHECK(any_message_has(findings(preload.report, "image-unpacked"), "its config sets LD_PRELOAD=/srv/lib/libfoo.so.1"));
   // an image whose config sets nothing: the shell's LD_LIBRARY_PATH does not apply either
   Scan plain = scan(shell_quote(fixture("image.tar")), "plain-image", "LD_LIBRARY_PATH=/srv/shell-only");
   CHECK(any_message_has(findings(plain.report, "image-unpacked"), "its config sets no LD_LIBRARY_PATH or LD_PRELOAD"));
-  const json* missing = edge(plain.report, *object_at(plain.report, "/usr/bin/app"), "libfoo.so.1");
-  REQUIRE(missing);
-  REQUIRE(!(*missing)["tried"].empty());
-  for (const json& tried : (*missing)["tried"]) CHECK_FALSE(tried.get<std::string>().starts_with("/srv/shell-only"));
+  json tried = app_libfoo(plain).tried;
+  REQUIRE(!tried.empty());
+  for (const json& path : tried) CHECK_FALSE(path.get<std::string>().starts_with("/srv/shell-only"));
+}
+
+TEST_CASE("an image's NVIDIA_REQUIRE_CUDA against --driver: the container toolkit's start-time check") {
+  auto requirements = [](const std::string& options, const char* image) {
+    return findings(scan(options + " " + shell_quote(fixture(image)), "require").report, "container-requirement");
+  };
+  // the one finding, of `severity`: its message and fix
+  auto one = [&](const std::string& options, const char* image, const char* severity) {
+    auto found = requirements(options, image);
+    REQUIRE(found.size() == 1);
+    CHECK(found[0]["severity"] == severity);
+    return found[0]["message"].get<std::string>() + "\nfix: " + found[0]["fix"].get<std::string>();
+  };
+  auto has = [](const std::string& text, const char* part) { return text.find(part) != std::string::npos; };
+  CHECK(has(one("", "require-image.tar", "info"), "NVIDIA_REQUIRE_CUDA=\"cuda>=12.4 brand=tesla,driver>=470,driver<471"));
+  CHECK(requirements("--driver 550.54.14", "require-image.tar").empty());
+  // CUDA 12.3: no alternative holds
+  std::string refused = one("--driver 545.23.06", "require-image.tar", "error");
+  CHECK(has(refused, "on driver 545.23.06 (CUDA 12.3) the NVIDIA Container Toolkit refuses to start"));
+  CHECK(has(refused, "unsatisfied condition: cuda>=12.4)"));
+  CHECK(has(refused, "NVIDIA_DISABLE_REQUIRE=true"));
+  // branch 535 (CUDA 12.2) is allowed for Tesla and GeForce GPUs: the GPU's brand decides
+  CHECK(has(one("--driver 535.104.05", "require-image.tar", "warning"), "depends on the GPU's brand: NVIDIA_REQUIRE_CUDA="));
+  CHECK(requirements("--driver 470.57.02", "require-disabled-image.tar").empty());
+  // a legacy image (CUDA_VERSION without NVIDIA_REQUIRE_CUDA) requires cuda>=major.minor
+  std::string legacy = one("--driver 440.33", "legacy-cuda-image.tar", "error");
+  CHECK(has(legacy, "CUDA_VERSION=\"cuda>=11.0\""));
+  CHECK(has(legacy, "unsatisfied condition: cuda>=11.0"));
 }
 
 TEST_CASE("a multi-platform image: --platform picks the image of the index; attestations are passed over") {
