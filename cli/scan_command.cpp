@@ -116,9 +116,9 @@ void add_scan_command(CLI::App& app, int& exit_code) {
       ->check(CLI::IsMember({uint64_t{4096}, uint64_t{16384}, uint64_t{65536}}));
   add_cpu_level_option(app, args->scan.target.cpu_isa_levels);
   if (const char* tunables = std::getenv("GLIBC_TUNABLES")) args->scan.target.glibc_tunables = tunables;
-  app.add_option("--glibc-tunables", args->scan.target.glibc_tunables,
-                 "GLIBC_TUNABLES of the target process (default: this environment's); glibc.rtld.optional_static_tls "
-                 "and glibc.rtld.nns size the static TLS surplus");
+  CLI::Option* tunables = app.add_option("--glibc-tunables", args->scan.target.glibc_tunables,
+                 "GLIBC_TUNABLES of the target process (default: this environment's; for an image, its config's); "
+                 "glibc.rtld.optional_static_tls and glibc.rtld.nns size the static TLS surplus");
   app.add_option("--target-glibc", args->scan.target.glibc,
                  "oldest glibc the binaries must run with (2.28): every symbol too new is an error")
       ->check(dotted_version());
@@ -162,7 +162,8 @@ void add_scan_command(CLI::App& app, int& exit_code) {
   app.add_flag("--no-color", args->no_color, "never colour the output");
   add_verify_options(app, args->verify);
   // CLI11 runs the top-level callback after a subcommand's: the scan runs only without one.
-  app.callback([args, &exit_code, &app] {
+  app.callback([args, &exit_code, &app, tunables] {
+    args->scan.glibc_tunables_given = tunables->count() > 0;
     if (app.get_subcommands().empty()) exit_code = run(*args);
   });
 }

@@ -374,6 +374,7 @@ ImageEnvironment environment_of_config(const nlohmann::json& config) {
   };
   env.ld_library_path = value("LD_LIBRARY_PATH");
   env.ld_preload = value("LD_PRELOAD");
+  env.glibc_tunables = value("GLIBC_TUNABLES");
   env.requirements = requirements_of(settings);
   return env;
 }

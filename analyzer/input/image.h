@@ -33,6 +33,7 @@ struct ContainerRequirements {
 struct ImageEnvironment {
   std::string ld_library_path;  // "" when the config sets none
   std::string ld_preload;
+  std::string glibc_tunables;
   std::string working_dir = "/";  // config.WorkingDir: where empty and relative LD_LIBRARY_PATH entries point
   bool config_read = false;     // false: the config was missing or unreadable, so nothing is known to be set
   ContainerRequirements requirements;
@@ -45,7 +46,7 @@ struct ImageUnpack {
   std::vector<Finding> findings;
 };
 
-// LD_LIBRARY_PATH, LD_PRELOAD and the container requirements from an image config's `config.Env`
+// LD_LIBRARY_PATH, LD_PRELOAD, GLIBC_TUNABLES and the container requirements from an image config's `config.Env`
 // ("NAME=value" strings); the last setting of a name wins, as in Docker.
 ImageEnvironment environment_of_config(const nlohmann::json& config);
 

@@ -109,6 +109,13 @@ void use_image_environment(LoaderEnvironment& env, const ImageEnvironment& image
   env.cwd = image.working_dir;
 }
 
+// The target as the options give it; an image's processes start with its GLIBC_TUNABLES, not this shell's.
+Target target_for(const ScanOptions& options, const std::optional<ImageEnvironment>& image) {
+  Target target = options.target;
+  if (image && !options.glibc_tunables_given) target.glibc_tunables = image->glibc_tunables;
+  return target;
+}
+
 }  // namespace
 
 LoaderEnvironment environment_for(const ScanOptions& options) {
@@ -166,7 +173,8 @@ ScanReport run_scan(const ScanOptions& options) {
     attach_cuda_code(report.result.graph, *fs);                             //   read only when asked for
   for (auto& f : attribute_owners(report.result.graph, inputs, owners)) report.result.findings.push_back(std::move(f));  // distributions
   ShippedLibraries shipped(&inputs.distributions);
-  CheckContext ctx{report.result.graph, matrix, options.target, *fs, &shipped, cpu_isa_levels};  // checks
+  const Target target = target_for(options, inputs.image_environment);
+  CheckContext ctx{report.result.graph, matrix, target, *fs, &shipped, cpu_isa_levels};  // checks
   for (auto& f : check_program_interpreters(ctx)) report.result.findings.push_back(std::move(f));  // PT_INTERP
   for (auto& f : check_library_loaders(ctx)) report.result.findings.push_back(std::move(f));       // a library's loader
   for (auto& f : check_missing_libraries(ctx)) report.result.findings.push_back(std::move(f));
@@ -180,7 +188,7 @@ ScanReport run_scan(const ScanOptions& options) {
   for (auto& f : check_framework_cudnn(ctx, cuda_stack, inputs.distributions))
     report.result.findings.push_back(std::move(f));                                              // torch/TF vs cuDNN
   if (inputs.image_environment)                                              // NVIDIA_REQUIRE_* vs --driver
-    for (auto& f : check_container_requirements(matrix, options.target, inputs.image_environment->requirements,
+    for (auto& f : check_container_requirements(matrix, target, inputs.image_environment->requirements,
                                                  inputs.image_display))
       report.result.findings.push_back(std::move(f));
   timer.mark("cuda checks");

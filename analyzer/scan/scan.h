@@ -21,6 +21,7 @@ struct ScanOptions {
   std::optional<std::string> python_env;      // --python-env DIR: a venv or conda prefix
   ImageChoice image;                          // --image NAME, --platform os/arch[/variant]: the image of an archive
   std::optional<std::string> ld_library_path; // --ld-library-path (overrides the environment)
+  bool glibc_tunables_given = false;          // --glibc-tunables, not this environment's GLIBC_TUNABLES
   std::optional<std::string> preload;         // --preload (overrides LD_PRELOAD)
   bool no_etc_preload = false;                // ignore /etc/ld.so.preload
   Target target;

@@ -180,10 +180,14 @@ TEST_CASE("an image layer larger than the per-member cap is unpacked: the cap is
 TEST_CASE("an image config's Env: LD_LIBRARY_PATH and LD_PRELOAD, the last setting winning, odd shapes ignored") {
   using nlohmann::json;
   auto env = environment_of_config(json::parse(R"({"config": {"Env": [
-      "LD_LIBRARY_PATH=/first", 7, null, "LD_PRELOAD=libx.so", "LD_LIBRARY_PATH_EXTRA=/no", "LD_LIBRARY_PATH=/a:/b=c"]}})"));
+      "LD_LIBRARY_PATH=/first", 7, null, "LD_PRELOAD=libx.so", "LD_LIBRARY_PATH_EXTRA=/no", "LD_LIBRARY_PATH=/a:/b=c",
+      "GLIBC_TUNABLES=glibc.rtld.optional_static_tls=4096"], "WorkingDir": "/srv"}})"));
   CHECK(env.config_read);
   CHECK(env.ld_library_path == "/a:/b=c");
   CHECK(env.ld_preload == "libx.so");
+  CHECK(env.glibc_tunables == "glibc.rtld.optional_static_tls=4096");
+  CHECK(env.working_dir == "/srv");
+  CHECK(environment_of_config(json::parse(R"({"config": {"WorkingDir": "relative"}})")).working_dir == "/");
   for (const char* odd : {R"({"config": {"Env": "LD_LIBRARY_PATH=/x"}})", R"({"config": []})", R"({})", R"({"Env": ["LD_PRELOAD=y"]})"}) {
     CAPTURE(odd);
     auto none = environment_of_config(json::parse(odd));
