@@ -4,7 +4,6 @@
 #include <optional>
 
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 
 #include "analyzer/check/gpu_targets.h"
 #include "analyzer/util/strings.h"
@@ -13,30 +12,21 @@
 namespace depscan {
 namespace {
 
-// The toolkit's logic (internal/requirements/constraints): space-separated terms are ORed,
-// comma-separated constraints ANDed, the variables ANDed; a constraint on a property other than
-// cuda, driver, arch and brand is skipped. Brand is never known here, so a constraint can be
-// unknown, and so can the whole.
-enum class Truth { False, Unknown, True };
+// libnvidia-container's check (src/cli/dsl.c, configure.c), which `docker run --gpus` and the
+// toolkit's legacy mode run before a GPU container starts: for each GPU, each variable in turn must
+// hold; in a variable, space-separated terms are ORed and comma-separated constraints ANDed, both
+// evaluated left to right and stopping once decided; a constraint on a property other than cuda,
+// driver, arch or brand, or one it cannot read, is an "invalid expression" when reached. What
+// depscan cannot know (the GPU's brand, an architecture without --gpu) may go either way, so an
+// evaluation yields the set of outcomes it can have.
+using Outcomes = unsigned;
+constexpr Outcomes kPass = 1, kFail = 2, kInvalid = 4, kEither = kPass | kFail;
 
-struct TargetProperties {
+struct GpuTarget {
   std::optional<Version> cuda;     // the newest CUDA the target driver runs
   std::optional<Version> driver;
-  std::vector<Version> archs;      // compute capabilities of the --gpu GPUs
+  std::optional<Version> arch;     // this GPU's compute capability
 };
-
-struct Evaluation {
-  Truth truth = Truth::True;
-  std::string unmet;               // the first constraint found false ("cuda>=12.4")
-  bool invalid = false;            // a constraint without an operator, or a version that is none
-  std::vector<std::string> unknown;  // the properties a constraint could not be decided on
-};
-
-void note_unknown(Evaluation& eval, std::string_view property) {
-  std::string name = property == "brand" ? "the GPU's brand" : property == "arch" ? "the GPU's architecture (--gpu)"
-                   : property == "cuda" ? "the driver's CUDA version" : "the driver's version";
-  if (std::find(eval.unknown.begin(), eval.unknown.end(), name) == eval.unknown.end()) eval.unknown.push_back(name);
-}
 
 std::optional<bool> compare(const Version& have, std::string_view op, const Version& want) {
   auto order = have <=> want;
@@ -49,81 +39,75 @@ std::optional<bool> compare(const Version& have, std::string_view op, const Vers
   return std::nullopt;
 }
 
-// One constraint, or nullopt for one the toolkit skips.
-std::optional<Truth> constraint(std::string_view text, const TargetProperties& target, Evaluation& eval) {
+Outcomes constraint(std::string_view text, const GpuTarget& target) {
   size_t end = text.find_first_of("<>=!");
-  if (end == std::string_view::npos) {
-    eval.invalid = true;
-    return Truth::False;
-  }
-  std::string_view property = text.substr(0, end), rest = text.substr(end);
-  if (property != "cuda" && property != "driver" && property != "arch" && property != "brand") return std::nullopt;
-  if (property == "brand") {
-    note_unknown(eval, property);
-    return Truth::Unknown;
-  }
-  std::string_view op;
+  if (end == std::string_view::npos) return kInvalid;
+  std::string property = ascii_lower(text.substr(0, end));
+  std::string_view rest = text.substr(end), op;
   for (std::string_view candidate : {"!=", "<=", ">=", "=", "<", ">"})
     if (rest.starts_with(candidate)) {
       op = candidate;
       break;
     }
+  if (op.empty()) return kInvalid;
+  if (property == "brand") return kEither;  // a name, compared as a string
   auto want = Version::parse(rest.substr(op.size()));
-  if (op.empty() || !want) {
-    eval.invalid = true;
-    return Truth::False;
-  }
-  std::vector<Version> have;
-  if (property == "cuda" && target.cuda) have.push_back(*target.cuda);
-  if (property == "driver" && target.driver) have.push_back(*target.driver);
-  if (property == "arch") have = target.archs;
-  if (have.empty()) {
-    note_unknown(eval, property);
-    return Truth::Unknown;
-  }
-  for (const Version& value : have)
-    if (!compare(value, op, *want).value_or(false)) return Truth::False;
-  return Truth::True;
+  const std::optional<Version>* have = property == "cuda" ? &target.cuda : property == "driver" ? &target.driver
+                                     : property == "arch" ? &target.arch : nullptr;
+  if (!have || !want) return kInvalid;
+  if (!*have) return kEither;
+  return compare(**have, op, *want).value_or(false) ? kPass : kFail;
 }
 
-Truth all_of(const std::vector<Truth>& parts) {
-  Truth out = Truth::True;
-  for (Truth t : parts) out = t == Truth::False ? Truth::False : out == Truth::False ? out : std::min(out, t);
+// `first` and then, where it passed, `next` (AND); `first` or else, where it failed, `next` (OR).
+Outcomes and_then(Outcomes first, Outcomes next) { return (first & ~kPass) | ((first & kPass) ? next : 0); }
+Outcomes or_else(Outcomes first, Outcomes next) { return (first & ~kFail) | ((first & kFail) ? next : 0); }
+
+Outcomes term(const std::string& text, const GpuTarget& target) {
+  Outcomes out = kPass;
+  for (const std::string& factor : split_nonempty(text, ",")) out = and_then(out, constraint(factor, target));
   return out;
 }
 
-Truth any_of(const std::vector<Truth>& parts) {
-  Truth out = Truth::False;
-  for (Truth t : parts) out = std::max(out, t);
+Outcomes variable(const std::string& text, const GpuTarget& target) {
+  Outcomes out = kFail;
+  for (const std::string& alternative : split_nonempty(text, " ")) out = or_else(out, term(alternative, target));
   return out;
 }
 
-Truth requirement(const std::string& text, const TargetProperties& target, Evaluation& eval) {
-  std::vector<Truth> terms;
-  for (const std::string& term : split_nonempty(text, " ")) {
-    std::vector<Truth> factors;
-    std::string first_false;
-    for (const std::string& factor : split_nonempty(term, ",")) {
-      auto t = constraint(factor, target, eval);
-      if (!t) continue;
-      if (*t == Truth::False && first_false.empty()) first_false = factor;
-      factors.push_back(*t);
+struct Verdict {
+  Outcomes outcomes = kPass;
+  std::string failed;  // the first variable that can fail, as NAME="value"
+  std::string condition;  // its first term, as libnvidia-container names it
+};
+
+Verdict evaluate(const ContainerRequirements& requirements, const GpuTarget& target) {
+  Verdict v;
+  for (const auto& [name, text] : requirements.variables) {
+    Outcomes here = variable(text, target);
+    if ((v.outcomes & kPass) && (here & ~kPass) && v.failed.empty()) {
+      v.failed = fmt::format("{}=\"{}\"", name, text);
+      auto terms = split_nonempty(text, " ");
+      v.condition = terms.empty() ? text : terms.front();
     }
-    if (factors.empty()) continue;
-    terms.push_back(all_of(factors));
-    if (terms.back() == Truth::False && eval.unmet.empty()) eval.unmet = first_false;
+    v.outcomes = and_then(v.outcomes, here);
   }
-  return terms.empty() ? Truth::True : any_of(terms);
+  return v;
 }
 
-TargetProperties target_properties(const Matrix& matrix, const Target& target) {
-  TargetProperties out;
+std::vector<GpuTarget> gpu_targets(const Matrix& matrix, const Target& target) {
+  GpuTarget base;
   if (target.driver) {
-    if (auto cuda = cuda_version_of_driver(matrix, *target.driver)) out.cuda = Version{{cuda->major, cuda->minor}};
-    if (auto v = Version::parse(*target.driver); v && v->major() >= 100) out.driver = *v;
+    if (auto cuda = cuda_version_of_driver(matrix, *target.driver)) base.cuda = Version{{cuda->major, cuda->minor}};
+    if (auto v = Version::parse(*target.driver); v && v->major() >= 100) base.driver = *v;
   }
+  std::vector<GpuTarget> out;
   for (const std::string& gpu : target.gpus)
-    if (auto cc = compute_capability_of(matrix, gpu)) out.archs.push_back(Version{{cc->major, cc->minor}});
+    if (auto cc = compute_capability_of(matrix, gpu)) {
+      out.push_back(base);
+      out.back().arch = Version{{cc->major, cc->minor}};
+    }
+  if (out.empty()) out.push_back(base);
   return out;
 }
 
@@ -133,54 +117,72 @@ std::string listed(const ContainerRequirements& requirements) {
   return out;
 }
 
-std::string driver_text(const Target& target, const TargetProperties& p) {
-  return p.cuda ? fmt::format("driver {} (CUDA {})", *target.driver, p.cuda->str()) : fmt::format("driver {}", *target.driver);
+std::string driver_text(const Target& target, const GpuTarget& t) {
+  return t.cuda ? fmt::format("driver {} (CUDA {})", *target.driver, t.cuda->str()) : fmt::format("driver {}", *target.driver);
+}
+
+constexpr const char* kWhoChecks = "docker run --gpus (the NVIDIA Container Toolkit's hook; CDI mode does not check)";
+
+Finding requirement_finding(Severity severity, const std::string& image, std::string message, std::string fix) {
+  Finding f;
+  f.code = "container-requirement";
+  f.severity = severity;
+  f.path = image;
+  f.message = fmt::format("{}: {}", image, message);
+  f.fix = std::move(fix);
+  return f;
 }
 
 }  // namespace
 
 std::vector<Finding> check_container_requirements(const Matrix& matrix, const Target& target,
                                                   const ContainerRequirements& requirements, const std::string& image) {
-  if (requirements.disabled || requirements.variables.empty()) return {};
-  Finding f;
-  f.code = "container-requirement";
-  f.path = image;
-  if (!target.driver) {
-    f.severity = Severity::Info;
-    f.message = fmt::format("{}: the NVIDIA Container Toolkit starts a GPU container of this image only where {} holds",
-                            image, listed(requirements));
-    f.fix = "--driver VERSION (and --gpu) checks it against the target here";
-    return {f};
+  if (requirements.disabled) return {};
+  if (!requirements.legacy_version_error.empty())
+    return {requirement_finding(Severity::Error, image,
+                                fmt::format("{} cannot start a GPU container of this image: its hook cannot read CUDA_VERSION=\"{}\" "
+                                            "as a version", kWhoChecks, requirements.legacy_version_error),
+                                "set CUDA_VERSION to major.minor.patch, or set NVIDIA_REQUIRE_CUDA")};
+  if (requirements.variables.empty()) return {};
+  if (!target.driver)
+    return {requirement_finding(Severity::Info, image,
+                                fmt::format("{} starts a GPU container of this image only where {} holds", kWhoChecks,
+                                            listed(requirements)),
+                                "--driver VERSION (and --gpu) checks it against the target here")};
+  Outcomes all = 0;
+  Verdict first_failing;
+  std::vector<GpuTarget> gpus = gpu_targets(matrix, target);
+  bool refused = false;
+  for (const GpuTarget& gpu : gpus) {
+    Verdict v = evaluate(requirements, gpu);
+    all |= v.outcomes;
+    if (!(v.outcomes & kPass)) refused = true;
+    if (first_failing.failed.empty() && (v.outcomes & ~kPass)) first_failing = v;
   }
-  TargetProperties properties = target_properties(matrix, target);
-  Evaluation eval;
-  std::vector<Truth> each;
-  for (const auto& [name, text] : requirements.variables) each.push_back(requirement(text, properties, eval));
-  Truth truth = all_of(each);
-  if (truth == Truth::True && !eval.invalid) return {};
-  if (eval.invalid) {
-    f.severity = Severity::Error;
-    f.message = fmt::format("{}: {} holds a constraint the NVIDIA Container Toolkit cannot read, so it refuses to start "
-                            "a GPU container of it", image, listed(requirements));
-    f.fix = "correct the NVIDIA_REQUIRE_* variable (PROPERTY OPERATOR VERSION, as in cuda>=12.4), or set NVIDIA_DISABLE_REQUIRE=true";
-    return {f};
+  if (all == kPass) return {};
+  std::string on = driver_text(target, gpus.front());
+  if (refused && (first_failing.outcomes & kInvalid) && !(first_failing.outcomes & kFail))
+    return {requirement_finding(Severity::Error, image,
+                                fmt::format("on {} {} refuses to start a GPU container of this image: {} holds a constraint "
+                                            "it cannot read (\"invalid expression\")", on, kWhoChecks, first_failing.failed),
+                                "write each constraint as PROPERTY OPERATOR VERSION with cuda, driver, arch or brand "
+                                "(cuda>=12.4), or set NVIDIA_DISABLE_REQUIRE=true")};
+  if (refused) {
+    bool cuda = first_failing.condition.starts_with("cuda>=");
+    return {requirement_finding(
+        Severity::Error, image,
+        fmt::format("on {} {} refuses to start a GPU container of this image: {} is not met (\"requirement error: "
+                    "unsatisfied condition: {}{}\")", on, kWhoChecks, first_failing.failed, first_failing.condition,
+                    cuda ? ", please update your driver to a newer version, or use an earlier cuda container" : ""),
+        "install a newer driver on the host, or use an image built for an older CUDA; when the image's CUDA libraries "
+        "run on this driver through minor version compatibility, docker run -e NVIDIA_DISABLE_REQUIRE=true skips the check")};
   }
-  if (truth == Truth::Unknown) {
-    f.severity = Severity::Warning;
-    f.message = fmt::format("{}: on {} whether the NVIDIA Container Toolkit starts a GPU container of this image depends "
-                            "on {}: {} must hold", image, driver_text(target, properties),
-                            fmt::join(eval.unknown, " and "), listed(requirements));
-    f.fix = "compare the target GPU with the alternatives (brand=tesla is a datacenter GPU); --gpu gives the architecture";
-    return {f};
-  }
-  f.severity = Severity::Error;
-  f.message = fmt::format("{}: on {} the NVIDIA Container Toolkit refuses to start a GPU container of this image: {} "
-                          "is not met (nvidia-container-cli: requirement error: unsatisfied condition: {})",
-                          image, driver_text(target, properties), listed(requirements), eval.unmet);
-  f.fix = "install a newer driver on the host, or use an image built for an older CUDA; when the image's CUDA "
-          "libraries run on this driver through minor version compatibility, docker run -e NVIDIA_DISABLE_REQUIRE=true "
-          "skips the check";
-  return {f};
+  return {requirement_finding(
+      Severity::Warning, image,
+      fmt::format("on {} whether {} starts a GPU container of this image depends on the GPU's brand{}: {} must hold", on,
+                  kWhoChecks, target.gpus.empty() ? " or architecture" : "", listed(requirements)),
+      target.gpus.empty() ? "compare the target GPU with the alternatives (brand=tesla is a datacenter GPU); --gpu gives its architecture"
+                          : "compare the target GPU with the alternatives (brand=tesla is a datacenter GPU)")};
 }
 
 }  // namespace depscan

@@ -1,6 +1,6 @@
 // The NVIDIA Container Toolkit's start-time check of an image's NVIDIA_REQUIRE_* variables against
-// the target's driver (--driver) and GPUs (--gpu): where they fail, the container does not start
-// ("nvidia-container-cli: requirement error: unsatisfied condition: cuda>=12.4").
+// the target's driver (--driver) and GPUs (--gpu): where they fail, `docker run --gpus` does not
+// start the container ("requirement error: unsatisfied condition: cuda>=12.4").
 #pragma once
 
 #include <string>

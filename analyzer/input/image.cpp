@@ -1,6 +1,7 @@
 #include "analyzer/input/image.h"
 
 #include <algorithm>
+#include <cctype>
 #include <map>
 
 #include <fmt/format.h>
@@ -273,17 +274,28 @@ bool go_true(const std::string& text) {
   return text == "1" || text == "t" || text == "T" || text == "true" || text == "TRUE" || text == "True";
 }
 
-// "12.4" of CUDA_VERSION=12.4.1, as the toolkit reads a legacy image's version.
+// "12.4" of CUDA_VERSION=12.4.1, read as the toolkit reads a legacy image's version (Masterminds
+// semver.NewVersion: an optional "v", one to three numbers, then -prerelease and +build).
 std::optional<std::string> major_minor_of(const std::string& version) {
-  size_t first = version.find('.');
-  if (first == 0 || first == std::string::npos) return std::nullopt;
-  size_t second = version.find('.', first + 1);
-  std::string major = version.substr(0, first), minor = version.substr(first + 1, second - first - 1);
-  auto digits = [](const std::string& s) {
-    return !s.empty() && s.size() <= 9 && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+  size_t at = version.starts_with("v") ? 1 : 0;
+  std::vector<std::string> numbers;
+  while (numbers.size() < 3) {
+    size_t end = at;
+    while (end < version.size() && end - at < 9 && version[end] >= '0' && version[end] <= '9') ++end;
+    if (end == at) return std::nullopt;
+    numbers.push_back(version.substr(at, end - at));
+    at = end;
+    if (at >= version.size() || version[at] != '.') break;
+    ++at;
+  }
+  auto suffix_ok = [](std::string_view rest) {
+    return std::all_of(rest.begin(), rest.end(), [](char c) {
+      return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '.' || c == '+';
+    });
   };
-  if (!digits(major) || !digits(minor)) return std::nullopt;
-  return std::to_string(std::stoul(major)) + "." + std::to_string(std::stoul(minor));
+  if (at < version.size() && ((version[at] != '-' && version[at] != '+') || !suffix_ok(std::string_view(version).substr(at + 1))))
+    return std::nullopt;
+  return std::to_string(std::stoul(numbers[0])) + "." + (numbers.size() > 1 ? std::to_string(std::stoul(numbers[1])) : "0");
 }
 
 ContainerRequirements requirements_of(const std::map<std::string, std::string>& settings) {
@@ -299,9 +311,10 @@ ContainerRequirements requirements_of(const std::map<std::string, std::string>& 
   auto legacy = settings.find("CUDA_VERSION");
   auto require_cuda = settings.find("NVIDIA_REQUIRE_CUDA");
   bool has_require_cuda = require_cuda != settings.end() && !require_cuda->second.empty();
-  if (legacy != settings.end() && !legacy->second.empty() && !has_require_cuda)
-    if (auto major_minor = major_minor_of(legacy->second))
-      out.variables.emplace_back("CUDA_VERSION", "cuda>=" + *major_minor);
+  if (legacy != settings.end() && !legacy->second.empty() && !has_require_cuda) {
+    if (auto major_minor = major_minor_of(legacy->second)) out.variables.emplace_back("CUDA_VERSION", "cuda>=" + *major_minor);
+    else out.legacy_version_error = legacy->second;
+  }
   return out;
 }
 

@@ -25,6 +25,7 @@ namespace depscan {
 struct ContainerRequirements {
   std::vector<std::pair<std::string, std::string>> variables;  // {"NVIDIA_REQUIRE_CUDA", "cuda>=12.4 brand=..."}, by name
   bool disabled = false;
+  std::string legacy_version_error;  // a legacy image's CUDA_VERSION that the toolkit cannot read as a version
 };
 
 // What the image's config (`ENV` and `WORKDIR` in a Dockerfile) sets for the loader of the

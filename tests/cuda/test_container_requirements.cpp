@@ -1,6 +1,7 @@
-// The NVIDIA Container Toolkit's NVIDIA_REQUIRE_* logic as depscan evaluates it against a target:
-// space-separated terms ORed, comma-separated constraints ANDed, variables ANDed, other properties
-// skipped, the GPU's brand never known here.
+// NVIDIA_REQUIRE_* as libnvidia-container checks it before `docker run --gpus` starts a container,
+// evaluated against a target: space-separated terms ORed, comma-separated constraints ANDed, left to
+// right and stopping once decided, variables ANDed, each GPU on its own; an unknown property is an
+// invalid expression when reached; the GPU's brand is never known here.
 #include <doctest/doctest.h>
 
 #include "analyzer/check/container_requirements.h"
@@ -18,7 +19,9 @@ std::string outcome(std::vector<std::pair<std::string, std::string>> variables, 
   Target target;
   if (driver) target.driver = driver;
   target.gpus = std::move(gpus);
-  auto findings = check_container_requirements(embedded_matrix(), target, {std::move(variables), false}, "image.tar");
+  ContainerRequirements requirements;
+  requirements.variables = std::move(variables);
+  auto findings = check_container_requirements(embedded_matrix(), target, requirements, "image.tar");
   REQUIRE(findings.size() <= 1);
   return findings.empty() ? "none" : to_string(findings[0].severity);
 }
@@ -29,22 +32,32 @@ TEST_CASE("NVIDIA_REQUIRE_* against a target driver and GPU") {
   CHECK(outcome({{"NVIDIA_REQUIRE_CUDA", "cuda>=12.4"}}, "550.54.14") == "none");
   CHECK(outcome({{"NVIDIA_REQUIRE_CUDA", "cuda>=12.4"}}, "545.23.06") == "error");
   CHECK(outcome({{"NVIDIA_REQUIRE_CUDA", "cuda>=12.4"}}, nullptr) == "info");
-  // every variable must hold; a constraint on another property is skipped, as the toolkit does
+  // every variable must hold
   CHECK(outcome({{"NVIDIA_REQUIRE_CUDA", "cuda>=12.0"}, {"NVIDIA_REQUIRE_DRIVER", "driver>=560"}}, "550.54.14") == "error");
-  CHECK(outcome({{"NVIDIA_REQUIRE_CUDA", "cuda>=12.0 jetpack>=6,cuda>=99"}}, "550.54.14") == "none");
-  CHECK(outcome({{"NVIDIA_REQUIRE_OTHER", "gpu_count>=2"}}, "550.54.14") == "none");
-  // arch: the compute capability of each --gpu
+  // left to right, stopping once decided: what is never reached is never read
+  CHECK(outcome({{"NVIDIA_REQUIRE_CUDA", "cuda>=12.0 garbage"}}, "550.54.14") == "none");
+  CHECK(outcome({{"NVIDIA_REQUIRE_CUDA", "cuda>=13.0 garbage"}}, "550.54.14") == "error");
+  // a property libnvidia-container does not know is an invalid expression; names ignore case
+  CHECK(outcome({{"NVIDIA_REQUIRE_OTHER", "gpu_count>=2"}}, "550.54.14") == "error");
+  CHECK(outcome({{"NVIDIA_REQUIRE_CUDA", "CUDA>=12.4"}}, "545.23.06") == "error");
+  CHECK(outcome({{"NVIDIA_REQUIRE_CUDA", "CUDA>=12.4"}}, "550.54.14") == "none");
+  // arch: the compute capability of each --gpu, each GPU checked on its own
   CHECK(outcome({{"NVIDIA_REQUIRE_ARCH", "arch>=8.0"}}, "550.54.14", {"sm_90"}) == "none");
   CHECK(outcome({{"NVIDIA_REQUIRE_ARCH", "arch>=8.0"}}, "550.54.14", {"sm_75"}) == "error");
   CHECK(outcome({{"NVIDIA_REQUIRE_ARCH", "arch>=8.0"}}, "550.54.14") == "warning");
+  CHECK(outcome({{"NVIDIA_REQUIRE_ARCH", "arch=8.0 arch=9.0"}}, "550.54.14", {"sm_80", "sm_90"}) == "none");
+  CHECK(outcome({{"NVIDIA_REQUIRE_ARCH", "arch=8.0 arch=9.0"}}, "550.54.14", {"sm_80", "sm_86"}) == "error");
   // the brand decides an alternative that the driver range allows
   CHECK(outcome({{"NVIDIA_REQUIRE_CUDA", "cuda>=12.4 brand=tesla,driver>=535,driver<536"}}, "535.104.05") == "warning");
   CHECK(outcome({{"NVIDIA_REQUIRE_CUDA", "cuda>=12.4 brand=tesla,driver>=535,driver<536"}}, "545.23.06") == "error");
-  // a constraint the toolkit cannot read stops the container
+  // a constraint that cannot be read stops the container when reached
   CHECK(outcome({{"NVIDIA_REQUIRE_CUDA", "cuda"}}, "550.54.14") == "error");
   CHECK(outcome({{"NVIDIA_REQUIRE_CUDA", "cuda>=twelve"}}, "550.54.14") == "error");
   // disabled: no finding at all
   Target old;
   old.driver = "440.33";
-  CHECK(check_container_requirements(embedded_matrix(), old, {{{"NVIDIA_REQUIRE_CUDA", "cuda>=12.4"}}, true}, "image.tar").empty());
+  ContainerRequirements disabled;
+  disabled.variables = {{"NVIDIA_REQUIRE_CUDA", "cuda>=12.4"}};
+  disabled.disabled = true;
+  CHECK(check_container_requirements(embedded_matrix(), old, disabled, "image.tar").empty());
 }

@@ -934,11 +934,11 @@ TEST_CASE("an image's NVIDIA_REQUIRE_CUDA against --driver: the container toolki
   CHECK(requirements("--driver 550.54.14", "require-image.tar").empty());
   // CUDA 12.3: no alternative holds
   std::string refused = one("--driver 545.23.06", "require-image.tar", "error");
-  CHECK(has(refused, "on driver 545.23.06 (CUDA 12.3) the NVIDIA Container Toolkit refuses to start"));
-  CHECK(has(refused, "unsatisfied condition: cuda>=12.4)"));
+  CHECK(has(refused, "on driver 545.23.06 (CUDA 12.3) docker run --gpus (the NVIDIA Container Toolkit's hook; CDI mode does not check) refuses to start"));
+  CHECK(has(refused, "unsatisfied condition: cuda>=12.4, please update your driver to a newer version, or use an earlier cuda container"));
   CHECK(has(refused, "NVIDIA_DISABLE_REQUIRE=true"));
   // branch 535 (CUDA 12.2) is allowed for Tesla and GeForce GPUs: the GPU's brand decides
-  CHECK(has(one("--driver 535.104.05", "require-image.tar", "warning"), "depends on the GPU's brand: NVIDIA_REQUIRE_CUDA="));
+  CHECK(has(one("--driver 535.104.05", "require-image.tar", "warning"), "depends on the GPU's brand or architecture: NVIDIA_REQUIRE_CUDA="));
   CHECK(requirements("--driver 470.57.02", "require-disabled-image.tar").empty());
   // a legacy image (CUDA_VERSION without NVIDIA_REQUIRE_CUDA) requires cuda>=major.minor
   std::string legacy = one("--driver 440.33", "legacy-cuda-image.tar", "error");

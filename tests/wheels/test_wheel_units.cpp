@@ -196,6 +196,16 @@ TEST_CASE("an image config's Env: LD_LIBRARY_PATH and LD_PRELOAD, the last setti
     CHECK(none.ld_preload.empty());
   }
   CHECK_FALSE(environment_of_config(json::array()).config_read);
+  // a legacy image's CUDA_VERSION as the toolkit's semver reads it: cuda>=major.minor, or a hook failure
+  auto legacy = [](const char* version) {
+    auto requirements = environment_of_config(json{{"config", {{"Env", {std::string("CUDA_VERSION=") + version}}}}}).requirements;
+    return requirements.variables.empty() ? "error: " + requirements.legacy_version_error : requirements.variables[0].second;
+  };
+  CHECK(legacy("11.0.3") == "cuda>=11.0");
+  CHECK(legacy("12") == "cuda>=12.0");
+  CHECK(legacy("v12.4-1") == "cuda>=12.4");
+  CHECK(legacy("12.4.1.3") == "error: 12.4.1.3");
+  CHECK(legacy("twelve") == "error: twelve");
   CHECK_FALSE(environment_of_config(json("text")).config_read);
 }
 
