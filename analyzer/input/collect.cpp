@@ -205,15 +205,16 @@ void install_wheels(std::unique_ptr<FileSystem>& fs, const std::vector<WheelInpu
 
 // ------------------------------------------------------------------ images
 
-// What the scan takes for the container's LD_LIBRARY_PATH and LD_PRELOAD, for the image-unpacked line.
+// What the scan takes for the container's loader settings, for the image-unpacked line.
 std::string loader_settings_note(const ImageEnvironment& env) {
   if (!env.config_read) return "; its config was not read, so no LD_LIBRARY_PATH or LD_PRELOAD is set";
   std::string set;
   if (!env.ld_library_path.empty()) set += fmt::format(" LD_LIBRARY_PATH={}", env.ld_library_path);
   if (!env.ld_preload.empty()) set += fmt::format(" LD_PRELOAD={}", env.ld_preload);
+  if (!env.glibc_tunables.empty()) set += fmt::format(" GLIBC_TUNABLES={}", env.glibc_tunables);
   return set.empty() ? "; its config sets no LD_LIBRARY_PATH or LD_PRELOAD"
-                     : fmt::format("; its config sets{}, which a container starts with (unless --ld-library-path or "
-                                   "--preload is given here)", set);
+                     : fmt::format("; its config sets{}, which a container starts with (unless --ld-library-path, "
+                                   "--preload or --glibc-tunables is given here)", set);
 }
 
 void unpack_image_input(std::unique_ptr<FileSystem>& fs, const std::string& input, const std::string& host,
