@@ -50,7 +50,7 @@ Outcomes constraint(std::string_view text, const GpuTarget& target) {
       break;
     }
   if (op.empty()) return kInvalid;
-  if (property == "brand") return kEither;  // a name, compared as a string
+  if (property == "brand") return op == "=" || op == "!=" ? kEither : kInvalid;  // a name: equal or not
   auto want = Version::parse(rest.substr(op.size()));
   const std::optional<Version>* have = property == "cuda" ? &target.cuda : property == "driver" ? &target.driver
                                      : property == "arch" ? &target.arch : nullptr;
@@ -69,9 +69,15 @@ Outcomes term(const std::string& text, const GpuTarget& target) {
   return out;
 }
 
+// An empty variable holds; a term of commas only ends the evaluation with the result so far.
 Outcomes variable(const std::string& text, const GpuTarget& target) {
-  Outcomes out = kFail;
-  for (const std::string& alternative : split_nonempty(text, " ")) out = or_else(out, term(alternative, target));
+  Outcomes out = kPass;
+  bool first = true;
+  for (const std::string& alternative : split_nonempty(text, " ")) {
+    if (split_nonempty(alternative, ",").empty()) break;
+    out = first ? term(alternative, target) : or_else(out, term(alternative, target));
+    first = false;
+  }
   return out;
 }
 
@@ -81,14 +87,18 @@ struct Verdict {
   std::string condition;  // its first term, as libnvidia-container names it
 };
 
+// The variable named in a refusal: the first that surely fails, else the first that may.
 Verdict evaluate(const ContainerRequirements& requirements, const GpuTarget& target) {
   Verdict v;
+  bool sure = false;
   for (const auto& [name, text] : requirements.variables) {
     Outcomes here = variable(text, target);
-    if ((v.outcomes & kPass) && (here & ~kPass) && v.failed.empty()) {
+    bool fails_surely = !(here & kPass);
+    if ((v.outcomes & kPass) && (here & ~kPass) && (v.failed.empty() || (fails_surely && !sure))) {
       v.failed = fmt::format("{}=\"{}\"", name, text);
       auto terms = split_nonempty(text, " ");
       v.condition = terms.empty() ? text : terms.front();
+      sure = fails_surely;
     }
     v.outcomes = and_then(v.outcomes, here);
   }
@@ -156,8 +166,9 @@ std::vector<Finding> check_container_requirements(const Matrix& matrix, const Ta
   for (const GpuTarget& gpu : gpus) {
     Verdict v = evaluate(requirements, gpu);
     all |= v.outcomes;
-    if (!(v.outcomes & kPass)) refused = true;
-    if (first_failing.failed.empty() && (v.outcomes & ~kPass)) first_failing = v;
+    bool here_refused = !(v.outcomes & kPass);
+    if ((v.outcomes & ~kPass) && (first_failing.failed.empty() || (here_refused && !refused))) first_failing = v;
+    refused = refused || here_refused;
   }
   if (all == kPass) return {};
   std::string on = driver_text(target, gpus.front());

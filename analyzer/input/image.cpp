@@ -274,8 +274,16 @@ bool go_true(const std::string& text) {
   return text == "1" || text == "t" || text == "T" || text == "true" || text == "TRUE" || text == "True";
 }
 
+// Dot-separated identifiers of [0-9A-Za-z-], none empty: a semver pre-release or build.
+bool semver_identifiers(std::string_view text) {
+  if (text.empty() || text.front() == '.' || text.back() == '.' || text.find("..") != std::string_view::npos) return false;
+  return std::all_of(text.begin(), text.end(),
+                     [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '.'; });
+}
+
 // "12.4" of CUDA_VERSION=12.4.1, read as the toolkit reads a legacy image's version (Masterminds
-// semver.NewVersion: an optional "v", one to three numbers, then -prerelease and +build).
+// semver.NewVersion since nvidia-container-toolkit 36e84731: an optional "v", one to three
+// numbers, then -pre.release and +build; before it, x/mod/semver's stricter rules).
 std::optional<std::string> major_minor_of(const std::string& version) {
   size_t at = version.starts_with("v") ? 1 : 0;
   std::vector<std::string> numbers;
@@ -288,13 +296,12 @@ std::optional<std::string> major_minor_of(const std::string& version) {
     if (at >= version.size() || version[at] != '.') break;
     ++at;
   }
-  auto suffix_ok = [](std::string_view rest) {
-    return std::all_of(rest.begin(), rest.end(), [](char c) {
-      return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '.' || c == '+';
-    });
-  };
-  if (at < version.size() && ((version[at] != '-' && version[at] != '+') || !suffix_ok(std::string_view(version).substr(at + 1))))
-    return std::nullopt;
+  std::string_view rest = std::string_view(version).substr(at);
+  size_t plus = rest.find('+');
+  std::string_view pre = rest.substr(0, plus), build = plus == std::string_view::npos ? "" : rest.substr(plus + 1);
+  bool pre_ok = pre.empty() || (pre.front() == '-' && semver_identifiers(pre.substr(1)));
+  bool build_ok = plus == std::string_view::npos || semver_identifiers(build);
+  if (!pre_ok || !build_ok) return std::nullopt;
   return std::to_string(std::stoul(numbers[0])) + "." + (numbers.size() > 1 ? std::to_string(std::stoul(numbers[1])) : "0");
 }
 

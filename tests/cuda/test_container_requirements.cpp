@@ -26,6 +26,15 @@ std::string outcome(std::vector<std::pair<std::string, std::string>> variables, 
   return findings.empty() ? "none" : to_string(findings[0].severity);
 }
 
+std::string message(std::vector<std::pair<std::string, std::string>> variables, const char* driver) {
+  Target target;
+  target.driver = driver;
+  ContainerRequirements requirements;
+  requirements.variables = std::move(variables);
+  auto findings = check_container_requirements(embedded_matrix(), target, requirements, "image.tar");
+  return findings.empty() ? "" : findings[0].message;
+}
+
 }  // namespace
 
 TEST_CASE("NVIDIA_REQUIRE_* against a target driver and GPU") {
@@ -53,6 +62,16 @@ TEST_CASE("NVIDIA_REQUIRE_* against a target driver and GPU") {
   // a constraint that cannot be read stops the container when reached
   CHECK(outcome({{"NVIDIA_REQUIRE_CUDA", "cuda"}}, "550.54.14") == "error");
   CHECK(outcome({{"NVIDIA_REQUIRE_CUDA", "cuda>=twelve"}}, "550.54.14") == "error");
+  // an empty variable holds; a term of commas only ends the evaluation with the result so far
+  CHECK(outcome({{"NVIDIA_REQUIRE_CUDA", ""}}, "440.33") == "none");
+  CHECK(outcome({{"NVIDIA_REQUIRE_CUDA", "cuda>=13.0 ,"}}, "550.54.14") == "error");
+  // brand is compared for equality only
+  CHECK(outcome({{"NVIDIA_REQUIRE_BRAND", "brand>=tesla"}}, "550.54.14") == "error");
+  CHECK(outcome({{"NVIDIA_REQUIRE_BRAND", "brand!=geforce"}}, "550.54.14") == "warning");
+  // the refusal names the variable that surely fails, not one the brand may still satisfy
+  std::string refused = message({{"NVIDIA_REQUIRE_CUDA", "cuda>=12.4 brand=tesla,driver>=535,driver<536"},
+                                 {"NVIDIA_REQUIRE_DRIVER", "driver>=560"}}, "535.104.05");
+  CHECK_MESSAGE(refused.find("NVIDIA_REQUIRE_DRIVER=\"driver>=560\" is not met") != std::string::npos, refused);
   // disabled: no finding at all
   Target old;
   old.driver = "440.33";

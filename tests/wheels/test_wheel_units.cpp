@@ -205,6 +205,9 @@ TEST_CASE("an image config's Env: LD_LIBRARY_PATH and LD_PRELOAD, the last setti
   CHECK(legacy("12") == "cuda>=12.0");
   CHECK(legacy("v12.4-1") == "cuda>=12.4");
   CHECK(legacy("12.4.1.3") == "error: 12.4.1.3");
+  CHECK(legacy("12.4.1-") == "error: 12.4.1-");
+  CHECK(legacy("1.2.3+a+b") == "error: 1.2.3+a+b");
+  CHECK(legacy("12.4.1-rc.1+build.5") == "cuda>=12.4");
   CHECK(legacy("twelve") == "error: twelve");
   CHECK_FALSE(environment_of_config(json("text")).config_read);
 }
