@@ -155,15 +155,12 @@ std::optional<ArchiveMember> ArchiveReader::next() {
                        limits_.max_ratio, human_bytes(limits_.max_total_bytes)));
       return std::nullopt;
     }
-    // Which copy an installer writes depends on it and on the zip's layout: pip writes the entry the
-    // central directory lists last, which need not be the last in the file that libarchive reads;
-    // uv refuses a wheel whose copies differ. So the caller keeps any copy that is a library.
+    // In a wheel, which copy an installer writes depends on it and on the zip's layout: pip writes
+    // the entry the central directory lists last, which need not be the last in the file that
+    // libarchive reads; uv refuses a wheel whose copies differ. So install_wheel keeps any library copy.
     if (limits_.report_duplicates && !seen_.insert(member.name).second && member.kind != MemberKind::Directory) {
       add("archive-duplicate-member", Severity::Warning,
-          fmt::format("'{}' appears more than once: the last copy that is a library is analysed, if one is, else "
-                      "the last copy; installers differ on which copy they write (pip: the one the zip's central "
-                      "directory lists last; uv refuses the wheel when the copies differ)",
-                      member.name));
+          fmt::format("'{}' appears more than once: {}", member.name, limits_.duplicate_rule));
     }
     return member;
   }

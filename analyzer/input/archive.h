@@ -29,6 +29,10 @@ struct ArchiveLimits {
   size_t max_members = 500000;
   size_t max_small_read = 64ull << 20;      // RECORD, METADATA, manifest.json, ...
   bool report_duplicates = true;            // zip: a second copy is a finding; tar layers: normal
+  // Which copy of a repeated name is used, for the finding (a wheel's rule by default).
+  std::string duplicate_rule =
+      "the last copy that is a library is analysed, if one is, else the last copy; installers differ on which copy "
+      "they write (pip: the one the zip's central directory lists last; uv refuses the wheel when the copies differ)";
 };
 
 enum class MemberKind { File, Directory, Symlink, Hardlink, Other };

@@ -404,6 +404,7 @@ ImageUnpack unpack_image(const std::string& host_path, const std::string& displa
   ImageUnpack out;
   ArchiveLimits outer_limits = limits;  // a layer is one member of the outer archive: only the total caps it
   outer_limits.max_member_bytes = std::max(limits.max_member_bytes, limits.max_total_bytes);
+  outer_limits.duplicate_rule = "the last copy is used, as docker load unpacks it";
   auto outer = ArchiveReader::open(host_path, display, outer_limits);
   if (!outer) {
     out.findings.push_back(opening_failed(display, outer.error()));

@@ -902,6 +902,11 @@ TEST_CASE("an image's LD_LIBRARY_PATH is its config's ENV, not the shell's; --ld
     Scan chosen = scan("--ld-library-path /srv/lib " + shell_quote(fixture(image)), "env-image-option");
     CHECK(app_libfoo(chosen).path == "/srv/lib/libfoo.so.1");
   }
+  // a name twice in the image archive: the last copy is read, as docker load does
+  Scan twice = scan(shell_quote(fixture("dup-manifest-image.tar")), "dup-manifest");
+  CHECK(any_message_has(findings(twice.report, "archive-duplicate-member"), "'manifest.json' appears more than once: the last copy is used"));
+  CHECK(findings(twice.report, "image-invalid").empty());
+  CHECK(app_libfoo(twice).path == "/opt/app/lib/libfoo.so.1");
   // an empty LD_LIBRARY_PATH entry is the container's working directory (WORKDIR), not this shell's
   Scan workdir = scan(shell_quote(fixture("workdir-image.tar")), "workdir-image");
   CHECK(app_libfoo(workdir).path == "/srv/lib/libfoo.so.1");
