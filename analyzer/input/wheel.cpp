@@ -269,6 +269,7 @@ WheelInstall install_wheel(const std::string& host_path, const std::string& disp
     auto written = (*reader)->extract(prefix, *location, /*binaries_only=*/!for_checks);
     if (written && *written && !for_checks && binary_locations.insert(*location).second)
       out.binary_files.push_back(*location);
+    if (!written && binary_locations.erase(*location)) std::erase(out.binary_files, *location);  // the earlier copy is gone too
     if (!written && !(*reader)->failed())
       out.findings.push_back({"archive-unsafe-member", Severity::Error, std::nullopt,
                               fmt::format("{}: '{}': {}", display, member->name, written.error()), "", display});

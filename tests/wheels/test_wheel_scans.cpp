@@ -826,6 +826,14 @@ TEST_CASE("a member name twice in a wheel: a copy that is a library is never hid
   CHECK(first_bytes("twocopies/replaced.so") == "not ");
 }
 
+TEST_CASE("a library twice in a wheel cut off inside the second copy: no copy is left listed as a root") {
+  Scan s = scan(shell_quote(fixture("dupcut-1.0-py3-none-any.whl")), "dupcut");
+  REQUIRE(s.report.is_object());
+  CHECK(any_message_has(findings(s.report, "archive-corrupt"), "Truncated ZIP file data"));
+  CHECK_FALSE(object_at(s.report, "site-packages/dupcut/x.so"));  // the failed copy replaced the first, and was removed
+  CHECK(s.tmp_left_empty);
+}
+
 TEST_CASE("zip bomb: refused from its compression ratio") {
   Scan s = scan(wheels({"bomb-1.0-py3-none-any.whl"}), "bomb");
   REQUIRE(s.report.is_object());
