@@ -7,6 +7,7 @@
 
 #include "analyzer/check/check.h"
 #include "analyzer/check/cuda_install_hint.h"
+#include "analyzer/check/driver_libraries.h"
 #include "analyzer/check/shipped_libraries.h"
 #include "analyzer/check/windows_dlls.h"
 #include "analyzer/resolve/musl_loader.h"
@@ -14,6 +15,16 @@
 
 namespace depscan {
 namespace {
+
+// The driver's other libraries (NVML, NVDEC, ...) come with it as libcuda.so.1 does.
+std::optional<std::string> driver_library_hint(const std::string& name) {
+  const auto& table = load_driver_libraries();
+  const DriverCapability* capability = table ? table->capability_of(name) : nullptr;
+  if (!capability) return std::nullopt;
+  return fmt::format("{} comes with the NVIDIA driver (its {} libraries: {}), not with a program or pip: install the "
+                     "driver on the target; in a container, docker run --gpus mounts it when NVIDIA_DRIVER_CAPABILITIES "
+                     "selects {}", name, capability->name, capability->what, capability->name);
+}
 
 // What to do differs by format: ld.so searches RUNPATH and LD_LIBRARY_PATH, Windows the
 // application directory and its system directories; the C++ runtime has its own installer, and
@@ -25,6 +36,7 @@ std::string elf_fix(const Matrix& matrix, const std::string& name, const std::ve
                        "does not have: run it on a musl system, or use its glibc (manylinux) build",
                        name);
   if (auto hint = cuda_install_hint(matrix, name, "the binary", process_majors)) return *hint;
+  if (auto hint = driver_library_hint(name)) return *hint;
   return fmt::format("install {} or add its directory to LD_LIBRARY_PATH or the binary's RUNPATH", name);
 }
 

@@ -396,6 +396,8 @@ ImageEnvironment environment_of_config(const nlohmann::json& config) {
   env.ld_preload = value("LD_PRELOAD");
   env.glibc_tunables = value("GLIBC_TUNABLES");
   env.requirements = requirements_of(settings);
+  if (auto caps = settings.find("NVIDIA_DRIVER_CAPABILITIES"); caps != settings.end()) env.driver_capabilities = caps->second;
+  env.legacy_cuda_image = !value("CUDA_VERSION").empty() && value("NVIDIA_REQUIRE_CUDA").empty();
   return env;
 }
 

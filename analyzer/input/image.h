@@ -38,6 +38,8 @@ struct ImageEnvironment {
   std::string working_dir = "/";  // config.WorkingDir: where empty and relative LD_LIBRARY_PATH entries point
   bool config_read = false;     // false: the config was missing or unreadable, so nothing is known to be set
   ContainerRequirements requirements;
+  std::optional<std::string> driver_capabilities;  // NVIDIA_DRIVER_CAPABILITIES; nullopt when unset
+  bool legacy_cuda_image = false;  // CUDA_VERSION without NVIDIA_REQUIRE_CUDA: the hook's "legacy" image
 };
 
 struct ImageUnpack {

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "analyzer/check/container_capabilities.h"
 #include "analyzer/check/container_requirements.h"
 #include "analyzer/check/cuda_checks.h"
 #include "analyzer/check/framework_cudnn.h"
@@ -190,6 +191,9 @@ ScanReport run_scan(const ScanOptions& options) {
   if (inputs.image_environment)                                              // NVIDIA_REQUIRE_* vs --driver
     for (auto& f : check_container_requirements(matrix, target, inputs.image_environment->requirements,
                                                  inputs.image_display))
+      report.result.findings.push_back(std::move(f));
+  if (inputs.image_environment)                                              // NVIDIA_DRIVER_CAPABILITIES vs the graph
+    for (auto& f : check_container_capabilities(report.result.graph, matrix, *inputs.image_environment, inputs.image_display))
       report.result.findings.push_back(std::move(f));
   timer.mark("cuda checks");
   if (options.cuda_audit) report.cuda_stack = std::move(cuda_stack);                           // for the summary

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <map>
 #include <set>
 #include <nlohmann/json.hpp>
 
@@ -957,6 +958,43 @@ TEST_CASE("an image's NVIDIA_REQUIRE_CUDA against --driver: the container toolki
   std::string legacy = one("--driver 440.33", "legacy-cuda-image.tar", "error");
   CHECK(has(legacy, "CUDA_VERSION=\"cuda>=11.0\""));
   CHECK(has(legacy, "unsatisfied condition: cuda>=11.0"));
+}
+
+TEST_CASE("an image's NVIDIA_DRIVER_CAPABILITIES: the driver libraries docker run --gpus leaves out of its containers") {
+  // the video program needs libcuda.so.1, libnvcuvid.so.1 and libnvidia-ml.so.1; libcudart.so.12
+  // opens libcuda.so.1 with dlopen; the image holds none of the driver's libraries
+  auto left_out = [](const char* image) {
+    std::map<std::string, std::string> out;  // library -> severity
+    for (const json& f : findings(scan(shell_quote(fixture(image)), "caps").report, "container-driver-capabilities")) {
+      std::string message = f["message"].get<std::string>();
+      size_t at = message.find("does not mount ");
+      std::string library = at == std::string::npos ? "(refused)" : message.substr(at + 15, message.find(' ', at + 15) - at - 15);
+      out[library] = f["severity"].get<std::string>();
+    }
+    return out;
+  };
+  using Left = std::map<std::string, std::string>;
+  CHECK(left_out("caps-default-image.tar") == Left{{"libnvcuvid.so.1", "error"}});  // unset: compute and utility
+  CHECK(left_out("caps-legacy-image.tar").empty());  // unset, CUDA_VERSION without NVIDIA_REQUIRE_CUDA: every capability
+  CHECK(left_out("caps-all-image.tar").empty());
+  CHECK(left_out("caps-graphics-image.tar") ==
+        Left{{"libcuda.so.1", "error"}, {"libnvcuvid.so.1", "error"}, {"libnvidia-ml.so.1", "error"}});
+  CHECK(left_out("caps-typo-image.tar") == Left{{"(refused)", "error"}});
+
+  Scan graphics = scan(shell_quote(fixture("caps-graphics-image.tar")), "caps-graphics");
+  CHECK(graphics.exit_code == 1);
+  CHECK(any_message_has(findings(graphics.report, "container-driver-capabilities"),
+                        "libcuda.so.1 into a container of this image: it is one of the driver's compute libraries (CUDA and "
+                        "OpenCL), and NVIDIA_DRIVER_CAPABILITIES=\"graphics, display\" selects display,graphics; without it "
+                        "CUDA calls fail (\"CUDA driver version is insufficient for CUDA runtime version\") (needed by "
+                        "/usr/bin/video_app, /usr/lib/libcudart.so.12 (dlopen))"));
+  // library-not-found says where a driver library comes from instead of "install it"
+  bool driver_fix = false;
+  for (const json& f : findings(graphics.report, "library-not-found"))
+    driver_fix |= f["fix"].get<std::string>().starts_with(
+        "libnvcuvid.so.1 comes with the NVIDIA driver (its video libraries: NVDEC, NVENC and optical flow), not with a "
+        "program or pip");
+  CHECK(driver_fix);
 }
 
 TEST_CASE("a multi-platform image: --platform picks the image of the index; attestations are passed over") {

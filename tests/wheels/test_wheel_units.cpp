@@ -212,6 +212,19 @@ TEST_CASE("an image config's Env: LD_LIBRARY_PATH and LD_PRELOAD, the last setti
   CHECK_FALSE(environment_of_config(json("text")).config_read);
 }
 
+TEST_CASE("an image config's NVIDIA_DRIVER_CAPABILITIES: unset, empty or set, and whether the image is a legacy CUDA image") {
+  using nlohmann::json;
+  auto env = [](std::vector<std::string> settings) { return environment_of_config(json{{"config", {{"Env", settings}}}}); };
+  CHECK_FALSE(env({}).driver_capabilities);
+  CHECK(env({"NVIDIA_DRIVER_CAPABILITIES="}).driver_capabilities == std::optional<std::string>(""));
+  CHECK(env({"NVIDIA_DRIVER_CAPABILITIES=video", "NVIDIA_DRIVER_CAPABILITIES=compute,utility"}).driver_capabilities ==
+        std::optional<std::string>("compute,utility"));
+  CHECK(env({"CUDA_VERSION=12.4.1"}).legacy_cuda_image);
+  CHECK(env({"CUDA_VERSION=12.4.1", "NVIDIA_REQUIRE_CUDA="}).legacy_cuda_image);  // empty counts as unset
+  CHECK_FALSE(env({"CUDA_VERSION=12.4.1", "NVIDIA_REQUIRE_CUDA=cuda>=12.4"}).legacy_cuda_image);
+  CHECK_FALSE(env({"CUDA_VERSION="}).legacy_cuda_image);
+}
+
 TEST_CASE("archive reader: member count cap and encrypted members") {
   std::string dir = depscan::test::fixtures_dir() + "/wheels/";
   ArchiveLimits few;

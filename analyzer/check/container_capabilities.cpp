@@ -1,0 +1,106 @@
+#include "analyzer/check/container_capabilities.h"
+
+#include <algorithm>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "analyzer/check/driver_libraries.h"
+#include "analyzer/check/listing.h"
+
+namespace depscan {
+namespace {
+
+constexpr const char* kWhoMounts = "docker run --gpus (the NVIDIA Container Toolkit's hook; CDI mode mounts every driver library)";
+
+// Who asks for one driver library the hook leaves out, and whether any of them fails without it.
+struct Unmounted {
+  const DriverCapability* capability = nullptr;
+  std::vector<std::string> askers;
+  bool fails = false;  // a NEEDED entry, or a dlopen the opener cannot do without
+};
+
+std::string setting_text(const ImageEnvironment& env) {
+  if (!env.driver_capabilities) return "NVIDIA_DRIVER_CAPABILITIES is unset, so the hook selects";
+  if (env.driver_capabilities->empty()) return "NVIDIA_DRIVER_CAPABILITIES is empty, so the hook selects";
+  return fmt::format("NVIDIA_DRIVER_CAPABILITIES=\"{}\" selects", *env.driver_capabilities);
+}
+
+std::string asker_text(const Graph& g, const Edge& e) {
+  const std::string& path = g.objects[e.from].path;
+  return e.kind == EdgeKind::Dlopen ? path + " (dlopen)" : path;
+}
+
+// A failed dlopen of a library guessed from strings, or one the matrix marks optional, may be survivable.
+bool fails_without(const Graph& g, const Matrix& matrix, const Edge& e) {
+  if (e.kind != EdgeKind::Dlopen) return true;
+  return !e.inferred && !matrix.dlopen_is_optional(soname_or_file_name(g.objects[e.from]), e.name);
+}
+
+std::map<std::string, Unmounted> unmounted_libraries(const Graph& g, const Matrix& matrix, const DriverLibraries& table,
+                                                     const SelectedCapabilities& selected) {
+  std::map<std::string, Unmounted> out;
+  for (const Edge& e : g.edges) {
+    if (e.to) continue;  // the image holds a copy of its own (a cuda-compat libcuda)
+    const DriverCapability* capability = table.capability_of(e.name);
+    if (!capability || selected.has(capability->name)) continue;
+    Unmounted& u = out[e.name];
+    u.capability = capability;
+    std::string asker = asker_text(g, e);
+    if (std::find(u.askers.begin(), u.askers.end(), asker) == u.askers.end()) u.askers.push_back(std::move(asker));
+    u.fails = u.fails || fails_without(g, matrix, e);
+  }
+  return out;
+}
+
+// The selected capabilities and those of every library left out: what the image should ask for.
+std::string with_capabilities_of(const DriverLibraries& table, std::vector<std::string> names,
+                                  const std::map<std::string, Unmounted>& unmounted) {
+  for (const DriverCapability& c : table.capabilities)
+    for (const auto& [library, u] : unmounted)
+      if (u.capability == &c && std::find(names.begin(), names.end(), c.name) == names.end()) names.push_back(c.name);
+  return fmt::format("{}", fmt::join(names, ","));
+}
+
+Finding capability_finding(Severity severity, const std::string& image, std::string message, std::string fix) {
+  Finding f{"container-driver-capabilities", severity, std::nullopt, {}, std::move(fix), image};
+  f.message = fmt::format("{}: {}", image, message);
+  return f;
+}
+
+}  // namespace
+
+std::vector<Finding> check_container_capabilities(const Graph& g, const Matrix& matrix, const ImageEnvironment& env,
+                                                  const std::string& image) {
+  const auto& table = load_driver_libraries();
+  if (!env.config_read || !table) return {};
+  SelectedCapabilities selected = selected_capabilities(*table, env.driver_capabilities, env.legacy_cuda_image);
+  if (!selected.unknown.empty())
+    return {capability_finding(
+        Severity::Error, image,
+        fmt::format("{} refuses to start a GPU container of this image: NVIDIA_DRIVER_CAPABILITIES=\"{}\" names {}, "
+                    "which it does not support (\"unsupported capabilities found\")",
+                    kWhoMounts, env.driver_capabilities.value_or(""), join_limited(selected.unknown)),
+        fmt::format("list only {} (comma-separated), or all", join_limited(table->supported, table->supported.size())))};
+  std::vector<Finding> out;
+  auto unmounted = unmounted_libraries(g, matrix, *table, selected);
+  std::string names = fmt::format("{}", fmt::join(selected.names, ","));
+  std::string wanted = with_capabilities_of(*table, selected.names, unmounted);
+  for (const auto& [name, u] : unmounted) {
+    bool cuda = u.capability->name == "compute";
+    out.push_back(capability_finding(
+        u.fails ? Severity::Error : Severity::Warning, image,
+        fmt::format("{} does not mount {} into a container of this image: it is one of the driver's {} libraries ({}), "
+                    "and {} {}{} (needed by {})",
+                    kWhoMounts, name, u.capability->name, u.capability->what, setting_text(env),
+                    names.empty() ? "none" : names,
+                    cuda ? "; without it CUDA calls fail (\"CUDA driver version is insufficient for CUDA runtime version\")" : "",
+                    join_limited(u.askers, 4)),
+        fmt::format("add {} to the image's capabilities (ENV NVIDIA_DRIVER_CAPABILITIES={}), or start it with "
+                    "docker run --gpus all -e NVIDIA_DRIVER_CAPABILITIES={}",
+                    u.capability->name, wanted, wanted)));
+  }
+  return out;
+}
+
+}  // namespace depscan

@@ -1,0 +1,138 @@
+// NVIDIA_DRIVER_CAPABILITIES as the NVIDIA Container Toolkit's hook reads it (getDriverCapabilities
+// and its test table in cmd/nvidia-container-runtime-hook), and the driver libraries `docker run
+// --gpus` then leaves out of a container.
+#include <map>
+
+#include <doctest/doctest.h>
+
+#include "analyzer/check/container_capabilities.h"
+#include "analyzer/check/driver_libraries.h"
+#include "embedded_matrix.h"
+
+using namespace depscan;
+
+namespace {
+
+const DriverLibraries& table() {
+  const auto& loaded = load_driver_libraries();
+  REQUIRE_MESSAGE(loaded, (loaded ? "" : loaded.error()));
+  return *loaded;
+}
+
+std::string selected(std::optional<std::string> setting, bool legacy = false) {
+  SelectedCapabilities s = selected_capabilities(table(), setting, legacy);
+  std::string out;
+  for (const std::string& name : s.names) out += (out.empty() ? "" : ",") + name;
+  for (const std::string& name : s.unknown) out += " unknown:" + name;
+  return out;
+}
+
+const char* capability(const char* library) {
+  const DriverCapability* c = table().capability_of(library);
+  return c ? c->name.c_str() : "none";
+}
+
+}  // namespace
+
+TEST_CASE("the driver's libraries by capability, as libnvidia-container lists them") {
+  CHECK(std::string(capability("libcuda.so.1")) == "compute");
+  CHECK(std::string(capability("libcuda.so")) == "compute");
+  CHECK(std::string(capability("libcudadebugger.so.1")) == "compute");
+  CHECK(std::string(capability("libnvidia-ptxjitcompiler.so.1")) == "compute");
+  CHECK(std::string(capability("libnvidia-ml.so.1")) == "utility");
+  CHECK(std::string(capability("libnvcuvid.so.1")) == "video");
+  CHECK(std::string(capability("libnvidia-encode.so.1")) == "video");
+  CHECK(std::string(capability("libGLX_nvidia.so.0")) == "graphics");
+  CHECK(std::string(capability("libnvidia-ngx.so.1")) == "ngx");
+  // a prefix ends at a dot: the runtime and other projects' libraries are not the driver's
+  CHECK(std::string(capability("libcudart.so.12")) == "none");
+  CHECK(std::string(capability("libnvidia-mlx.so.1")) == "none");
+  CHECK(std::string(capability("libnvrtc.so.13")) == "none");
+}
+
+TEST_CASE("NVIDIA_DRIVER_CAPABILITIES: what the hook selects, as its own tests have it") {
+  const std::string every = "compat32,compute,display,graphics,ngx,utility,video";
+  CHECK(selected("display,video", true) == "display,video");
+  CHECK(selected("all", true) == every);
+  CHECK(selected("", true) == "compute,utility");     // set and empty: the default, even for a legacy image
+  CHECK(selected(std::nullopt, true) == every);       // unset in a legacy image (CUDA_VERSION only): all
+  CHECK(selected("display,video") == "display,video");
+  CHECK(selected(std::nullopt) == "compute,utility");
+  CHECK(selected("all") == every);
+  CHECK(selected("") == "compute,utility");
+  CHECK(selected(" compute , ,utility,") == "compute,utility");  // parts trimmed, empty parts dropped
+  CHECK(selected(" ").empty());                                  // set, not empty, names nothing: nothing
+  CHECK(selected("video,all,bogus") == every);                   // "all" wins, and nothing is refused
+  CHECK(selected("compute,vidoe") == "compute unknown:vidoe");
+  CHECK(selected("Compute") == " unknown:Compute");              // names are case-sensitive
+  CHECK(selected("none") == " unknown:none");
+}
+
+TEST_CASE("driver libraries the hook leaves out of a container: who needs them and how badly") {
+  Graph g;
+  for (const char* path : {"/usr/bin/app", "/usr/lib/libcudart.so.12", "/usr/lib/plugin.so", "/usr/local/cuda/compat/libcuda.so.1"})
+  {
+    Object o;
+    o.path = path;
+    g.objects.push_back(o);
+  }
+  g.roots = {0, 1, 2};
+  auto edge = [&](size_t from, const char* name, EdgeKind kind, bool inferred = false, std::optional<size_t> to = {}) {
+    Edge e;
+    e.from = from;
+    e.name = name;
+    e.kind = kind;
+    e.inferred = inferred;
+    e.to = to;
+    g.edges.push_back(e);
+  };
+  edge(0, "libnvcuvid.so.1", EdgeKind::Needed);
+  edge(1, "libcuda.so.1", EdgeKind::Dlopen);
+  edge(2, "libnvidia-encode.so.1", EdgeKind::Dlopen, true);  // a name found in strings: may be optional
+  edge(0, "libfoo.so.1", EdgeKind::Needed);                  // not the driver's: library-not-found's business
+  ImageEnvironment env;
+  env.config_read = true;
+  env.driver_capabilities = "utility";
+  auto findings = check_container_capabilities(g, embedded_matrix(), env, "image.tar");
+  REQUIRE(findings.size() == 3);
+  std::map<std::string, const Finding*> by_library;
+  for (const Finding& f : findings) {
+    CHECK(f.code == "container-driver-capabilities");
+    CHECK(f.path == "image.tar");
+    CHECK(f.fix.find("ENV NVIDIA_DRIVER_CAPABILITIES=utility,compute,video") != std::string::npos);  // all it lacks, once
+    for (const char* library : {"libcuda.so.1", "libnvcuvid.so.1", "libnvidia-encode.so.1"})
+      if (f.message.find(std::string("does not mount ") + library) != std::string::npos) by_library[library] = &f;
+  }
+  REQUIRE(by_library.size() == 3);
+  CHECK(by_library["libcuda.so.1"]->severity == Severity::Error);
+  CHECK(by_library["libcuda.so.1"]->message.find("CUDA driver version is insufficient") != std::string::npos);
+  CHECK(by_library["libcuda.so.1"]->message.find("(needed by /usr/lib/libcudart.so.12 (dlopen))") != std::string::npos);
+  CHECK(by_library["libnvcuvid.so.1"]->severity == Severity::Error);
+  CHECK(by_library["libnvcuvid.so.1"]->message.find("NVIDIA_DRIVER_CAPABILITIES=\"utility\" selects utility") != std::string::npos);
+  CHECK(by_library["libnvidia-encode.so.1"]->severity == Severity::Warning);
+
+  // the image's own copy (a cuda-compat libcuda) needs no mount; with video and compute nothing is missing
+  g.edges[1].to = 3;
+  env.driver_capabilities = "utility,video";
+  CHECK(check_container_capabilities(g, embedded_matrix(), env, "image.tar").empty());
+  env.driver_capabilities = std::nullopt;  // the default: compute and utility
+  auto by_default = check_container_capabilities(g, embedded_matrix(), env, "image.tar");
+  CHECK(by_default.size() == 2);  // libnvcuvid and libnvidia-encode
+  env.legacy_cuda_image = true;   // unset in a legacy image: every capability
+  CHECK(check_container_capabilities(g, embedded_matrix(), env, "image.tar").empty());
+  env.config_read = false;        // nothing known about the container's environment
+  env.legacy_cuda_image = false;
+  CHECK(check_container_capabilities(g, embedded_matrix(), env, "image.tar").empty());
+}
+
+TEST_CASE("a capability the hook does not know stops the container, whatever it needs") {
+  ImageEnvironment env;
+  env.config_read = true;
+  env.driver_capabilities = "compute,utility,vidoe";
+  auto findings = check_container_capabilities(Graph{}, embedded_matrix(), env, "image.tar");
+  REQUIRE(findings.size() == 1);
+  CHECK(findings[0].severity == Severity::Error);
+  CHECK(findings[0].message.find("refuses to start a GPU container of this image: NVIDIA_DRIVER_CAPABILITIES=\"compute,utility,vidoe\" "
+                                 "names vidoe") != std::string::npos);
+  CHECK(findings[0].fix.find("compute, compat32, graphics, utility, video, display, ngx") != std::string::npos);
+}
