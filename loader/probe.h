@@ -39,6 +39,7 @@ struct ProbeDevice {
   int cc_major = 0, cc_minor = 0;
   size_t memory = 0;
   cuda::CUcontext context = nullptr;       // retained primary context, released at the end
+  cuda::CUresult retain_error = 0;         // what cuDevicePrimaryCtxRetain returned when it failed
   std::string unusable;                    // why its later steps do not run (a sticky error in its context)
 };
 
@@ -70,7 +71,8 @@ void release_contexts(ProbeState& state);
 
 // After a GPU step on `device` failed: asks its context whether the failure left an error that
 // outlives it (cuda::sticky_scope) and, if it did, records which later steps it rules out (the
-// device's or the whole process's) and returns it.
+// device's or the whole process's) and returns it. Without a context (its retain failed), the
+// retain's own error counts when it is one that rules out the whole process.
 std::optional<cuda::CUresult> note_sticky_error(ProbeState& state, ProbeDevice& device, const std::string& failed_step);
 // Why no further GPU step can run on `device` ("" = it can).
 std::string unusable_reason(const ProbeState& state, const ProbeDevice& device);

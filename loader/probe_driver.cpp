@@ -132,6 +132,7 @@ std::string make_context_current(ProbeState& state, ProbeDevice& device) {
     cuda::CUresult r = cu.cuDevicePrimaryCtxRetain(&device.context, device.handle);
     if (r != cuda::kSuccess) {
       device.context = nullptr;
+      device.retain_error = r;
       return "cuDevicePrimaryCtxRetain returned " + describe_cuda_error(cu, r);
     }
   }

@@ -8,9 +8,13 @@ namespace depscan {
 
 std::optional<cuda::CUresult> note_sticky_error(ProbeState& state, ProbeDevice& device, const std::string& failed_step) {
   const cuda::DriverApi& cu = state.cu;
-  if (!device.context) return std::nullopt;
-  cuda::CUresult r = cu.cuCtxSetCurrent(device.context);
-  if (r == cuda::kSuccess) r = cu.cuCtxSynchronize();
+  cuda::CUresult r = device.retain_error;
+  if (device.context) {
+    r = cu.cuCtxSetCurrent(device.context);
+    if (r == cuda::kSuccess) r = cu.cuCtxSynchronize();
+  } else if (cuda::sticky_scope(r) != cuda::StickyScope::Process) {
+    return std::nullopt;  // no context to rule out
+  }
   switch (cuda::sticky_scope(r)) {
     case cuda::StickyScope::Process:
       state.cuda_unusable = fmt::format(

@@ -248,6 +248,9 @@ TEST_CASE("after an error that outlives its step, the GPU steps it rules out are
        "failed", "not run", "not run", "not run"},
       {"FAKECUDA_MODE=device-assert", "kernel.device0 left CUDA_ERROR_ASSERT (710)", "device 0's context cannot be used anymore",
        "failed", "not run", "ok", "ok"},
+      // no context to ask: the retain's own error is one that rules out the process
+      {"FAKECUDA_MODE=retain-launch-failure", "kernel.device0 left CUDA_ERROR_LAUNCH_FAILED (719)", "terminated and relaunched",
+       "failed", "not run", "not run", "not run"},
       {"FAKECUDNN_MODE=conv-illegal-address", "cudnn.convolution.device0 left CUDA_ERROR_ILLEGAL_ADDRESS (700)",
        "terminated and relaunched", "ok", "failed", "not run", "not run"},
   };
