@@ -14,6 +14,12 @@
 namespace depscan {
 namespace {
 
+// "./" (or "."), the entry `tar -C DIR -c .` writes for DIR itself.
+bool names_the_root(std::string_view name) {
+  return !name.empty() && name.front() != '/' && name.find_first_not_of("./") == std::string_view::npos &&
+         name.find("..") == std::string_view::npos;
+}
+
 constexpr size_t kBlock = 1 << 16;
 
 std::string human_bytes(uint64_t bytes) {
@@ -115,6 +121,7 @@ std::optional<ArchiveMember> ArchiveReader::next() {
     const char* raw = la.entry_pathname(entry);
     if (!raw) raw = la.entry_pathname_utf8(entry);
     std::string raw_name = raw ? raw : "";
+    if (names_the_root(raw_name) && kind_of(la, entry) == MemberKind::Directory) continue;  // nothing to extract
     auto name = safe_relative_name(raw_name);
     if (!name) {
       add("archive-unsafe-member", Severity::Error, name.error() + ": not extracted");

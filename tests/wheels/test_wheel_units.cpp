@@ -225,6 +225,22 @@ TEST_CASE("an image config's NVIDIA_DRIVER_CAPABILITIES: unset, empty or set, an
   CHECK_FALSE(env({"CUDA_VERSION="}).legacy_cuda_image);
 }
 
+TEST_CASE("archive reader: the entry `tar -C DIR -c .` writes for DIR itself is passed over without a finding") {
+  depscan::test::TempDir tmp("dot-root");
+  auto made = depscan::test::run_command("cd " + depscan::test::shell_quote(tmp.str()) +
+                                         " && mkdir -p in/usr && echo x > in/usr/f && tar -C in -cf dot.tar . && "
+                                         "tar -tf dot.tar | head -1");
+  REQUIRE(made.exit_code == 0);
+  REQUIRE(made.output == "./\n");
+  auto reader = ArchiveReader::open(tmp.str() + "/dot.tar", "dot.tar");
+  REQUIRE(reader);
+  std::vector<std::string> names;
+  while (auto member = (*reader)->next()) names.push_back(member->name);
+  CHECK(names == std::vector<std::string>{"usr", "usr/f"});
+  CHECK((*reader)->findings().empty());
+  for (const char* name : {".", "./", ".//.", "./."}) CHECK(safe_relative_name(name).error().find("archive root") != std::string::npos);
+}
+
 TEST_CASE("archive reader: member count cap and encrypted members") {
   std::string dir = depscan::test::fixtures_dir() + "/wheels/";
   ArchiveLimits few;
