@@ -114,6 +114,39 @@ TEST_CASE("executable stack: the tunable's values that a release does not know a
   }
 }
 
+// root242 saved as a one-layer image (`docker save` layout) whose config sets `env`, a JSON list.
+std::string image_of_root242(const TempDir& tmp, const std::string& name, const std::string& env) {
+  std::string image = tmp.str() + "/" + name;
+  std::string config = R"({"config": {"Env": )" + env + "}}";
+  std::string manifest = R"([{"Config": "config.json", "Layers": ["layer.tar"]}])";
+  auto made = run_command("mkdir -p " + shell_quote(image) + " && tar -C " + shell_quote(dir() + "/root242") + " -cf " +
+                          shell_quote(image + "/layer.tar") + " . && printf %s " + shell_quote(config) + " >" +
+                          shell_quote(image + "/config.json") + " && printf %s " + shell_quote(manifest) + " >" +
+                          shell_quote(image + "/manifest.json") + " && tar -C " + shell_quote(image) + " -cf " +
+                          shell_quote(image + ".tar") + " manifest.json config.json layer.tar 2>&1");
+  REQUIRE_MESSAGE(made.exit_code == 0, made.output);
+  return shell_quote(image + ".tar");
+}
+
+TEST_CASE("executable stack: an image's GLIBC_TUNABLES counts, over this shell's and under --glibc-tunables") {
+  // glibc 2.42's loader refuses app's dlopen of rwe/libcudnn.so.9 unless glibc.rtld.execstack=2
+  TempDir tmp("execstack-image");
+  std::string plain = image_of_root242(tmp, "plain", R"(["LD_LIBRARY_PATH=/t/rwe"])");
+  std::string forced = image_of_root242(tmp, "forced", R"(["LD_LIBRARY_PATH=/t/rwe", "GLIBC_TUNABLES=glibc.rtld.execstack=2"])");
+  auto refuses_rwe = [](const std::string& args, const std::string& prefix = "") {
+    return finding_set(args, "executable-stack", 2, prefix).count("error rwe/libcudnn.so.9") == 1;
+  };
+  CHECK(refuses_rwe(plain));
+  CHECK_FALSE(refuses_rwe(forced));
+  CHECK(finding_set(forced, "executable-stack", 2).empty());  // 2 makes every stack executable at start-up
+  // the container starts with the image's setting, not with this shell's
+  CHECK(refuses_rwe(plain, "GLIBC_TUNABLES=glibc.rtld.execstack=2"));
+  CHECK_FALSE(refuses_rwe(forced, "GLIBC_TUNABLES=glibc.rtld.execstack=1"));
+  // the option still decides
+  CHECK(refuses_rwe("--glibc-tunables glibc.rtld.execstack=1 " + forced));
+  CHECK_FALSE(refuses_rwe("--glibc-tunables glibc.rtld.execstack=2 " + plain));
+}
+
 TEST_CASE("executable stack: a program under its own loader is judged by that loader's glibc, not the system's") {
   // rootown/: the system's loader says 2.36; app_own241 and app_own242 run under loaders of their own.
   std::string root = "--root " + shell_quote(dir() + "/rootown") + " --ld-library-path /t/rwe ";
