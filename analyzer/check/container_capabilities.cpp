@@ -7,48 +7,63 @@
 
 #include "analyzer/check/driver_libraries.h"
 #include "analyzer/check/listing.h"
+#include "analyzer/check/optional_reach.h"
 
 namespace depscan {
 namespace {
 
-constexpr const char* kWhoMounts = "docker run --gpus (the NVIDIA Container Toolkit's hook; CDI mode mounts every driver library)";
+constexpr const char* kWhoMounts =
+    "docker run --gpus (the NVIDIA Container Toolkit's legacy hook; where --gpus or the runtime uses CDI, every driver "
+    "library is mounted)";
 
 // Who asks for one driver library the hook leaves out, and whether any of them fails without it.
 struct Unmounted {
   const DriverCapability* capability = nullptr;
   std::vector<std::string> askers;
-  bool fails = false;  // a NEEDED entry, or a dlopen the opener cannot do without
+  bool fails = false;  // a NEEDED entry of an object the process needs, or a dlopen it cannot do without
 };
+
+// The variable as written, shortened: a hostile config may hold megabytes.
+std::string written(const std::string& value) {
+  constexpr size_t kShown = 120;
+  return value.size() <= kShown ? value : value.substr(0, kShown) + "...";
+}
 
 std::string setting_text(const ImageEnvironment& env) {
   if (!env.driver_capabilities) return "NVIDIA_DRIVER_CAPABILITIES is unset, so the hook selects";
   if (env.driver_capabilities->empty()) return "NVIDIA_DRIVER_CAPABILITIES is empty, so the hook selects";
-  return fmt::format("NVIDIA_DRIVER_CAPABILITIES=\"{}\" selects", *env.driver_capabilities);
+  return fmt::format("NVIDIA_DRIVER_CAPABILITIES=\"{}\" selects", written(*env.driver_capabilities));
 }
 
 std::string asker_text(const Graph& g, const Edge& e) {
   const std::string& path = g.objects[e.from].path;
-  return e.kind == EdgeKind::Dlopen ? path + " (dlopen)" : path;
+  if (e.kind == EdgeKind::Dlopen) return path + " (dlopen)";
+  return e.kind == EdgeKind::Preload ? path + " (LD_PRELOAD)" : path;
 }
 
-// A failed dlopen of a library guessed from strings, or one the matrix marks optional, may be survivable.
-bool fails_without(const Graph& g, const Matrix& matrix, const Edge& e) {
-  if (e.kind != EdgeKind::Dlopen) return true;
-  return !e.inferred && !matrix.dlopen_is_optional(soname_or_file_name(g.objects[e.from]), e.name);
+// The loader skips a preload it cannot open; a failed dlopen of a name guessed from strings, or
+// of one the matrix marks optional, and a library needed only by what such a dlopen opens, may be
+// survivable.
+bool fails_without(const Graph& g, const Matrix& matrix, OptionalReach& optional, const Edge& e) {
+  if (e.kind == EdgeKind::Preload) return false;
+  if (e.kind == EdgeKind::Dlopen)
+    return !e.inferred && !matrix.dlopen_is_optional(soname_or_file_name(g.objects[e.from]), e.name);
+  return !optional.via(e.root, e.from);
 }
 
 std::map<std::string, Unmounted> unmounted_libraries(const Graph& g, const Matrix& matrix, const DriverLibraries& table,
                                                      const SelectedCapabilities& selected) {
   std::map<std::string, Unmounted> out;
+  OptionalReach optional(g, matrix);
   for (const Edge& e : g.edges) {
     if (e.to) continue;  // the image holds a copy of its own (a cuda-compat libcuda)
     const DriverCapability* capability = table.capability_of(e.name);
-    if (!capability || selected.has(capability->name)) continue;
+    if (!capability || selected.mounts(capability->name)) continue;
     Unmounted& u = out[e.name];
     u.capability = capability;
     std::string asker = asker_text(g, e);
     if (std::find(u.askers.begin(), u.askers.end(), asker) == u.askers.end()) u.askers.push_back(std::move(asker));
-    u.fails = u.fails || fails_without(g, matrix, e);
+    u.fails = u.fails || fails_without(g, matrix, optional, e);
   }
   return out;
 }
@@ -80,7 +95,7 @@ std::vector<Finding> check_container_capabilities(const Graph& g, const Matrix& 
         Severity::Error, image,
         fmt::format("{} refuses to start a GPU container of this image: NVIDIA_DRIVER_CAPABILITIES=\"{}\" names {}, "
                     "which it does not support (\"unsupported capabilities found\")",
-                    kWhoMounts, env.driver_capabilities.value_or(""), join_limited(selected.unknown)),
+                    kWhoMounts, written(env.driver_capabilities.value_or("")), written(join_limited(selected.unknown))),
         fmt::format("list only {} (comma-separated), or all", join_limited(table->supported, table->supported.size())))};
   std::vector<Finding> out;
   auto unmounted = unmounted_libraries(g, matrix, *table, selected);

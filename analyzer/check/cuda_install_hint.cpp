@@ -13,7 +13,7 @@ namespace {
 std::string driver_hint(std::string_view name) {
   return fmt::format("{} comes with the NVIDIA driver, not with the CUDA toolkit or pip: install the driver on the "
                      "target (in a container, start it with the NVIDIA Container Toolkit, e.g. `docker run --gpus all`, "
-                     "which mounts the host's driver libraries); never ship the stub from the toolkit's lib64/stubs",
+                     "which mounts the host's driver libraries when NVIDIA_DRIVER_CAPABILITIES selects compute, as it does unless set otherwise); never ship the stub from the toolkit's lib64/stubs",
                      name);
 }
 

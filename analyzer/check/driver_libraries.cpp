@@ -1,6 +1,7 @@
 #include "analyzer/check/driver_libraries.h"
 
 #include <algorithm>
+#include <set>
 
 #include <nlohmann/json.hpp>
 
@@ -35,13 +36,22 @@ Expected<DriverLibraries> parse_driver_libraries() {
   if (!supported) return Error{supported.error()};
   out.default_set = std::move(*default_set);
   out.supported = std::move(*supported);
-  out.source = doc.value("source", "");
-  if (out.source.empty()) return bad("no source");
+  if (doc.value("source", "").empty()) return bad("no source");
   for (const auto& row : doc["capabilities"]) {
     if (!row.is_object() || !row.contains("capability") || !row["capability"].is_string()) return bad("a row has no capability");
     auto prefixes = strings_of(row, "prefixes");
     if (!prefixes) return Error{prefixes.error()};
     out.capabilities.push_back({row["capability"].get<std::string>(), row.value("what", ""), std::move(*prefixes)});
+  }
+  auto mounts = doc.find("mounts");
+  if (mounts == doc.end() || !mounts->is_object()) return bad("no mounts");
+  for (const std::string& name : out.supported) {
+    auto lists = mounts->find(name);
+    if (lists == mounts->end() || !lists->is_array()) return bad("no mounts for " + name);
+    for (const auto& list : *lists) {
+      if (!list.is_string()) return bad("a bad entry in the mounts of " + name);
+      out.mounts[name].push_back(list.get<std::string>());
+    }
   }
   return out;
 }
@@ -54,18 +64,40 @@ bool contains(const std::vector<std::string>& names, std::string_view name) {
   return std::find(names.begin(), names.end(), name) != names.end();
 }
 
+// Go's unicode.IsSpace beyond ASCII, as UTF-8: U+0085, U+00A0, U+1680, U+2000-U+200A, U+2028,
+// U+2029, U+202F, U+205F, U+3000. strings.TrimSpace trims them too.
+size_t space_at_front(std::string_view s) {
+  if (!s.empty() && std::string_view(" \t\n\v\f\r").find(s[0]) != std::string_view::npos) return 1;
+  auto byte = [&](size_t i) { return i < s.size() ? static_cast<unsigned char>(s[i]) : 0u; };
+  if (byte(0) == 0xC2 && (byte(1) == 0x85 || byte(1) == 0xA0)) return 2;
+  if (byte(0) == 0xE1 && byte(1) == 0x9A && byte(2) == 0x80) return 3;
+  if (byte(0) == 0xE2 && byte(1) == 0x80 && ((byte(2) >= 0x80 && byte(2) <= 0x8A) || byte(2) == 0xA8 || byte(2) == 0xA9 || byte(2) == 0xAF))
+    return 3;
+  if (byte(0) == 0xE2 && byte(1) == 0x81 && byte(2) == 0x9F) return 3;
+  if (byte(0) == 0xE3 && byte(1) == 0x80 && byte(2) == 0x80) return 3;
+  return 0;
+}
+
+size_t space_at_back(std::string_view s) {
+  for (size_t width = 1; width <= 3 && width <= s.size(); ++width)
+    if (space_at_front(s.substr(s.size() - width)) == width) return width;
+  return 0;
+}
+
+std::string_view trimmed(std::string_view s) {
+  while (size_t n = space_at_front(s)) s.remove_prefix(n);
+  while (size_t n = space_at_back(s)) s.remove_suffix(n);
+  return s;
+}
+
 // The hook's split of the variable: on commas, each part trimmed, empty parts left out.
 std::vector<std::string> capability_names(std::string_view text) {
   std::vector<std::string> out;
-  constexpr std::string_view kSpace = " \t\n\v\f\r";
+  std::set<std::string_view> seen;
   while (true) {
     size_t comma = text.find(',');
-    std::string_view part = text.substr(0, comma);
-    size_t first = part.find_first_not_of(kSpace);
-    if (first != std::string_view::npos) {
-      part = part.substr(first, part.find_last_not_of(kSpace) - first + 1);
-      if (!contains(out, part)) out.emplace_back(part);
-    }
+    std::string_view part = trimmed(text.substr(0, comma));
+    if (!part.empty() && seen.insert(part).second) out.emplace_back(part);
     if (comma == std::string_view::npos) return out;
     text.remove_prefix(comma + 1);
   }
@@ -74,6 +106,7 @@ std::vector<std::string> capability_names(std::string_view text) {
 }  // namespace
 
 const DriverCapability* DriverLibraries::capability_of(std::string_view name) const {
+  name = name.substr(name.find_last_of('/') + 1);  // dlopen("/usr/lib64/libnvidia-ml.so.1")
   for (const DriverCapability& c : capabilities)
     for (const std::string& prefix : c.prefixes)
       if (matches(name, prefix)) return &c;
@@ -85,7 +118,7 @@ const Expected<DriverLibraries>& load_driver_libraries() {
   return table;
 }
 
-bool SelectedCapabilities::has(std::string_view capability) const { return contains(names, capability); }
+bool SelectedCapabilities::mounts(std::string_view library_list) const { return contains(mounted, library_list); }
 
 SelectedCapabilities selected_capabilities(const DriverLibraries& table, const std::optional<std::string>& setting,
                                            bool legacy_image) {
@@ -101,6 +134,10 @@ SelectedCapabilities selected_capabilities(const DriverLibraries& table, const s
     for (const std::string& name : asked)
       if (!contains(table.supported, name)) out.unknown.push_back(name);
   std::sort(out.names.begin(), out.names.end());
+  for (const std::string& name : out.names)
+    if (auto lists = table.mounts.find(name); lists != table.mounts.end())
+      for (const std::string& list : lists->second)
+        if (!contains(out.mounted, list)) out.mounted.push_back(list);
   return out;
 }
 

@@ -2,6 +2,7 @@
 // and how the NVIDIA Container Toolkit's hook chooses the capabilities a container gets.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -11,6 +12,7 @@
 
 namespace depscan {
 
+// One of libnvidia-container's library lists.
 struct DriverCapability {
   std::string name;                   // "compute"
   std::string what;                   // "CUDA and OpenCL"
@@ -21,9 +23,9 @@ struct DriverLibraries {
   std::vector<DriverCapability> capabilities;
   std::vector<std::string> default_set;  // when NVIDIA_DRIVER_CAPABILITIES is unset or empty
   std::vector<std::string> supported;    // every name the hook knows, but "all"
-  std::string source;
+  std::map<std::string, std::vector<std::string>> mounts;  // capability -> the lists it mounts (video: video, compute)
 
-  // The capability whose libraries include `name` (libnvcuvid.so.1: video), or null.
+  // The list that holds `name`, a file name or a path (libnvcuvid.so.1: video), or null.
   const DriverCapability* capability_of(std::string_view name) const;
 };
 
@@ -34,9 +36,10 @@ const Expected<DriverLibraries>& load_driver_libraries();
 // `legacy_image` is CUDA_VERSION set without NVIDIA_REQUIRE_CUDA. `unknown` lists the names the
 // hook does not support, which make it refuse the container.
 struct SelectedCapabilities {
-  std::vector<std::string> names;  // sorted
-  std::vector<std::string> unknown;
-  bool has(std::string_view capability) const;
+  std::vector<std::string> names;    // sorted
+  std::vector<std::string> unknown;  // in the order written
+  std::vector<std::string> mounted;  // the library lists the names mount
+  bool mounts(std::string_view library_list) const;
 };
 SelectedCapabilities selected_capabilities(const DriverLibraries& table, const std::optional<std::string>& setting,
                                            bool legacy_image);

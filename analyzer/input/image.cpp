@@ -305,6 +305,14 @@ std::optional<std::string> major_minor_of(const std::string& version) {
   return std::to_string(std::stoul(numbers[0])) + "." + (numbers.size() > 1 ? std::to_string(std::stoul(numbers[1])) : "0");
 }
 
+// The toolkit's "legacy" CUDA image: CUDA_VERSION set, NVIDIA_REQUIRE_CUDA unset or empty.
+bool is_legacy_cuda_image(const std::map<std::string, std::string>& settings) {
+  auto version = settings.find("CUDA_VERSION");
+  auto require_cuda = settings.find("NVIDIA_REQUIRE_CUDA");
+  return version != settings.end() && !version->second.empty() &&
+         (require_cuda == settings.end() || require_cuda->second.empty());
+}
+
 ContainerRequirements requirements_of(const std::map<std::string, std::string>& settings) {
   ContainerRequirements out;
   auto disable = settings.find("NVIDIA_DISABLE_REQUIRE");
@@ -315,12 +323,10 @@ ContainerRequirements requirements_of(const std::map<std::string, std::string>& 
   for (const auto& [name, text] : settings)
     if (name.starts_with("NVIDIA_REQUIRE_") && !name.starts_with("NVIDIA_REQUIRE_JETPACK"))
       out.variables.emplace_back(name, text);
-  auto legacy = settings.find("CUDA_VERSION");
-  auto require_cuda = settings.find("NVIDIA_REQUIRE_CUDA");
-  bool has_require_cuda = require_cuda != settings.end() && !require_cuda->second.empty();
-  if (legacy != settings.end() && !legacy->second.empty() && !has_require_cuda) {
-    if (auto major_minor = major_minor_of(legacy->second)) out.variables.emplace_back("CUDA_VERSION", "cuda>=" + *major_minor);
-    else out.legacy_version_error = legacy->second;
+  if (is_legacy_cuda_image(settings)) {
+    const std::string& version = settings.at("CUDA_VERSION");
+    if (auto major_minor = major_minor_of(version)) out.variables.emplace_back("CUDA_VERSION", "cuda>=" + *major_minor);
+    else out.legacy_version_error = version;
   }
   return out;
 }
@@ -397,7 +403,7 @@ ImageEnvironment environment_of_config(const nlohmann::json& config) {
   env.glibc_tunables = value("GLIBC_TUNABLES");
   env.requirements = requirements_of(settings);
   if (auto caps = settings.find("NVIDIA_DRIVER_CAPABILITIES"); caps != settings.end()) env.driver_capabilities = caps->second;
-  env.legacy_cuda_image = !value("CUDA_VERSION").empty() && value("NVIDIA_REQUIRE_CUDA").empty();
+  env.legacy_cuda_image = is_legacy_cuda_image(settings);
   return env;
 }
 

@@ -1,6 +1,7 @@
 // NVIDIA_DRIVER_CAPABILITIES as the NVIDIA Container Toolkit's hook reads it (getDriverCapabilities
 // and its test table in cmd/nvidia-container-runtime-hook), and the driver libraries `docker run
 // --gpus` then leaves out of a container.
+#include <algorithm>
 #include <map>
 
 #include <doctest/doctest.h>
@@ -66,6 +67,25 @@ TEST_CASE("NVIDIA_DRIVER_CAPABILITIES: what the hook selects, as its own tests h
   CHECK(selected("compute,vidoe") == "compute unknown:vidoe");
   CHECK(selected("Compute") == " unknown:Compute");              // names are case-sensitive
   CHECK(selected("none") == " unknown:none");
+  // Go's strings.TrimSpace trims Unicode spaces too: NBSP, NEL, the ideographic space
+  CHECK(selected("compute,utility,\u00a0") == "compute,utility");
+  CHECK(selected("compute,\u0085video\u3000") == "compute,video");
+  CHECK(selected("compute,\u2003utility") == "compute,utility");
+}
+
+TEST_CASE("NVIDIA_DRIVER_CAPABILITIES: the library lists each capability mounts (libnvidia-container's options.h)") {
+  auto mounted = [](const char* setting) {
+    SelectedCapabilities s = selected_capabilities(table(), std::string(setting), false);
+    std::vector<std::string> lists = s.mounted;
+    std::sort(lists.begin(), lists.end());
+    std::string out;
+    for (const std::string& list : lists) out += (out.empty() ? "" : ",") + list;
+    return out;
+  };
+  CHECK(mounted("video,utility") == "compute,utility,video");  // video mounts the compute libraries too
+  CHECK(mounted("display") == "graphics");
+  CHECK(mounted("compat32") == "");
+  CHECK(mounted("all") == "compute,graphics,ngx,utility,video");
 }
 
 TEST_CASE("driver libraries the hook leaves out of a container: who needs them and how badly") {
@@ -90,39 +110,76 @@ TEST_CASE("driver libraries the hook leaves out of a container: who needs them a
   edge(1, "libcuda.so.1", EdgeKind::Dlopen);
   edge(2, "libnvidia-encode.so.1", EdgeKind::Dlopen, true);  // a name found in strings: may be optional
   edge(0, "libfoo.so.1", EdgeKind::Needed);                  // not the driver's: library-not-found's business
+  edge(0, "libnvidia-ml.so.1", EdgeKind::Preload);           // the loader skips a preload it cannot open
+  edge(2, "/usr/lib64/libnvidia-opticalflow.so.1", EdgeKind::Dlopen);  // opened by its path
   ImageEnvironment env;
   env.config_read = true;
-  env.driver_capabilities = "utility";
+  env.driver_capabilities = "graphics";
   auto findings = check_container_capabilities(g, embedded_matrix(), env, "image.tar");
-  REQUIRE(findings.size() == 3);
+  REQUIRE(findings.size() == 5);
   std::map<std::string, const Finding*> by_library;
   for (const Finding& f : findings) {
     CHECK(f.code == "container-driver-capabilities");
     CHECK(f.path == "image.tar");
-    CHECK(f.fix.find("ENV NVIDIA_DRIVER_CAPABILITIES=utility,compute,video") != std::string::npos);  // all it lacks, once
-    for (const char* library : {"libcuda.so.1", "libnvcuvid.so.1", "libnvidia-encode.so.1"})
+    CHECK(f.fix.find("ENV NVIDIA_DRIVER_CAPABILITIES=graphics,compute,utility,video") != std::string::npos);  // all it lacks, once
+    for (const char* library : {"libcuda.so.1", "libnvcuvid.so.1", "libnvidia-encode.so.1", "libnvidia-ml.so.1",
+                                "/usr/lib64/libnvidia-opticalflow.so.1"})
       if (f.message.find(std::string("does not mount ") + library) != std::string::npos) by_library[library] = &f;
   }
-  REQUIRE(by_library.size() == 3);
+  REQUIRE(by_library.size() == 5);
+  CHECK(by_library["libnvidia-ml.so.1"]->severity == Severity::Warning);
+  CHECK(by_library["libnvidia-ml.so.1"]->message.find("(needed by /usr/bin/app (LD_PRELOAD))") != std::string::npos);
+  CHECK(by_library["/usr/lib64/libnvidia-opticalflow.so.1"]->severity == Severity::Error);
   CHECK(by_library["libcuda.so.1"]->severity == Severity::Error);
   CHECK(by_library["libcuda.so.1"]->message.find("CUDA driver version is insufficient") != std::string::npos);
   CHECK(by_library["libcuda.so.1"]->message.find("(needed by /usr/lib/libcudart.so.12 (dlopen))") != std::string::npos);
   CHECK(by_library["libnvcuvid.so.1"]->severity == Severity::Error);
-  CHECK(by_library["libnvcuvid.so.1"]->message.find("NVIDIA_DRIVER_CAPABILITIES=\"utility\" selects utility") != std::string::npos);
+  CHECK(by_library["libnvcuvid.so.1"]->message.find("NVIDIA_DRIVER_CAPABILITIES=\"graphics\" selects graphics") != std::string::npos);
   CHECK(by_library["libnvidia-encode.so.1"]->severity == Severity::Warning);
 
-  // the image's own copy (a cuda-compat libcuda) needs no mount; with video and compute nothing is missing
-  g.edges[1].to = 3;
+  // video mounts the compute libraries too; the image's own copy (a cuda-compat libcuda) needs no mount
   env.driver_capabilities = "utility,video";
   CHECK(check_container_capabilities(g, embedded_matrix(), env, "image.tar").empty());
+  g.edges[1].to = 3;
   env.driver_capabilities = std::nullopt;  // the default: compute and utility
   auto by_default = check_container_capabilities(g, embedded_matrix(), env, "image.tar");
-  CHECK(by_default.size() == 2);  // libnvcuvid and libnvidia-encode
+  CHECK(by_default.size() == 3);  // libnvcuvid, libnvidia-encode and libnvidia-opticalflow
   env.legacy_cuda_image = true;   // unset in a legacy image: every capability
   CHECK(check_container_capabilities(g, embedded_matrix(), env, "image.tar").empty());
   env.config_read = false;        // nothing known about the container's environment
   env.legacy_cuda_image = false;
   CHECK(check_container_capabilities(g, embedded_matrix(), env, "image.tar").empty());
+}
+
+TEST_CASE("a driver library needed only by a plugin that an optional dlopen opens is a warning") {
+  // libcufile.so.0 opens its RDMA plugin only when RDMA is asked for (the matrix marks it optional)
+  Graph g;
+  for (const char* path : {"/usr/lib/libcufile.so.0", "/usr/lib/libcufile_rdma.so.1"}) {
+    Object o;
+    o.path = path;
+    g.objects.push_back(o);
+  }
+  g.roots = {0};
+  Edge plugin;
+  plugin.from = 0;
+  plugin.name = "libcufile_rdma.so.1";
+  plugin.kind = EdgeKind::Dlopen;
+  plugin.to = 1;
+  Edge video;
+  video.from = 1;
+  video.name = "libnvcuvid.so.1";
+  g.edges = {plugin, video};
+  ImageEnvironment env;
+  env.config_read = true;
+  auto findings = check_container_capabilities(g, embedded_matrix(), env, "image.tar");
+  REQUIRE(findings.size() == 1);
+  CHECK(findings[0].severity == Severity::Warning);
+  g.roots = {1};  // the plugin scanned as a root of its own needs it
+  g.edges[1].root = 0;
+  g.edges = {g.edges[1]};
+  findings = check_container_capabilities(g, embedded_matrix(), env, "image.tar");
+  REQUIRE(findings.size() == 1);
+  CHECK(findings[0].severity == Severity::Error);
 }
 
 TEST_CASE("a capability the hook does not know stops the container, whatever it needs") {
