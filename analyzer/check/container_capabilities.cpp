@@ -19,6 +19,8 @@ constexpr const char* kWhoMounts =
 // Who asks for one driver library the hook leaves out, and whether any of them fails without it.
 struct Unmounted {
   const DriverCapability* capability = nullptr;
+  bool list_mounted = false;    // the 64-bit copies of its list are mounted
+  bool needs_compat32 = false;  // a 32-bit object asks for it, and compat32 is not selected
   std::vector<std::string> askers;
   bool fails = false;  // a NEEDED entry of an object the process needs, or a dlopen it cannot do without
 };
@@ -58,9 +60,17 @@ std::map<std::string, Unmounted> unmounted_libraries(const Graph& g, const Matri
   for (const Edge& e : g.edges) {
     if (e.to) continue;  // the image holds a copy of its own (a cuda-compat libcuda)
     const DriverCapability* capability = table.capability_of(e.name);
-    if (!capability || selected.mounts(capability->name)) continue;
+    if (!capability) continue;
+    // the 32-bit copies come only with compat32 (libnvidia-container's libs32)
+    const Object& asker_object = g.objects[e.from];
+    bool wide = !asker_object.binary || asker_object.binary->bits != 32;
+    bool list_mounted = selected.mounts(capability->name);
+    bool needs_compat32 = !wide && !selected.selects("compat32");
+    if (list_mounted && !needs_compat32) continue;
     Unmounted& u = out[e.name];
     u.capability = capability;
+    u.list_mounted = list_mounted;
+    u.needs_compat32 = u.needs_compat32 || needs_compat32;
     std::string asker = asker_text(g, e);
     if (std::find(u.askers.begin(), u.askers.end(), asker) == u.askers.end()) u.askers.push_back(std::move(asker));
     u.fails = u.fails || fails_without(g, matrix, optional, e);
@@ -71,10 +81,21 @@ std::map<std::string, Unmounted> unmounted_libraries(const Graph& g, const Matri
 // The selected capabilities and those of every library left out: what the image should ask for.
 std::string with_capabilities_of(const DriverLibraries& table, std::vector<std::string> names,
                                   const std::map<std::string, Unmounted>& unmounted) {
+  auto add = [&](const std::string& name) {
+    if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+  };
   for (const DriverCapability& c : table.capabilities)
     for (const auto& [library, u] : unmounted)
-      if (u.capability == &c && std::find(names.begin(), names.end(), c.name) == names.end()) names.push_back(c.name);
+      if (u.capability == &c) {
+        if (!u.list_mounted) add(c.name);
+        if (u.needs_compat32) add("compat32");
+      }
   return fmt::format("{}", fmt::join(names, ","));
+}
+
+std::string to_add(const Unmounted& u) {
+  if (u.list_mounted) return "compat32";
+  return u.needs_compat32 ? u.capability->name + " and compat32" : u.capability->name;
 }
 
 Finding capability_finding(Severity severity, const std::string& image, std::string message, std::string fix) {
@@ -105,15 +126,16 @@ std::vector<Finding> check_container_capabilities(const Graph& g, const Matrix& 
     bool cuda = u.capability->name == "compute";
     out.push_back(capability_finding(
         u.fails ? Severity::Error : Severity::Warning, image,
-        fmt::format("{} does not mount {} into a container of this image: it is one of the driver's {} libraries ({}), "
-                    "and {} {}{} (needed by {})",
-                    kWhoMounts, name, u.capability->name, u.capability->what, setting_text(env),
-                    names.empty() ? "none" : names,
+        fmt::format("{} does not mount {}{} into a container of this image: it is one of the driver's {} libraries ({}), "
+                    "and {} {}{}{} (needed by {})",
+                    kWhoMounts, u.needs_compat32 ? "the 32-bit " : "", name, u.capability->name, u.capability->what,
+                    setting_text(env), names.empty() ? "none" : names,
+                    u.needs_compat32 ? ", without compat32, which the 32-bit copies need" : "",
                     cuda ? "; without it CUDA calls fail (\"CUDA driver version is insufficient for CUDA runtime version\")" : "",
                     join_limited(u.askers, 4)),
         fmt::format("add {} to the image's capabilities (ENV NVIDIA_DRIVER_CAPABILITIES={}), or start it with "
                     "docker run --gpus all -e NVIDIA_DRIVER_CAPABILITIES={}",
-                    u.capability->name, wanted, wanted)));
+                    to_add(u), wanted, wanted)));
   }
   return out;
 }

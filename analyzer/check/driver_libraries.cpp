@@ -119,6 +119,7 @@ const Expected<DriverLibraries>& load_driver_libraries() {
 }
 
 bool SelectedCapabilities::mounts(std::string_view library_list) const { return contains(mounted, library_list); }
+bool SelectedCapabilities::selects(std::string_view capability) const { return contains(names, capability); }
 
 SelectedCapabilities selected_capabilities(const DriverLibraries& table, const std::optional<std::string>& setting,
                                            bool legacy_image) {

@@ -40,6 +40,7 @@ struct SelectedCapabilities {
   std::vector<std::string> unknown;  // in the order written
   std::vector<std::string> mounted;  // the library lists the names mount
   bool mounts(std::string_view library_list) const;
+  bool selects(std::string_view capability) const;
 };
 SelectedCapabilities selected_capabilities(const DriverLibraries& table, const std::optional<std::string>& setting,
                                            bool legacy_image);

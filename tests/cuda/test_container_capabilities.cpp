@@ -3,6 +3,7 @@
 // --gpus` then leaves out of a container.
 #include <algorithm>
 #include <map>
+#include <memory>
 
 #include <doctest/doctest.h>
 
@@ -180,6 +181,37 @@ TEST_CASE("a driver library needed only by a plugin that an optional dlopen open
   findings = check_container_capabilities(g, embedded_matrix(), env, "image.tar");
   REQUIRE(findings.size() == 1);
   CHECK(findings[0].severity == Severity::Error);
+}
+
+TEST_CASE("a 32-bit program gets the driver's 32-bit libraries only with compat32") {
+  Graph g;
+  Object program;
+  program.path = "/opt/game/bin/game32";
+  auto binary = std::make_shared<Binary>();
+  binary->bits = 32;
+  program.binary = binary;
+  g.objects = {program};
+  g.roots = {0};
+  Edge cuda;
+  cuda.name = "libcuda.so.1";
+  g.edges = {cuda};
+  ImageEnvironment env;
+  env.config_read = true;
+  auto only = [&](const char* setting) {
+    env.driver_capabilities = setting;
+    auto findings = check_container_capabilities(g, embedded_matrix(), env, "image.tar");
+    REQUIRE(findings.size() <= 1);
+    return findings.empty() ? std::string("none") : findings[0].message + "\nfix: " + findings[0].fix;
+  };
+  CHECK(only("compute,utility,compat32") == "none");
+  std::string lacks_compat32 = only("compute,utility");
+  CHECK(lacks_compat32.find("does not mount the 32-bit libcuda.so.1") != std::string::npos);
+  CHECK(lacks_compat32.find("fix: add compat32 to the image's capabilities (ENV NVIDIA_DRIVER_CAPABILITIES=compute,utility,compat32)") !=
+        std::string::npos);
+  CHECK(only("utility").find("fix: add compute and compat32 to the image's capabilities "
+                             "(ENV NVIDIA_DRIVER_CAPABILITIES=utility,compute,compat32)") != std::string::npos);
+  binary->bits = 64;
+  CHECK(only("compute,utility") == "none");
 }
 
 TEST_CASE("a capability the hook does not know stops the container, whatever it needs") {
