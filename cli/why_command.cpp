@@ -3,11 +3,13 @@
 // in load order (the object that NEEDs it, or opens it with dlopen as a scan models it: cuDNN's
 // sub-libraries, the driver); without one, FILE itself asks for it.
 #include <cstdio>
+#include <filesystem>
 #include <functional>
 #include <memory>
 
 #include <fmt/format.h>
 
+#include "analyzer/input/collect.h"
 #include "analyzer/input/sniff.h"
 #include "analyzer/read/read.h"
 #include "analyzer/resolve/glibc_release.h"
@@ -84,9 +86,31 @@ void print_loader(const FileSystem& fs, const Binary& binary, const ScanOptions&
              levels.empty() ? std::string("none") : fmt::format("{}", fmt::join(levels, ", ")));
 }
 
+// --root IMAGE: the image archive unpacked into a scratch directory; nullopt when --root is no file.
+// Its defects are printed; `failed` is set when nothing could be unpacked.
+std::optional<UnpackedImageRoot> unpack_root_image(const std::string& root, bool& failed) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(root, ec)) return std::nullopt;
+  if (!is_image_archive(root)) {
+    fmt::print(stderr, "depscan: error: {}: --root takes a directory or a container image archive, and this file is "
+                       "neither\n", root);
+    failed = true;
+    return std::nullopt;
+  }
+  UnpackedImageRoot image = unpack_image_root(root, root, ImageChoice{});
+  for (const Finding& f : image.findings) fmt::print(stderr, "depscan: {}: {}\n", to_string(f.severity), f.message);
+  failed = !image.ok();
+  if (image.ok()) fmt::print("image {}: {} layers applied{}\n", root, image.layers, loader_settings_note(image.environment));
+  return image;
+}
+
 int run(const WhyArgs& args) {
-  std::unique_ptr<FileSystem> fs =
-      args.scan.root ? make_rooted_fs(absolute_path(*args.scan.root)) : make_real_fs();
+  bool unpack_failed = false;
+  auto image = args.scan.root ? unpack_root_image(*args.scan.root, unpack_failed) : std::nullopt;
+  if (unpack_failed) return kExitUsage;
+  std::unique_ptr<FileSystem> fs = image               ? make_rooted_fs(image->rootfs)
+                                   : args.scan.root    ? make_rooted_fs(absolute_path(*args.scan.root))
+                                                       : make_real_fs();
   std::string logical = args.scan.root ? normalize_path(args.file) : absolute_path(args.file);
   auto sniffed = sniff(*fs, logical);
   if (!sniffed) {
@@ -94,7 +118,9 @@ int run(const WhyArgs& args) {
     return kExitUsage;
   }
   BinaryCache cache(*fs);
-  Resolver resolver(cache, resolve_options_for(args.scan));
+  ResolveOptions resolve = resolve_options_for(args.scan);
+  if (image) use_image_environment(resolve.env, image->environment, args.scan);
+  Resolver resolver(cache, std::move(resolve));
   size_t root = resolver.add_root(logical);
   if (args.dlopen) add_run_time_edges(resolver, *fs);
   const Graph& g = resolver.graph();
@@ -139,8 +165,10 @@ void add_why_command(CLI::App& app, int& exit_code) {
              "it was taken or skipped (exit 1 if it is not found)");
   cmd->add_option("file", args->file, "the executable or library whose graph to explain")->required();
   cmd->add_option("library", args->library, "the library name (NEEDED entry or soname)")->required();
-  cmd->add_option("--root", args->scan.root, "analyse a container root file system as if it were /")
-      ->check(CLI::ExistingDirectory);
+  cmd->add_option("--root", args->scan.root,
+                  "analyse a container root file system as if it were /: a directory, or an image archive "
+                  "(`docker save`, OCI; its config's LD_LIBRARY_PATH, LD_PRELOAD and WORKDIR apply)")
+      ->check(CLI::ExistingPath);
   cmd->add_option("--ld-library-path", args->scan.ld_library_path, "LD_LIBRARY_PATH of the target process");
   cmd->add_option("--preload", args->scan.preload, "LD_PRELOAD of the target process");
   add_cpu_level_option(*cmd, args->scan.target.cpu_isa_levels);

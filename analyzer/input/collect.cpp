@@ -205,44 +205,23 @@ void install_wheels(std::unique_ptr<FileSystem>& fs, const std::vector<WheelInpu
 
 // ------------------------------------------------------------------ images
 
-// What the scan takes for the container's loader settings, for the image-unpacked line.
-std::string loader_settings_note(const ImageEnvironment& env) {
-  if (!env.config_read) return "; its config was not read, so no LD_LIBRARY_PATH or LD_PRELOAD is set";
-  std::string set;
-  if (!env.ld_library_path.empty()) set += fmt::format(" LD_LIBRARY_PATH={}", env.ld_library_path);
-  if (!env.ld_preload.empty()) set += fmt::format(" LD_PRELOAD={}", env.ld_preload);
-  if (!env.glibc_tunables.empty()) set += fmt::format(" GLIBC_TUNABLES={}", env.glibc_tunables);
-  return set.empty() ? "; its config sets no LD_LIBRARY_PATH or LD_PRELOAD"
-                     : fmt::format("; its config sets{}, which a container starts with (unless --ld-library-path, "
-                                   "--preload or --glibc-tunables is given here)", set);
-}
-
 void unpack_image_input(std::unique_ptr<FileSystem>& fs, const std::string& input, const std::string& host,
                         const CollectRequest& request, CollectedInputs& out) {
   out.image_input = true;
-  auto temp = TempDirectory::create("image");
-  if (!temp) {
-    out.findings.push_back(input_error(input, temp.error()));
-    return;
-  }
-  SafeTree top((*temp)->path());
-  bool dirs_ok = top.make_dirs("archive") && top.make_dirs("rootfs");
-  SafeTree staging(top.host_path("archive")), rootfs(top.host_path("rootfs"));
-  ImageUnpack unpacked = dirs_ok ? unpack_image(host, basename_of(input), staging, rootfs, request.image) : ImageUnpack{};
+  UnpackedImageRoot unpacked = unpack_image_root(host, input, request.image);
   for (Finding& f : unpacked.findings) out.findings.push_back(std::move(f));
-  top.remove("archive");  // the layer tars are no longer needed
-  if (!unpacked.ok) {
+  if (!unpacked.ok()) {
     out.unreadable_inputs.push_back(input);
     return;
   }
-  fs = make_rooted_fs(top.host_path("rootfs"));
+  fs = make_rooted_fs(unpacked.rootfs);
   out.findings.push_back(info("image-unpacked", input,
                               fmt::format("{}: {} layers applied; audited as a root file system{}", input,
                                           unpacked.layers, loader_settings_note(unpacked.environment))));
   out.image_environment = unpacked.environment;
   out.image_display = input;
   audit_directory(*fs, input, "/", request, out);
-  out.temp_dirs.push_back(std::move(*temp));
+  out.temp_dirs.push_back(std::move(unpacked.dir));
 }
 
 // A compressed archive is unpacked without a first look, which would decompress it twice; a tar is
@@ -337,6 +316,38 @@ void warn_unused_image_choice(const CollectRequest& request, CollectedInputs& ou
 }
 
 }  // namespace
+
+std::string loader_settings_note(const ImageEnvironment& env) {
+  if (!env.config_read) return "; its config was not read, so no LD_LIBRARY_PATH or LD_PRELOAD is set";
+  std::string set;
+  if (!env.ld_library_path.empty()) set += fmt::format(" LD_LIBRARY_PATH={}", env.ld_library_path);
+  if (!env.ld_preload.empty()) set += fmt::format(" LD_PRELOAD={}", env.ld_preload);
+  if (!env.glibc_tunables.empty()) set += fmt::format(" GLIBC_TUNABLES={}", env.glibc_tunables);
+  return set.empty() ? "; its config sets no LD_LIBRARY_PATH or LD_PRELOAD"
+                     : fmt::format("; its config sets{}, which a container starts with (unless --ld-library-path, "
+                                   "--preload or --glibc-tunables is given here)", set);
+}
+
+UnpackedImageRoot unpack_image_root(const std::string& host_path, const std::string& display, const ImageChoice& choice) {
+  UnpackedImageRoot out;
+  auto temp = TempDirectory::create("image");
+  if (!temp) {
+    out.findings.push_back(input_error(display, temp.error()));
+    return out;
+  }
+  SafeTree top((*temp)->path());
+  bool dirs_ok = top.make_dirs("archive") && top.make_dirs("rootfs");
+  SafeTree staging(top.host_path("archive")), rootfs(top.host_path("rootfs"));
+  ImageUnpack unpacked = dirs_ok ? unpack_image(host_path, basename_of(display), staging, rootfs, choice) : ImageUnpack{};
+  out.findings = std::move(unpacked.findings);
+  top.remove("archive");  // the layer tars are no longer needed
+  if (!unpacked.ok) return out;
+  out.rootfs = top.host_path("rootfs");
+  out.layers = unpacked.layers;
+  out.environment = std::move(unpacked.environment);
+  out.dir = std::move(*temp);
+  return out;
+}
 
 CollectedInputs collect_inputs(std::unique_ptr<FileSystem>& fs, const CollectRequest& request) {
   CollectedInputs out;

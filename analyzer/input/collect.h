@@ -50,6 +50,20 @@ struct CollectedInputs {
 
 inline constexpr size_t kMaxOpenRoots = 256;  // well under the usual limit of 1,024 descriptors
 
+// A container image archive unpacked into a private directory, removed with it.
+struct UnpackedImageRoot {
+  std::unique_ptr<TempDirectory> dir;  // null when the archive could not be unpacked
+  std::string rootfs;                  // host path of the image's root file system
+  size_t layers = 0;
+  ImageEnvironment environment;
+  std::vector<Finding> findings;       // archive and image defects
+  bool ok() const { return dir != nullptr; }
+};
+UnpackedImageRoot unpack_image_root(const std::string& host_path, const std::string& display, const ImageChoice& choice);
+
+// What the scan takes for the container's loader settings, for the image-unpacked line ("; its config sets ...").
+std::string loader_settings_note(const ImageEnvironment& env);
+
 // May replace `fs`: by a RootedFs on an unpacked image, or by a mount of the installed wheels.
 CollectedInputs collect_inputs(std::unique_ptr<FileSystem>& fs, const CollectRequest& request);
 

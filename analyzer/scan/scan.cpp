@@ -102,14 +102,6 @@ void add_roots_within_budget(Resolver& resolver, const std::vector<std::string>&
   }
 }
 
-// A container's processes start with the image's ENV and WORKDIR, not this shell's; the options
-// still decide.
-void use_image_environment(LoaderEnvironment& env, const ImageEnvironment& image, const ScanOptions& options) {
-  if (!options.ld_library_path) env.ld_library_path = image.ld_library_path;
-  if (!options.preload) env.preload = split_preload_list(image.ld_preload);
-  env.cwd = image.working_dir;
-}
-
 // The target as the options give it; an image's processes start with its GLIBC_TUNABLES, not this shell's.
 Target target_for(const ScanOptions& options, const std::optional<ImageEnvironment>& image) {
   Target target = options.target;
@@ -118,6 +110,12 @@ Target target_for(const ScanOptions& options, const std::optional<ImageEnvironme
 }
 
 }  // namespace
+
+void use_image_environment(LoaderEnvironment& env, const ImageEnvironment& image, const ScanOptions& options) {
+  if (!options.ld_library_path) env.ld_library_path = image.ld_library_path;
+  if (!options.preload) env.preload = split_preload_list(image.ld_preload);
+  env.cwd = image.working_dir;
+}
 
 LoaderEnvironment environment_for(const ScanOptions& options) {
   LoaderEnvironment env = default_environment();

@@ -48,5 +48,8 @@ ScanReport run_scan(const ScanOptions& options);
 LoaderEnvironment environment_for(const ScanOptions& options);
 // The environment above and the Windows system DLL names (matrix/data/windows-dlls.json).
 ResolveOptions resolve_options_for(const ScanOptions& options);
+// A container's processes start with the image's ENV and WORKDIR, not this shell's; the options
+// (--ld-library-path, --preload) still decide.
+void use_image_environment(LoaderEnvironment& env, const ImageEnvironment& image, const ScanOptions& options);
 
 }  // namespace depscan

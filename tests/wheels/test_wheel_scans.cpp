@@ -932,6 +932,27 @@ TEST_CASE("an image's LD_LIBRARY_PATH is its config's ENV, not the shell's; --ld
   for (const json& path : tried) CHECK_FALSE(path.get<std::string>().starts_with("/srv/shell-only"));
 }
 
+TEST_CASE("why --root IMAGE: the image is unpacked and searched with its config's LD_LIBRARY_PATH") {
+  auto why = [](const std::string& options, const char* image) {
+    return run_command("LD_LIBRARY_PATH=/srv/lib " + depscan_bin() + " why " + options + " --root " +
+                       shell_quote(fixture(image)) + " /usr/bin/app libfoo.so.1 2>&1");
+  };
+  auto from_config = why("", "env-image.tar");
+  CHECK(from_config.exit_code == 0);
+  CHECK_MESSAGE(from_config.output.find("its config sets LD_LIBRARY_PATH=/usr/local/nvidia/lib:/usr/local/nvidia/lib64:"
+                                        "/opt/app/lib") != std::string::npos, from_config.output);
+  CHECK(from_config.output.find("3. /opt/app/lib/libfoo.so.1: taken") != std::string::npos);
+  CHECK(from_config.output.find("=> found /opt/app/lib/libfoo.so.1") != std::string::npos);
+  auto overridden = why("--ld-library-path /srv/lib", "env-image.tar");
+  CHECK(overridden.output.find("=> found /srv/lib/libfoo.so.1") != std::string::npos);
+  // the empty entry of LD_LIBRARY_PATH=/opt/none: is the image's WORKDIR, /srv/lib
+  CHECK(why("", "workdir-image.tar").output.find("2. /srv/lib/libfoo.so.1: taken") != std::string::npos);
+  auto not_an_image = run_command(depscan_bin() + " why --root " + shell_quote(fixture("app")) + " /usr/bin/app libfoo.so.1 2>&1");
+  CHECK(not_an_image.exit_code == 2);
+  CHECK(not_an_image.output.find("--root takes a directory or a container image archive, and this file is neither") !=
+        std::string::npos);
+}
+
 TEST_CASE("an image's NVIDIA_REQUIRE_CUDA against --driver: the container toolkit's start-time check") {
   auto requirements = [](const std::string& options, const char* image) {
     return findings(scan(options + " " + shell_quote(fixture(image)), "require").report, "container-requirement");
