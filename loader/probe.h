@@ -39,7 +39,7 @@ struct ProbeDevice {
   int cc_major = 0, cc_minor = 0;
   size_t memory = 0;
   cuda::CUcontext context = nullptr;       // retained primary context, released at the end
-  cuda::CUresult retain_error = 0;         // what cuDevicePrimaryCtxRetain returned when it failed
+  cuda::CUresult retain_error = 0;         // what the last cuDevicePrimaryCtxRetain returned
   std::string unusable;                    // why its later steps do not run (a sticky error in its context)
 };
 

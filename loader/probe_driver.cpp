@@ -130,9 +130,9 @@ std::string make_context_current(ProbeState& state, ProbeDevice& device) {
   const cuda::DriverApi& cu = state.cu;
   if (!device.context) {
     cuda::CUresult r = cu.cuDevicePrimaryCtxRetain(&device.context, device.handle);
+    device.retain_error = r;
     if (r != cuda::kSuccess) {
       device.context = nullptr;
-      device.retain_error = r;
       return "cuDevicePrimaryCtxRetain returned " + describe_cuda_error(cu, r);
     }
   }

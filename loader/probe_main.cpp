@@ -64,6 +64,7 @@ void run_gpu_step(StepRunner& steps, ProbeState& state, ProbeDevice& device, con
     if (result.status != StepStatus::Failed) return result;
     if (auto sticky = note_sticky_error(state, device, step)) {
       result.data["sticky_error"] = *sticky;
+      if (!device.context) result.data["sticky_error_call"] = "cuDevicePrimaryCtxRetain";  // no context was made
       std::string left = describe_cuda_error(state.cu, *sticky);
       if (result.message.find(left) == std::string::npos) result.message += "; then cuCtxSynchronize returned " + left;
     }

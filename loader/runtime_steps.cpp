@@ -91,9 +91,12 @@ std::string step_fix(const StepRecord& s) {
   if (s.data["sticky_error"] == cuda::kErrorMpsClientTerminated)
     return "the MPS server ended this client; a fault in any client of the server ends them all: check the MPS "
            "server's log and restart it (nvidia-cuda-mps-control)";
-  return "the probe's own kernel does not fault, so the GPU or the driver is at fault and other CUDA programs on this "
-         "GPU are likely to fail too: look for Xid errors in the kernel log (dmesg, journalctl -k), check nvidia-smi -q "
-         "for ECC errors and retired or remapped rows, then reset the GPU (nvidia-smi --gpu-reset) or reboot";
+  std::string cause = s.data.contains("sticky_error_call")
+                          ? "the driver could not make a context on this GPU (cuDevicePrimaryCtxRetain)"
+                          : "the probe's own kernel does not fault";
+  return cause + ", so the GPU or the driver is at fault and other CUDA programs on this GPU are likely to fail too: "
+                 "look for Xid errors in the kernel log (dmesg, journalctl -k), check nvidia-smi -q for ECC errors and "
+                 "retired or remapped rows, then reset the GPU (nvidia-smi --gpu-reset) or reboot";
 }
 
 }  // namespace

@@ -8,22 +8,23 @@ namespace depscan {
 
 std::optional<cuda::CUresult> note_sticky_error(ProbeState& state, ProbeDevice& device, const std::string& failed_step) {
   const cuda::DriverApi& cu = state.cu;
-  cuda::CUresult r = device.retain_error;
+  cuda::CUresult r = device.retain_error;  // no context: the retain's own error is all there is
+  std::string source = failed_step + " left";
   if (device.context) {
     r = cu.cuCtxSetCurrent(device.context);
     if (r == cuda::kSuccess) r = cu.cuCtxSynchronize();
-  } else if (cuda::sticky_scope(r) != cuda::StickyScope::Process) {
-    return std::nullopt;  // no context to rule out
+  } else {
+    source = "cuDevicePrimaryCtxRetain in " + failed_step + " returned";
   }
   switch (cuda::sticky_scope(r)) {
     case cuda::StickyScope::Process:
       state.cuda_unusable = fmt::format(
-          "not run: {} left {}; cuda.h: the process must be terminated and relaunched to use CUDA again",
-          failed_step, describe_cuda_error(cu, r));
+          "not run: {} {}; cuda.h: the process must be terminated and relaunched to use CUDA again", source,
+          describe_cuda_error(cu, r));
       return r;
     case cuda::StickyScope::Context:
-      device.unusable = fmt::format("not run: {} left {}; cuda.h: device {}'s context cannot be used anymore",
-                                    failed_step, describe_cuda_error(cu, r), device.ordinal);
+      device.unusable = fmt::format("not run: {} {}; cuda.h: device {}'s context cannot be used anymore", source,
+                                    describe_cuda_error(cu, r), device.ordinal);
       return r;
     case cuda::StickyScope::None:
       break;

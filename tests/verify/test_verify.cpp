@@ -249,8 +249,10 @@ TEST_CASE("after an error that outlives its step, the GPU steps it rules out are
       {"FAKECUDA_MODE=device-assert", "kernel.device0 left CUDA_ERROR_ASSERT (710)", "device 0's context cannot be used anymore",
        "failed", "not run", "ok", "ok"},
       // no context to ask: the retain's own error is one that rules out the process
-      {"FAKECUDA_MODE=retain-launch-failure", "kernel.device0 left CUDA_ERROR_LAUNCH_FAILED (719)", "terminated and relaunched",
-       "failed", "not run", "not run", "not run"},
+      {"FAKECUDA_MODE=retain-launch-failure", "cuDevicePrimaryCtxRetain in kernel.device0 returned CUDA_ERROR_LAUNCH_FAILED (719)",
+       "terminated and relaunched", "failed", "not run", "not run", "not run"},
+      {"FAKECUDA_MODE=retain-assert", "cuDevicePrimaryCtxRetain in kernel.device0 returned CUDA_ERROR_ASSERT (710)",
+       "device 0's context cannot be used anymore", "failed", "not run", "ok", "ok"},
       {"FAKECUDNN_MODE=conv-illegal-address", "cudnn.convolution.device0 left CUDA_ERROR_ILLEGAL_ADDRESS (700)",
        "terminated and relaunched", "ok", "failed", "not run", "not run"},
   };
@@ -279,6 +281,10 @@ TEST_CASE("after an error that outlives its step, the GPU steps it rules out are
   Verify kernel = verify_fake9("FAKECUDA_MODE=launch-failure");
   CHECK(kernel.step("kernel.device0")->at("data")["sticky_error"] == 719);
   CHECK(kernel.finding_fix("verify-step-failed").find("Xid errors") != std::string::npos);
+  Verify retain = verify_fake9("FAKECUDA_MODE=retain-launch-failure");
+  CHECK(retain.step("kernel.device0")->at("data")["sticky_error_call"] == "cuDevicePrimaryCtxRetain");
+  CHECK(retain.finding_fix("verify-step-failed").starts_with(
+      "the driver could not make a context on this GPU (cuDevicePrimaryCtxRetain), so the GPU or the driver is at fault"));
   Verify cudnn = verify_fake9("FAKECUDNN_MODE=conv-illegal-address");
   CHECK(cudnn.step("cudnn.convolution.device0")->at("data")["sticky_error"] == 700);
   // the heuristic offered two algorithms: after the first faulted, the second was not tried
