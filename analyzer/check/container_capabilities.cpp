@@ -28,7 +28,10 @@ struct Unmounted {
 // The variable as written, shortened: a hostile config may hold megabytes.
 std::string written(const std::string& value) {
   constexpr size_t kShown = 120;
-  return value.size() <= kShown ? value : value.substr(0, kShown) + "...";
+  if (value.size() <= kShown) return value;
+  size_t cut = kShown;
+  while (cut > 0 && (static_cast<unsigned char>(value[cut]) & 0xC0) == 0x80) --cut;  // not inside a UTF-8 character
+  return value.substr(0, cut) + "...";
 }
 
 std::string setting_text(const ImageEnvironment& env) {
@@ -40,17 +43,16 @@ std::string setting_text(const ImageEnvironment& env) {
 std::string asker_text(const Graph& g, const Edge& e) {
   const std::string& path = g.objects[e.from].path;
   if (e.kind == EdgeKind::Dlopen) return path + " (dlopen)";
-  return e.kind == EdgeKind::Preload ? path + " (LD_PRELOAD)" : path;
+  return e.kind == EdgeKind::Preload ? path + " (preload)" : path;
 }
 
 // The loader skips a preload it cannot open; a failed dlopen of a name guessed from strings, or
 // of one the matrix marks optional, and a library needed only by what such a dlopen opens, may be
 // survivable.
 bool fails_without(const Graph& g, const Matrix& matrix, OptionalReach& optional, const Edge& e) {
-  if (e.kind == EdgeKind::Preload) return false;
-  if (e.kind == EdgeKind::Dlopen)
-    return !e.inferred && !matrix.dlopen_is_optional(soname_or_file_name(g.objects[e.from]), e.name);
-  return !optional.via(e.root, e.from);
+  if (e.kind == EdgeKind::Preload || optional.via(e.root, e.from)) return false;
+  return e.kind != EdgeKind::Dlopen ||
+         (!e.inferred && !matrix.dlopen_is_optional(soname_or_file_name(g.objects[e.from]), e.name));
 }
 
 std::map<std::string, Unmounted> unmounted_libraries(const Graph& g, const Matrix& matrix, const DriverLibraries& table,
@@ -128,7 +130,7 @@ std::vector<Finding> check_container_capabilities(const Graph& g, const Matrix& 
         u.fails ? Severity::Error : Severity::Warning, image,
         fmt::format("{} does not mount {}{} into a container of this image: it is one of the driver's {} libraries ({}), "
                     "and {} {}{}{} (needed by {})",
-                    kWhoMounts, u.needs_compat32 ? "the 32-bit " : "", name, u.capability->name, u.capability->what,
+                    kWhoMounts, u.list_mounted ? "the 32-bit " : "", name, u.capability->name, u.capability->what,
                     setting_text(env), names.empty() ? "none" : names,
                     u.needs_compat32 ? ", without compat32, which the 32-bit copies need" : "",
                     cuda ? "; without it CUDA calls fail (\"CUDA driver version is insufficient for CUDA runtime version\")" : "",

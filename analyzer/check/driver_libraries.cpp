@@ -49,7 +49,8 @@ Expected<DriverLibraries> parse_driver_libraries() {
     auto lists = mounts->find(name);
     if (lists == mounts->end() || !lists->is_array()) return bad("no mounts for " + name);
     for (const auto& list : *lists) {
-      if (!list.is_string()) return bad("a bad entry in the mounts of " + name);
+      if (!list.is_string() || !out.capability_of_list(list.get_ref<const std::string&>()))
+        return bad("a bad entry in the mounts of " + name);
       out.mounts[name].push_back(list.get<std::string>());
     }
   }
@@ -110,6 +111,12 @@ const DriverCapability* DriverLibraries::capability_of(std::string_view name) co
   for (const DriverCapability& c : capabilities)
     for (const std::string& prefix : c.prefixes)
       if (matches(name, prefix)) return &c;
+  return nullptr;
+}
+
+const DriverCapability* DriverLibraries::capability_of_list(std::string_view list) const {
+  for (const DriverCapability& c : capabilities)
+    if (c.name == list) return &c;
   return nullptr;
 }
 

@@ -27,6 +27,8 @@ struct DriverLibraries {
 
   // The list that holds `name`, a file name or a path (libnvcuvid.so.1: video), or null.
   const DriverCapability* capability_of(std::string_view name) const;
+  // The list named `list` ("compute"), or null.
+  const DriverCapability* capability_of_list(std::string_view list) const;
 };
 
 // Parsed on first use, kept for the rest of the run.

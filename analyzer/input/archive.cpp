@@ -121,13 +121,14 @@ std::optional<ArchiveMember> ArchiveReader::next() {
     const char* raw = la.entry_pathname(entry);
     if (!raw) raw = la.entry_pathname_utf8(entry);
     std::string raw_name = raw ? raw : "";
-    if (names_the_root(raw_name) && kind_of(la, entry) == MemberKind::Directory) continue;  // nothing to extract
+    MemberKind kind = kind_of(la, entry);
+    if (names_the_root(raw_name) && kind == MemberKind::Directory) continue;  // nothing to extract
     auto name = safe_relative_name(raw_name);
     if (!name) {
       add("archive-unsafe-member", Severity::Error, name.error() + ": not extracted");
       continue;
     }
-    ArchiveMember member{*name, kind_of(la, entry), 0, "", static_cast<unsigned>(la.entry_perm(entry))};
+    ArchiveMember member{*name, kind, 0, "", static_cast<unsigned>(la.entry_perm(entry))};
     member_mode_ = member.mode;
     if (la.entry_size_is_set(entry) && la.entry_size(entry) > 0)
       member.size = static_cast<uint64_t>(la.entry_size(entry));

@@ -129,7 +129,7 @@ TEST_CASE("driver libraries the hook leaves out of a container: who needs them a
   }
   REQUIRE(by_library.size() == 5);
   CHECK(by_library["libnvidia-ml.so.1"]->severity == Severity::Warning);
-  CHECK(by_library["libnvidia-ml.so.1"]->message.find("(needed by /usr/bin/app (LD_PRELOAD))") != std::string::npos);
+  CHECK(by_library["libnvidia-ml.so.1"]->message.find("(needed by /usr/bin/app (preload))") != std::string::npos);
   CHECK(by_library["/usr/lib64/libnvidia-opticalflow.so.1"]->severity == Severity::Error);
   CHECK(by_library["libcuda.so.1"]->severity == Severity::Error);
   CHECK(by_library["libcuda.so.1"]->message.find("CUDA driver version is insufficient") != std::string::npos);
@@ -169,12 +169,16 @@ TEST_CASE("a driver library needed only by a plugin that an optional dlopen open
   Edge video;
   video.from = 1;
   video.name = "libnvcuvid.so.1";
-  g.edges = {plugin, video};
+  Edge encoder = video;  // and opens another with dlopen
+  encoder.name = "libnvidia-encode.so.1";
+  encoder.kind = EdgeKind::Dlopen;
+  g.edges = {plugin, video, encoder};
   ImageEnvironment env;
   env.config_read = true;
   auto findings = check_container_capabilities(g, embedded_matrix(), env, "image.tar");
-  REQUIRE(findings.size() == 1);
+  REQUIRE(findings.size() == 2);
   CHECK(findings[0].severity == Severity::Warning);
+  CHECK(findings[1].severity == Severity::Warning);
   g.roots = {1};  // the plugin scanned as a root of its own needs it
   g.edges[1].root = 0;
   g.edges = {g.edges[1]};
@@ -208,8 +212,29 @@ TEST_CASE("a 32-bit program gets the driver's 32-bit libraries only with compat3
   CHECK(lacks_compat32.find("does not mount the 32-bit libcuda.so.1") != std::string::npos);
   CHECK(lacks_compat32.find("fix: add compat32 to the image's capabilities (ENV NVIDIA_DRIVER_CAPABILITIES=compute,utility,compat32)") !=
         std::string::npos);
-  CHECK(only("utility").find("fix: add compute and compat32 to the image's capabilities "
-                             "(ENV NVIDIA_DRIVER_CAPABILITIES=utility,compute,compat32)") != std::string::npos);
+  std::string lacks_both = only("utility");
+  CHECK(lacks_both.find("fix: add compute and compat32 to the image's capabilities "
+                        "(ENV NVIDIA_DRIVER_CAPABILITIES=utility,compute,compat32)") != std::string::npos);
+  CHECK(lacks_both.find("does not mount libcuda.so.1") != std::string::npos);  // the 64-bit copy is not mounted either
+  // a 64-bit program beside it: the 32-bit copy alone is missing only for the 32-bit one
+  Object program64 = g.objects[0];
+  program64.path = "/opt/app/bin/app64";
+  program64.binary = std::make_shared<Binary>();
+  std::const_pointer_cast<Binary>(program64.binary)->bits = 64;
+  g.objects.push_back(program64);
+  g.roots.push_back(1);
+  Edge cuda64 = g.edges[0];
+  cuda64.from = 1;
+  cuda64.root = 1;
+  g.edges.push_back(cuda64);
+  std::string mixed = only("utility");
+  CHECK(mixed.find("does not mount libcuda.so.1") != std::string::npos);
+  CHECK(mixed.find("(needed by /opt/game/bin/game32, /opt/app/bin/app64)") != std::string::npos);
+  CHECK(only("compute").find("does not mount the 32-bit libcuda.so.1") != std::string::npos);
+  CHECK(only("compute").find("(needed by /opt/game/bin/game32)") != std::string::npos);
+  g.objects.pop_back();
+  g.roots.pop_back();
+  g.edges.pop_back();
   binary->bits = 64;
   CHECK(only("compute,utility") == "none");
 }
@@ -224,4 +249,9 @@ TEST_CASE("a capability the hook does not know stops the container, whatever it 
   CHECK(findings[0].message.find("refuses to start a GPU container of this image: NVIDIA_DRIVER_CAPABILITIES=\"compute,utility,vidoe\" "
                                  "names vidoe") != std::string::npos);
   CHECK(findings[0].fix.find("compute, compat32, graphics, utility, video, display, ngx") != std::string::npos);
+  // a long value is shortened where a UTF-8 character begins
+  env.driver_capabilities = "compute," + std::string(111, 'x') + "\u00e9\u00e9\u00e9";
+  findings = check_container_capabilities(Graph{}, embedded_matrix(), env, "image.tar");
+  REQUIRE(findings.size() == 1);
+  CHECK(findings[0].message.find("compute," + std::string(111, 'x') + "...\"") != std::string::npos);  // not half an é
 }
