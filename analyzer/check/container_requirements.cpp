@@ -17,8 +17,9 @@ namespace {
 // hold; in a variable, space-separated terms are ORed and comma-separated constraints ANDed, both
 // evaluated left to right and stopping once decided; a constraint on a property other than cuda,
 // driver, arch or brand, or one it cannot read, is an "invalid expression" when reached. What
-// depscan cannot know (the GPU's brand, an architecture without --gpu) may go either way, so an
-// evaluation yields the set of outcomes it can have.
+// depscan cannot know (an architecture without --gpu) may go either way, so an evaluation yields
+// the set of outcomes it can have. The GPU's brand is never known: each brand the requirements
+// name (compared ignoring case, as str_case_equal does) and one they do not name are tried in turn.
 using Outcomes = unsigned;
 constexpr Outcomes kPass = 1, kFail = 2, kInvalid = 4, kEither = kPass | kFail;
 
@@ -26,7 +27,24 @@ struct GpuTarget {
   std::optional<Version> cuda;     // the newest CUDA the target driver runs
   std::optional<Version> driver;
   std::optional<Version> arch;     // this GPU's compute capability
+  std::optional<std::string> brand;  // lower case; nullopt: either way
 };
+
+// PROPERTY OPERATOR VALUE, or nullopt when there is no operator.
+struct Constraint {
+  std::string property;  // lower case
+  std::string_view op;
+  std::string_view value;
+};
+
+std::optional<Constraint> parse_constraint(std::string_view text) {
+  size_t end = text.find_first_of("<>=!");
+  if (end == std::string_view::npos) return std::nullopt;
+  std::string_view rest = text.substr(end);
+  for (std::string_view op : {"!=", "<=", ">=", "=", "<", ">"})
+    if (rest.starts_with(op)) return Constraint{ascii_lower(text.substr(0, end)), op, rest.substr(op.size())};
+  return std::nullopt;
+}
 
 std::optional<bool> compare(const Version& have, std::string_view op, const Version& want) {
   auto order = have <=> want;
@@ -40,23 +58,19 @@ std::optional<bool> compare(const Version& have, std::string_view op, const Vers
 }
 
 Outcomes constraint(std::string_view text, const GpuTarget& target) {
-  size_t end = text.find_first_of("<>=!");
-  if (end == std::string_view::npos) return kInvalid;
-  std::string property = ascii_lower(text.substr(0, end));
-  std::string_view rest = text.substr(end), op;
-  for (std::string_view candidate : {"!=", "<=", ">=", "=", "<", ">"})
-    if (rest.starts_with(candidate)) {
-      op = candidate;
-      break;
-    }
-  if (op.empty()) return kInvalid;
-  if (property == "brand") return op == "=" || op == "!=" ? kEither : kInvalid;  // a name: equal or not
-  auto want = Version::parse(rest.substr(op.size()));
-  const std::optional<Version>* have = property == "cuda" ? &target.cuda : property == "driver" ? &target.driver
-                                     : property == "arch" ? &target.arch : nullptr;
+  auto c = parse_constraint(text);
+  if (!c) return kInvalid;
+  if (c->property == "brand") {  // a name: equal or not
+    if (c->op != "=" && c->op != "!=") return kInvalid;
+    if (!target.brand) return kEither;
+    return (ascii_lower(c->value) == *target.brand) == (c->op == "=") ? kPass : kFail;
+  }
+  auto want = Version::parse(c->value);
+  const std::optional<Version>* have = c->property == "cuda" ? &target.cuda : c->property == "driver" ? &target.driver
+                                     : c->property == "arch" ? &target.arch : nullptr;
   if (!have || !want) return kInvalid;
   if (!*have) return kEither;
-  return compare(**have, op, *want).value_or(false) ? kPass : kFail;
+  return compare(**have, c->op, *want).value_or(false) ? kPass : kFail;
 }
 
 // `first` and then, where it passed, `next` (AND); `first` or else, where it failed, `next` (OR).
@@ -103,6 +117,48 @@ Verdict evaluate(const ContainerRequirements& requirements, const GpuTarget& tar
     v.outcomes = and_then(v.outcomes, here);
   }
   return v;
+}
+
+// The brands the requirements compare with, and one they do not name ("\0": no variable holds a
+// NUL): the GPU's brand is one of them. Empty when they name more than kMaxBrands, which are then
+// left undecided.
+constexpr size_t kMaxBrands = 16;
+
+std::vector<std::string> brand_candidates(const ContainerRequirements& requirements) {
+  std::vector<std::string> out;
+  for (const auto& [name, text] : requirements.variables)
+    for (const std::string& alternative : split_nonempty(text, " "))
+      for (const std::string& factor : split_nonempty(alternative, ",")) {
+        auto c = parse_constraint(factor);
+        if (!c || c->property != "brand") continue;
+        std::string brand = ascii_lower(c->value);
+        if (std::find(out.begin(), out.end(), brand) != out.end()) continue;
+        if (out.size() == kMaxBrands) return {};
+        out.push_back(std::move(brand));
+      }
+  out.emplace_back(1, '\0');
+  return out;
+}
+
+// The evaluation for each brand the GPU may have, merged: its outcomes, and the variable named
+// from a brand that surely fails, else from one that may.
+Verdict evaluate_each_brand(const ContainerRequirements& requirements, GpuTarget gpu, const std::vector<std::string>& brands) {
+  if (brands.empty()) return evaluate(requirements, gpu);
+  Verdict merged;
+  merged.outcomes = 0;
+  bool sure = false;
+  for (const std::string& brand : brands) {
+    gpu.brand = brand;
+    Verdict v = evaluate(requirements, gpu);
+    merged.outcomes |= v.outcomes;
+    bool fails_surely = !(v.outcomes & kPass);
+    if (!v.failed.empty() && (merged.failed.empty() || (fails_surely && !sure))) {
+      merged.failed = v.failed;
+      merged.condition = v.condition;
+      sure = fails_surely;
+    }
+  }
+  return merged;
 }
 
 std::vector<GpuTarget> gpu_targets(const Matrix& matrix, const Target& target) {
@@ -162,9 +218,10 @@ std::vector<Finding> check_container_requirements(const Matrix& matrix, const Ta
   Outcomes all = 0;
   Verdict first_failing;
   std::vector<GpuTarget> gpus = gpu_targets(matrix, target);
+  std::vector<std::string> brands = brand_candidates(requirements);
   bool refused = false;
   for (const GpuTarget& gpu : gpus) {
-    Verdict v = evaluate(requirements, gpu);
+    Verdict v = evaluate_each_brand(requirements, gpu, brands);
     all |= v.outcomes;
     bool here_refused = !(v.outcomes & kPass);
     if ((v.outcomes & ~kPass) && (first_failing.failed.empty() || (here_refused && !refused))) first_failing = v;

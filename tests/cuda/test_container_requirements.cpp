@@ -1,7 +1,8 @@
 // NVIDIA_REQUIRE_* as libnvidia-container checks it before `docker run --gpus` starts a container,
 // evaluated against a target: space-separated terms ORed, comma-separated constraints ANDed, left to
 // right and stopping once decided, variables ANDed, each GPU on its own; an unknown property is an
-// invalid expression when reached; the GPU's brand is never known here.
+// invalid expression when reached; the GPU's brand is never known here, so every brand the
+// variables name, and one they do not, is tried.
 #include <doctest/doctest.h>
 
 #include "analyzer/check/container_requirements.h"
@@ -68,6 +69,17 @@ TEST_CASE("NVIDIA_REQUIRE_* against a target driver and GPU") {
   // brand is compared for equality only
   CHECK(outcome({{"NVIDIA_REQUIRE_BRAND", "brand>=tesla"}}, "550.54.14") == "error");
   CHECK(outcome({{"NVIDIA_REQUIRE_BRAND", "brand!=geforce"}}, "550.54.14") == "warning");
+  // the GPU has one brand, whatever the variables say about it: each is tried in turn, ignoring case
+  CHECK(outcome({{"NVIDIA_REQUIRE_A", "brand=tesla"}, {"NVIDIA_REQUIRE_B", "brand!=TESLA"}}, "550.54.14") == "error");
+  CHECK(outcome({{"NVIDIA_REQUIRE_BRAND", "brand=tesla brand!=Tesla"}}, "550.54.14") == "none");
+  CHECK(outcome({{"NVIDIA_REQUIRE_BRAND", "brand=tesla,brand=geforce"}}, "550.54.14") == "error");
+  CHECK(outcome({{"NVIDIA_REQUIRE_A", "brand=tesla brand=geforce"}, {"NVIDIA_REQUIRE_B", "brand!=nvs"}}, "550.54.14") ==
+        "warning");
+  // more brands than are tried: each brand constraint is left undecided
+  std::string many;
+  for (int i = 0; i < 20; ++i) many += "brand!=b" + std::to_string(i) + ",";
+  CHECK(outcome({{"NVIDIA_REQUIRE_BRAND", many + "brand=tesla"}, {"NVIDIA_REQUIRE_NOT", "brand!=tesla"}}, "550.54.14") ==
+        "warning");
   // the refusal names the variable that surely fails, not one the brand may still satisfy
   std::string refused = message({{"NVIDIA_REQUIRE_CUDA", "cuda>=12.4 brand=tesla,driver>=535,driver<536"},
                                  {"NVIDIA_REQUIRE_DRIVER", "driver>=560"}}, "535.104.05");
