@@ -75,6 +75,22 @@ int run(const ScanArgs& args) {
 
 }  // namespace
 
+void add_image_choice_options(CLI::App& app, ImageChoice& choice) {
+  app.add_option("--platform", choice.platform,
+                 "the image of a multi-platform image archive to audit, as os/arch[/variant] (default: " +
+                     host_image_platform() + ", this machine's, or the archive's only image)")
+      ->check(CLI::Validator(
+          [](std::string& p) {
+            size_t slashes = std::count(p.begin(), p.end(), '/');
+            bool ok = (slashes == 1 || slashes == 2) && p.front() != '/' && p.back() != '/' && p.find("//") == std::string::npos;
+            return ok ? std::string() : "not an os/arch[/variant] platform: '" + p + "'";
+          },
+          "PLATFORM"));
+  app.add_option("--image", choice.name,
+                 "the image to audit of an archive holding several (docker save a b), by name: ubuntu:22.04 (default: "
+                 "the first the archive lists, with a warning)");
+}
+
 void add_cpu_level_option(CLI::App& app, std::optional<uint32_t>& isa_levels) {
   app.add_option_function<std::string>(
          "--cpu-level", [&isa_levels](const std::string& name) { isa_levels = parse_cpu_level(name); },
@@ -91,19 +107,7 @@ void add_scan_command(CLI::App& app, int& exit_code) {
   app.add_option("--root", args->scan.root, "analyse a container root file system as if it were /")
       ->check(CLI::ExistingDirectory);
   app.add_option("--python-env", args->scan.python_env, "a venv or conda prefix: audit its site-packages as one install");
-  app.add_option("--platform", args->scan.image.platform,
-                 "the image of a multi-platform image archive to audit, as os/arch[/variant] (default: " +
-                     host_image_platform() + ", this machine's, or the archive's only image)")
-      ->check(CLI::Validator(
-          [](std::string& p) {
-            size_t slashes = std::count(p.begin(), p.end(), '/');
-            bool ok = (slashes == 1 || slashes == 2) && p.front() != '/' && p.back() != '/' && p.find("//") == std::string::npos;
-            return ok ? std::string() : "not an os/arch[/variant] platform: '" + p + "'";
-          },
-          "PLATFORM"));
-  app.add_option("--image", args->scan.image.name,
-                 "the image to audit of an archive holding several (docker save a b), by name: ubuntu:22.04 (default: "
-                 "the first the archive lists, with a warning)");
+  add_image_choice_options(app, args->scan.image);
   app.add_option("--ld-library-path", args->scan.ld_library_path,
                  "LD_LIBRARY_PATH of the target process (default: this environment's; for an image, its config's)");
   app.add_option("--preload", args->scan.preload,

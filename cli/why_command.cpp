@@ -86,27 +86,30 @@ void print_loader(const FileSystem& fs, const Binary& binary, const ScanOptions&
              levels.empty() ? std::string("none") : fmt::format("{}", fmt::join(levels, ", ")));
 }
 
-// --root IMAGE: the image archive unpacked into a scratch directory; nullopt when --root is no file.
-// Its defects are printed; `failed` is set when nothing could be unpacked.
-std::optional<UnpackedImageRoot> unpack_root_image(const std::string& root, bool& failed) {
+// --root IMAGE: the image archive unpacked into a scratch directory; nullopt when --root is a
+// directory. Its defects are printed; `failed` is set when nothing could be unpacked. A compressed
+// file is unpacked without a first look, as a scan does.
+std::optional<UnpackedImageRoot> unpack_root_image(const std::string& root, const ImageChoice& choice, bool& failed) {
   std::error_code ec;
-  if (!std::filesystem::is_regular_file(root, ec)) return std::nullopt;
-  if (!is_image_archive(root)) {
-    fmt::print(stderr, "depscan: error: {}: --root takes a directory or a container image archive, and this file is "
+  if (std::filesystem::is_directory(root, ec)) return std::nullopt;
+  auto format = std::filesystem::is_regular_file(root, ec) ? sniff(*make_real_fs(), root) : Expected<Sniffed>(Error{""});
+  bool archive = format && (format->format == FileFormat::Compressed || (format->format == FileFormat::Tar && is_image_archive(root)));
+  if (!archive) {
+    fmt::print(stderr, "depscan: error: {}: --root takes a directory or a container image archive, and this is "
                        "neither\n", root);
     failed = true;
     return std::nullopt;
   }
-  UnpackedImageRoot image = unpack_image_root(root, root, ImageChoice{});
+  UnpackedImageRoot image = unpack_image_root(root, root, choice);
   for (const Finding& f : image.findings) fmt::print(stderr, "depscan: {}: {}\n", to_string(f.severity), f.message);
   failed = !image.ok();
-  if (image.ok()) fmt::print("image {}: {} layers applied{}\n", root, image.layers, loader_settings_note(image.environment));
+  if (image.ok()) fmt::print("image {}: {} layers applied{}\n", root, image.layers, loader_settings_note(image.environment, "--ld-library-path or --preload"));
   return image;
 }
 
 int run(const WhyArgs& args) {
   bool unpack_failed = false;
-  auto image = args.scan.root ? unpack_root_image(*args.scan.root, unpack_failed) : std::nullopt;
+  auto image = args.scan.root ? unpack_root_image(*args.scan.root, args.scan.image, unpack_failed) : std::nullopt;
   if (unpack_failed) return kExitUsage;
   std::unique_ptr<FileSystem> fs = image               ? make_rooted_fs(image->rootfs)
                                    : args.scan.root    ? make_rooted_fs(absolute_path(*args.scan.root))
@@ -169,6 +172,7 @@ void add_why_command(CLI::App& app, int& exit_code) {
                   "analyse a container root file system as if it were /: a directory, or an image archive "
                   "(`docker save`, OCI; its config's LD_LIBRARY_PATH, LD_PRELOAD and WORKDIR apply)")
       ->check(CLI::ExistingPath);
+  add_image_choice_options(*cmd, args->scan.image);
   cmd->add_option("--ld-library-path", args->scan.ld_library_path, "LD_LIBRARY_PATH of the target process");
   cmd->add_option("--preload", args->scan.preload, "LD_PRELOAD of the target process");
   add_cpu_level_option(*cmd, args->scan.target.cpu_isa_levels);

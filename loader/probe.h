@@ -72,7 +72,7 @@ void release_contexts(ProbeState& state);
 // After a GPU step on `device` failed: asks its context whether the failure left an error that
 // outlives it (cuda::sticky_scope) and, if it did, records which later steps it rules out (the
 // device's or the whole process's) and returns it. Without a context (its retain failed), the
-// retain's own error counts when it is one that rules out the whole process.
+// retain's own error is the one judged.
 std::optional<cuda::CUresult> note_sticky_error(ProbeState& state, ProbeDevice& device, const std::string& failed_step);
 // Why no further GPU step can run on `device` ("" = it can).
 std::string unusable_reason(const ProbeState& state, const ProbeDevice& device);

@@ -317,15 +317,15 @@ void warn_unused_image_choice(const CollectRequest& request, CollectedInputs& ou
 
 }  // namespace
 
-std::string loader_settings_note(const ImageEnvironment& env) {
+std::string loader_settings_note(const ImageEnvironment& env, std::string_view overrides) {
   if (!env.config_read) return "; its config was not read, so no LD_LIBRARY_PATH or LD_PRELOAD is set";
   std::string set;
   if (!env.ld_library_path.empty()) set += fmt::format(" LD_LIBRARY_PATH={}", env.ld_library_path);
   if (!env.ld_preload.empty()) set += fmt::format(" LD_PRELOAD={}", env.ld_preload);
   if (!env.glibc_tunables.empty()) set += fmt::format(" GLIBC_TUNABLES={}", env.glibc_tunables);
   return set.empty() ? "; its config sets no LD_LIBRARY_PATH or LD_PRELOAD"
-                     : fmt::format("; its config sets{}, which a container starts with (unless --ld-library-path, "
-                                   "--preload or --glibc-tunables is given here)", set);
+                     : fmt::format("; its config sets{}, which a container starts with (unless {} is given here)", set,
+                                   overrides);
 }
 
 UnpackedImageRoot unpack_image_root(const std::string& host_path, const std::string& display, const ImageChoice& choice) {

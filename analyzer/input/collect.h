@@ -9,6 +9,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -61,8 +62,10 @@ struct UnpackedImageRoot {
 };
 UnpackedImageRoot unpack_image_root(const std::string& host_path, const std::string& display, const ImageChoice& choice);
 
-// What the scan takes for the container's loader settings, for the image-unpacked line ("; its config sets ...").
-std::string loader_settings_note(const ImageEnvironment& env);
+// The container's loader settings, for the image-unpacked line ("; its config sets ..."), naming
+// the options that override them.
+std::string loader_settings_note(const ImageEnvironment& env,
+                                 std::string_view overrides = "--ld-library-path, --preload or --glibc-tunables");
 
 // May replace `fs`: by a RootedFs on an unpacked image, or by a mount of the installed wheels.
 CollectedInputs collect_inputs(std::unique_ptr<FileSystem>& fs, const CollectRequest& request);

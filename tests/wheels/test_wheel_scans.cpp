@@ -949,8 +949,16 @@ TEST_CASE("why --root IMAGE: the image is unpacked and searched with its config'
   CHECK(why("", "workdir-image.tar").output.find("2. /srv/lib/libfoo.so.1: taken") != std::string::npos);
   auto not_an_image = run_command(depscan_bin() + " why --root " + shell_quote(fixture("app")) + " /usr/bin/app libfoo.so.1 2>&1");
   CHECK(not_an_image.exit_code == 2);
-  CHECK(not_an_image.output.find("--root takes a directory or a container image archive, and this file is neither") !=
+  CHECK(not_an_image.output.find("--root takes a directory or a container image archive, and this is neither") !=
         std::string::npos);
+  CHECK(run_command(depscan_bin() + " why --root /dev/null /usr/bin/app libfoo.so.1 2>&1").exit_code == 2);
+  // --platform picks the image of a multi-platform archive, as for a scan
+  auto arm = run_command(depscan_bin() + " why --platform linux/arm64 --root " + shell_quote(fixture("oci-multi.tar")) +
+                         " /usr/lib/libarm64-marker.so.1 libc.so.6 2>&1");
+  CHECK_MESSAGE(arm.output.find("image ") == 0, arm.output);
+  auto amd = run_command(depscan_bin() + " why --root " + shell_quote(fixture("oci-multi.tar")) +
+                         " /usr/lib/libarm64-marker.so.1 libc.so.6 2>&1");
+  CHECK_MESSAGE(amd.exit_code == 2, amd.output);  // the amd64 image has no such file
 }
 
 TEST_CASE("an image's NVIDIA_REQUIRE_CUDA against --driver: the container toolkit's start-time check") {
