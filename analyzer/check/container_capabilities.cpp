@@ -25,19 +25,10 @@ struct Unmounted {
   bool fails = false;  // a NEEDED entry of an object the process needs, or a dlopen it cannot do without
 };
 
-// The variable as written, shortened: a hostile config may hold megabytes.
-std::string written(const std::string& value) {
-  constexpr size_t kShown = 120;
-  if (value.size() <= kShown) return value;
-  size_t cut = kShown;
-  while (cut > 0 && (static_cast<unsigned char>(value[cut]) & 0xC0) == 0x80) --cut;  // not inside a UTF-8 character
-  return value.substr(0, cut) + "...";
-}
-
 std::string setting_text(const ImageEnvironment& env) {
   if (!env.driver_capabilities) return "NVIDIA_DRIVER_CAPABILITIES is unset, so the hook selects";
   if (env.driver_capabilities->empty()) return "NVIDIA_DRIVER_CAPABILITIES is empty, so the hook selects";
-  return fmt::format("NVIDIA_DRIVER_CAPABILITIES=\"{}\" selects", written(*env.driver_capabilities));
+  return fmt::format("NVIDIA_DRIVER_CAPABILITIES=\"{}\" selects", shortened(*env.driver_capabilities));
 }
 
 std::string asker_text(const Graph& g, const Edge& e) {
@@ -118,7 +109,7 @@ std::vector<Finding> check_container_capabilities(const Graph& g, const Matrix& 
         Severity::Error, image,
         fmt::format("{} refuses to start a GPU container of this image: NVIDIA_DRIVER_CAPABILITIES=\"{}\" names {}, "
                     "which it does not support (\"unsupported capabilities found\")",
-                    kWhoMounts, written(env.driver_capabilities.value_or("")), written(join_limited(selected.unknown))),
+                    kWhoMounts, shortened(env.driver_capabilities.value_or("")), shortened(join_limited(selected.unknown))),
         fmt::format("list only {} (comma-separated), or all", join_limited(table->supported, table->supported.size())))};
   std::vector<Finding> out;
   auto unmounted = unmounted_libraries(g, matrix, *table, selected);

@@ -2,10 +2,12 @@
 
 #include <algorithm>
 #include <optional>
+#include <ranges>
 
 #include <fmt/format.h>
 
 #include "analyzer/check/gpu_targets.h"
+#include "analyzer/check/listing.h"
 #include "analyzer/util/strings.h"
 #include "matrix/matrix.h"
 
@@ -37,12 +39,18 @@ struct Constraint {
   std::string_view value;
 };
 
+// As dsl.c's evaluate_rule reads it: the property up to the first of <>=!, the whole run of those
+// characters as the operator, taken by the first of = != < <= > >= it begins ("!" is !=, "==" is
+// none), and a value that is not empty.
 std::optional<Constraint> parse_constraint(std::string_view text) {
   size_t end = text.find_first_of("<>=!");
-  if (end == std::string_view::npos) return std::nullopt;
+  if (end == std::string_view::npos || end == 0) return std::nullopt;
   std::string_view rest = text.substr(end);
-  for (std::string_view op : {"!=", "<=", ">=", "=", "<", ">"})
-    if (rest.starts_with(op)) return Constraint{ascii_lower(text.substr(0, end)), op, rest.substr(op.size())};
+  size_t run = std::min(rest.find_first_not_of("<>=!"), rest.size());
+  std::string_view written = rest.substr(0, run), value = rest.substr(run);
+  if (value.empty()) return std::nullopt;
+  for (std::string_view op : {"=", "!=", "<", "<=", ">", ">="})
+    if (op.starts_with(written)) return Constraint{ascii_lower(text.substr(0, end)), op, value};
   return std::nullopt;
 }
 
@@ -65,6 +73,7 @@ Outcomes constraint(std::string_view text, const GpuTarget& target) {
     if (!target.brand) return kEither;
     return (ascii_lower(c->value) == *target.brand) == (c->op == "=") ? kPass : kFail;
   }
+  if (c->value.find_first_not_of("0123456789.") != std::string_view::npos) return kInvalid;  // dsl_compare_version
   auto want = Version::parse(c->value);
   const std::optional<Version>* have = c->property == "cuda" ? &target.cuda : c->property == "driver" ? &target.driver
                                      : c->property == "arch" ? &target.arch : nullptr;
@@ -109,26 +118,30 @@ Verdict evaluate(const ContainerRequirements& requirements, const GpuTarget& tar
     Outcomes here = variable(text, target);
     bool fails_surely = !(here & kPass);
     if ((v.outcomes & kPass) && (here & ~kPass) && (v.failed.empty() || (fails_surely && !sure))) {
-      v.failed = fmt::format("{}=\"{}\"", name, text);
+      v.failed = fmt::format("{}=\"{}\"", name, shortened(text));
       auto terms = split_nonempty(text, " ");
-      v.condition = terms.empty() ? text : terms.front();
+      v.condition = shortened(terms.empty() ? text : terms.front());
       sure = fails_surely;
     }
     v.outcomes = and_then(v.outcomes, here);
+    if (!(v.outcomes & kPass)) break;  // refused: the later variables change nothing
   }
   return v;
 }
 
 // The brands the requirements compare with, and one they do not name ("\0": no variable holds a
-// NUL): the GPU's brand is one of them. Empty when they name more than kMaxBrands, which are then
-// left undecided.
+// NUL): the GPU's brand is one of them. Empty, and the brand left undecided, when they name more
+// than kMaxBrands or hold more than kMaxConstraints constraints (each brand costs an evaluation).
 constexpr size_t kMaxBrands = 16;
+constexpr size_t kMaxConstraints = 10'000;
 
 std::vector<std::string> brand_candidates(const ContainerRequirements& requirements) {
   std::vector<std::string> out;
+  size_t constraints = 0;
   for (const auto& [name, text] : requirements.variables)
     for (const std::string& alternative : split_nonempty(text, " "))
       for (const std::string& factor : split_nonempty(alternative, ",")) {
+        if (++constraints > kMaxConstraints) return {};
         auto c = parse_constraint(factor);
         if (!c || c->property != "brand") continue;
         std::string brand = ascii_lower(c->value);
@@ -141,13 +154,14 @@ std::vector<std::string> brand_candidates(const ContainerRequirements& requireme
 }
 
 // The evaluation for each brand the GPU may have, merged: its outcomes, and the variable named
-// from a brand that surely fails, else from one that may.
+// from a brand that surely fails, else from one that may; the brand the variables do not name
+// (the last) first, as most GPUs have none of the brands a requirement names.
 Verdict evaluate_each_brand(const ContainerRequirements& requirements, GpuTarget gpu, const std::vector<std::string>& brands) {
   if (brands.empty()) return evaluate(requirements, gpu);
   Verdict merged;
   merged.outcomes = 0;
   bool sure = false;
-  for (const std::string& brand : brands) {
+  for (const std::string& brand : std::views::reverse(brands)) {
     gpu.brand = brand;
     Verdict v = evaluate(requirements, gpu);
     merged.outcomes |= v.outcomes;
@@ -177,10 +191,20 @@ std::vector<GpuTarget> gpu_targets(const Matrix& matrix, const Target& target) {
   return out;
 }
 
+// A condition made of brand constraints only ("brand=tesla"): no driver changes its outcome.
+bool only_brands(const std::string& condition) {
+  auto factors = split_nonempty(condition, ",");
+  return !factors.empty() && std::all_of(factors.begin(), factors.end(), [](const std::string& f) {
+    auto c = parse_constraint(f);
+    return c && c->property == "brand";
+  });
+}
+
 std::string listed(const ContainerRequirements& requirements) {
   std::string out;
-  for (const auto& [name, text] : requirements.variables) out += fmt::format("{}{}=\"{}\"", out.empty() ? "" : ", ", name, text);
-  return out;
+  for (const auto& [name, text] : requirements.variables)
+    out += fmt::format("{}{}=\"{}\"", out.empty() ? "" : ", ", name, shortened(text));
+  return shortened(out, 2000);
 }
 
 std::string driver_text(const Target& target, const GpuTarget& t) {
@@ -235,6 +259,14 @@ std::vector<Finding> check_container_requirements(const Matrix& matrix, const Ta
                                             "it cannot read (\"invalid expression\")", on, kWhoChecks, first_failing.failed),
                                 "write each constraint as PROPERTY OPERATOR VERSION with cuda, driver, arch or brand "
                                 "(cuda>=12.4), or set NVIDIA_DISABLE_REQUIRE=true")};
+  if (refused && only_brands(first_failing.condition))
+    return {requirement_finding(
+        Severity::Error, image,
+        fmt::format("on {} {} refuses to start a GPU container of this image: {} is not met (\"requirement error: "
+                    "unsatisfied condition: {}\"), and with the other variables no brand of GPU meets them all",
+                    on, kWhoChecks, first_failing.failed, first_failing.condition),
+        "correct the image's NVIDIA_REQUIRE_* variables (a GPU has one brand), or docker run -e "
+        "NVIDIA_DISABLE_REQUIRE=true skips the check")};
   if (refused) {
     bool cuda = first_failing.condition.starts_with("cuda>=");
     return {requirement_finding(

@@ -80,10 +80,30 @@ TEST_CASE("NVIDIA_REQUIRE_* against a target driver and GPU") {
   for (int i = 0; i < 20; ++i) many += "brand!=b" + std::to_string(i) + ",";
   CHECK(outcome({{"NVIDIA_REQUIRE_BRAND", many + "brand=tesla"}, {"NVIDIA_REQUIRE_NOT", "brand!=tesla"}}, "550.54.14") ==
         "warning");
-  // the refusal names the variable that surely fails, not one the brand may still satisfy
+  // the refusal names what fails on a GPU of a brand the variables do not name (the hook's own
+  // order of variables is a Go map's, so it may name another that fails too)
   std::string refused = message({{"NVIDIA_REQUIRE_CUDA", "cuda>=12.4 brand=tesla,driver>=535,driver<536"},
                                  {"NVIDIA_REQUIRE_DRIVER", "driver>=560"}}, "535.104.05");
-  CHECK_MESSAGE(refused.find("NVIDIA_REQUIRE_DRIVER=\"driver>=560\" is not met") != std::string::npos, refused);
+  CHECK_MESSAGE(refused.find("NVIDIA_REQUIRE_CUDA=\"cuda>=12.4 brand=tesla,driver>=535,driver<536\" is not met") !=
+                std::string::npos, refused);
+  std::string brand_named = message({{"NVIDIA_REQUIRE_CUDA", "cuda>=12.0 brand=tesla,driver>=470,driver<471"},
+                                     {"NVIDIA_REQUIRE_Z", "brand=geforce"}}, "470.57.02");
+  CHECK_MESSAGE(brand_named.find("NVIDIA_REQUIRE_CUDA=") != std::string::npos, brand_named);
+  // a refusal no driver can lift: the variables exclude every brand
+  Target t;
+  t.driver = "550.54.14";
+  ContainerRequirements contradiction;
+  contradiction.variables = {{"NVIDIA_REQUIRE_A", "brand=tesla"}, {"NVIDIA_REQUIRE_B", "brand!=tesla"}};
+  auto found = check_container_requirements(embedded_matrix(), t, contradiction, "image.tar");
+  REQUIRE(found.size() == 1);
+  CHECK(found[0].message.find("no brand of GPU meets them all") != std::string::npos);
+  CHECK(found[0].fix.starts_with("correct the image's NVIDIA_REQUIRE_* variables"));
+  // operators as dsl.c reads them: "!" is !=, "==" and an empty value are invalid expressions
+  CHECK(outcome({{"NVIDIA_REQUIRE_BRAND", "brand!tesla"}}, "550.54.14") == "warning");
+  CHECK(outcome({{"NVIDIA_REQUIRE_BRAND", "brand==tesla"}}, "550.54.14") == "error");
+  CHECK(outcome({{"NVIDIA_REQUIRE_BRAND", "brand="}}, "550.54.14") == "error");
+  CHECK(outcome({{"NVIDIA_REQUIRE_CUDA", "cuda>=12.4a"}}, "550.54.14") == "error");
+  CHECK(outcome({{"NVIDIA_REQUIRE_CUDA", "cuda>=12.4"}}, "550.54.14") == "none");
   // disabled: no finding at all
   Target old;
   old.driver = "440.33";
