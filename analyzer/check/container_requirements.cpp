@@ -8,6 +8,7 @@
 
 #include "analyzer/check/gpu_targets.h"
 #include "analyzer/check/listing.h"
+#include "analyzer/check/nvidia_require_dsl.h"
 #include "analyzer/util/strings.h"
 #include "matrix/matrix.h"
 
@@ -26,60 +27,28 @@ using Outcomes = unsigned;
 constexpr Outcomes kPass = 1, kFail = 2, kInvalid = 4, kEither = kPass | kFail;
 
 struct GpuTarget {
-  std::optional<Version> cuda;     // the newest CUDA the target driver runs
-  std::optional<Version> driver;
-  std::optional<Version> arch;     // this GPU's compute capability
-  std::optional<std::string> brand;  // lower case; nullopt: either way
+  std::optional<std::string> cuda;    // "12.6": the newest CUDA the target driver runs
+  std::optional<std::string> driver;  // "535.104.05"
+  std::optional<std::string> arch;    // "8.6": this GPU's compute capability
+  std::optional<std::string> brand;   // lower case; nullopt: either way
 };
-
-// PROPERTY OPERATOR VALUE, or nullopt when there is no operator.
-struct Constraint {
-  std::string property;  // lower case
-  std::string_view op;
-  std::string_view value;
-};
-
-// As dsl.c's evaluate_rule reads it: the property up to the first of <>=!, the whole run of those
-// characters as the operator, taken by the first of = != < <= > >= it begins ("!" is !=, "==" is
-// none), and a value that is not empty.
-std::optional<Constraint> parse_constraint(std::string_view text) {
-  size_t end = text.find_first_of("<>=!");
-  if (end == std::string_view::npos || end == 0) return std::nullopt;
-  std::string_view rest = text.substr(end);
-  size_t run = std::min(rest.find_first_not_of("<>=!"), rest.size());
-  std::string_view written = rest.substr(0, run), value = rest.substr(run);
-  if (value.empty()) return std::nullopt;
-  for (std::string_view op : {"=", "!=", "<", "<=", ">", ">="})
-    if (op.starts_with(written)) return Constraint{ascii_lower(text.substr(0, end)), op, value};
-  return std::nullopt;
-}
-
-std::optional<bool> compare(const Version& have, std::string_view op, const Version& want) {
-  auto order = have <=> want;
-  if (op == "!=") return order != 0;
-  if (op == "<=") return order <= 0;
-  if (op == ">=") return order >= 0;
-  if (op == "=") return order == 0;
-  if (op == "<") return order < 0;
-  if (op == ">") return order > 0;
-  return std::nullopt;
-}
 
 Outcomes constraint(std::string_view text, const GpuTarget& target) {
   auto c = parse_constraint(text);
   if (!c) return kInvalid;
+  Outcomes falsity = overflows_error_buffer(*c) ? kInvalid : kFail;
   if (c->property == "brand") {  // a name: equal or not
     if (c->op != "=" && c->op != "!=") return kInvalid;
-    if (!target.brand) return kEither;
-    return (ascii_lower(c->value) == *target.brand) == (c->op == "=") ? kPass : kFail;
+    if (!target.brand) return kPass | falsity;
+    return (ascii_lower(c->value) == *target.brand) == (c->op == "=") ? kPass : falsity;
   }
-  if (c->value.find_first_not_of("0123456789.") != std::string_view::npos) return kInvalid;  // dsl_compare_version
-  auto want = Version::parse(c->value);
-  const std::optional<Version>* have = c->property == "cuda" ? &target.cuda : c->property == "driver" ? &target.driver
-                                     : c->property == "arch" ? &target.arch : nullptr;
-  if (!have || !want) return kInvalid;
-  if (!*have) return kEither;
-  return compare(**have, c->op, *want).value_or(false) ? kPass : kFail;
+  const std::optional<std::string>* have = c->property == "cuda" ? &target.cuda : c->property == "driver" ? &target.driver
+                                         : c->property == "arch" ? &target.arch : nullptr;
+  if (!have) return kInvalid;
+  if (!*have) return compare_dsl_versions("0", c->op, c->value) ? kPass | falsity : kInvalid;  // unknown: a version or not
+  auto holds = compare_dsl_versions(**have, c->op, c->value);
+  if (!holds) return kInvalid;
+  return *holds ? kPass : falsity;
 }
 
 // `first` and then, where it passed, `next` (AND); `first` or else, where it failed, `next` (OR).
@@ -118,9 +87,8 @@ Verdict evaluate(const ContainerRequirements& requirements, const GpuTarget& tar
     Outcomes here = variable(text, target);
     bool fails_surely = !(here & kPass);
     if ((v.outcomes & kPass) && (here & ~kPass) && (v.failed.empty() || (fails_surely && !sure))) {
-      v.failed = fmt::format("{}=\"{}\"", name, shortened(text));
-      auto terms = split_nonempty(text, " ");
-      v.condition = shortened(terms.empty() ? text : terms.front());
+      v.failed = fmt::format("{}=\"{}\"", shortened(name), shortened(text));
+      v.condition = shortened(std::string_view(text).substr(0, text.find(' ')));  // dsl.c: up to the first space
       sure = fails_surely;
     }
     v.outcomes = and_then(v.outcomes, here);
@@ -131,17 +99,18 @@ Verdict evaluate(const ContainerRequirements& requirements, const GpuTarget& tar
 
 // The brands the requirements compare with, and one they do not name ("\0": no variable holds a
 // NUL): the GPU's brand is one of them. Empty, and the brand left undecided, when they name more
-// than kMaxBrands or hold more than kMaxConstraints constraints (each brand costs an evaluation).
+// than kMaxBrands or are longer than kMaxBytes (each brand costs an evaluation).
 constexpr size_t kMaxBrands = 16;
-constexpr size_t kMaxConstraints = 10'000;
+constexpr size_t kMaxBytes = 64 << 10;
 
 std::vector<std::string> brand_candidates(const ContainerRequirements& requirements) {
   std::vector<std::string> out;
-  size_t constraints = 0;
+  size_t bytes = 0;
+  for (const auto& [name, text] : requirements.variables)
+    if ((bytes += text.size()) > kMaxBytes) return {};
   for (const auto& [name, text] : requirements.variables)
     for (const std::string& alternative : split_nonempty(text, " "))
       for (const std::string& factor : split_nonempty(alternative, ",")) {
-        if (++constraints > kMaxConstraints) return {};
         auto c = parse_constraint(factor);
         if (!c || c->property != "brand") continue;
         std::string brand = ascii_lower(c->value);
@@ -178,26 +147,25 @@ Verdict evaluate_each_brand(const ContainerRequirements& requirements, GpuTarget
 std::vector<GpuTarget> gpu_targets(const Matrix& matrix, const Target& target) {
   GpuTarget base;
   if (target.driver) {
-    if (auto cuda = cuda_version_of_driver(matrix, *target.driver)) base.cuda = Version{{cuda->major, cuda->minor}};
-    if (auto v = Version::parse(*target.driver); v && v->major() >= 100) base.driver = *v;
+    if (auto cuda = cuda_version_of_driver(matrix, *target.driver)) base.cuda = fmt::format("{}.{}", cuda->major, cuda->minor);
+    if (auto v = Version::parse(*target.driver); v && v->major() >= 100) base.driver = *target.driver;
   }
   std::vector<GpuTarget> out;
   for (const std::string& gpu : target.gpus)
     if (auto cc = compute_capability_of(matrix, gpu)) {
       out.push_back(base);
-      out.back().arch = Version{{cc->major, cc->minor}};
+      out.back().arch = fmt::format("{}.{}", cc->major, cc->minor);
     }
   if (out.empty()) out.push_back(base);
   return out;
 }
 
-// A condition made of brand constraints only ("brand=tesla"): no driver changes its outcome.
-bool only_brands(const std::string& condition) {
-  auto factors = split_nonempty(condition, ",");
-  return !factors.empty() && std::all_of(factors.begin(), factors.end(), [](const std::string& f) {
-    auto c = parse_constraint(f);
-    return c && c->property == "brand";
-  });
+// Whether the requirements refuse a GPU whatever its driver and CUDA: every brand fails them
+// with those unknown (a contradiction such as brand=tesla and brand!=tesla).
+bool no_driver_lifts(const ContainerRequirements& requirements, GpuTarget gpu, const std::vector<std::string>& brands) {
+  gpu.cuda.reset();
+  gpu.driver.reset();
+  return !(evaluate_each_brand(requirements, gpu, brands).outcomes & kPass);
 }
 
 std::string listed(const ContainerRequirements& requirements) {
@@ -208,7 +176,7 @@ std::string listed(const ContainerRequirements& requirements) {
 }
 
 std::string driver_text(const Target& target, const GpuTarget& t) {
-  return t.cuda ? fmt::format("driver {} (CUDA {})", *target.driver, t.cuda->str()) : fmt::format("driver {}", *target.driver);
+  return t.cuda ? fmt::format("driver {} (CUDA {})", *target.driver, *t.cuda) : fmt::format("driver {}", *target.driver);
 }
 
 constexpr const char* kWhoChecks = "docker run --gpus (the NVIDIA Container Toolkit's hook; CDI mode does not check)";
@@ -241,6 +209,7 @@ std::vector<Finding> check_container_requirements(const Matrix& matrix, const Ta
                                 "--driver VERSION (and --gpu) checks it against the target here")};
   Outcomes all = 0;
   Verdict first_failing;
+  const GpuTarget* failing_gpu = nullptr;
   std::vector<GpuTarget> gpus = gpu_targets(matrix, target);
   std::vector<std::string> brands = brand_candidates(requirements);
   bool refused = false;
@@ -248,7 +217,10 @@ std::vector<Finding> check_container_requirements(const Matrix& matrix, const Ta
     Verdict v = evaluate_each_brand(requirements, gpu, brands);
     all |= v.outcomes;
     bool here_refused = !(v.outcomes & kPass);
-    if ((v.outcomes & ~kPass) && (first_failing.failed.empty() || (here_refused && !refused))) first_failing = v;
+    if ((v.outcomes & ~kPass) && (first_failing.failed.empty() || (here_refused && !refused))) {
+      first_failing = v;
+      failing_gpu = &gpu;
+    }
     refused = refused || here_refused;
   }
   if (all == kPass) return {};
@@ -259,7 +231,7 @@ std::vector<Finding> check_container_requirements(const Matrix& matrix, const Ta
                                             "it cannot read (\"invalid expression\")", on, kWhoChecks, first_failing.failed),
                                 "write each constraint as PROPERTY OPERATOR VERSION with cuda, driver, arch or brand "
                                 "(cuda>=12.4), or set NVIDIA_DISABLE_REQUIRE=true")};
-  if (refused && only_brands(first_failing.condition))
+  if (refused && !brands.empty() && no_driver_lifts(requirements, *failing_gpu, brands))
     return {requirement_finding(
         Severity::Error, image,
         fmt::format("on {} {} refuses to start a GPU container of this image: {} is not met (\"requirement error: "

@@ -86,9 +86,33 @@ TEST_CASE("NVIDIA_REQUIRE_* against a target driver and GPU") {
                                  {"NVIDIA_REQUIRE_DRIVER", "driver>=560"}}, "535.104.05");
   CHECK_MESSAGE(refused.find("NVIDIA_REQUIRE_CUDA=\"cuda>=12.4 brand=tesla,driver>=535,driver<536\" is not met") !=
                 std::string::npos, refused);
-  std::string brand_named = message({{"NVIDIA_REQUIRE_CUDA", "cuda>=12.0 brand=tesla,driver>=470,driver<471"},
-                                     {"NVIDIA_REQUIRE_Z", "brand=geforce"}}, "470.57.02");
-  CHECK_MESSAGE(brand_named.find("NVIDIA_REQUIRE_CUDA=") != std::string::npos, brand_named);
+  std::vector<std::pair<std::string, std::string>> tesla_only = {
+      {"NVIDIA_REQUIRE_CUDA", "cuda>=12.0 brand=tesla,driver>=470,driver<471"}, {"NVIDIA_REQUIRE_Z", "brand=geforce"}};
+  CHECK(outcome(tesla_only, "470.57.02") == "error");
+  std::string brand_named = message(tesla_only, "470.57.02");
+  CHECK_MESSAGE(brand_named.find("NVIDIA_REQUIRE_CUDA=\"cuda>=12.0 brand=tesla,driver>=470,driver<471\" is not met") !=
+                std::string::npos, brand_named);
+  // a newer driver lifts this refusal for GPUs of other brands: the usual message
+  std::string liftable = message({{"NVIDIA_REQUIRE_A", "brand=tesla cuda>=13.0"}, {"NVIDIA_REQUIRE_B", "brand!=tesla"}},
+                                 "550.54.14");
+  CHECK_MESSAGE(liftable.find("no brand of GPU") == std::string::npos, liftable);
+  CHECK_MESSAGE(liftable.find("unsatisfied condition: brand=tesla") != std::string::npos, liftable);
+  // versions as dsl_compare_version reads them: runs of dots skipped, numbers up to 2^64 - 2
+  CHECK(outcome({{"NVIDIA_REQUIRE_CUDA", "cuda>=12..4"}}, "550.54.14") == "none");
+  CHECK(outcome({{"NVIDIA_REQUIRE_CUDA", "cuda>=12."}}, "550.54.14") == "none");
+  CHECK(outcome({{"NVIDIA_REQUIRE_DRIVER", "driver<99999999999"}}, "550.54.14") == "none");
+  CHECK(outcome({{"NVIDIA_REQUIRE_DRIVER", "driver<18446744073709551615"}}, "550.54.14") == "error");  // strtoumax's overflow value
+  CHECK(outcome({{"NVIDIA_REQUIRE_CUDA", "cuda>=.5"}}, "550.54.14") == "error");
+  // a false constraint too long for dsl.c's 128-byte error buffer is an invalid expression
+  std::string long_version = "13.0." + std::string(130, '0');
+  CHECK(outcome({{"NVIDIA_REQUIRE_CUDA", "cuda>=" + long_version + " cuda>=12.0"}}, "550.54.14") == "error");
+  CHECK(message({{"NVIDIA_REQUIRE_CUDA", "cuda>=" + long_version + " cuda>=12.0"}}, "550.54.14").find("invalid expression") !=
+        std::string::npos);
+  CHECK(outcome({{"NVIDIA_REQUIRE_CUDA", "cuda<" + long_version}}, "550.54.14") == "none");  // true: nothing is formatted
+  // the condition quoted is the variable up to its first space, as dsl.c cuts it
+  CHECK(message({{"NVIDIA_REQUIRE_CUDA", " cuda>=13.0"}}, "550.54.14").find("unsatisfied condition: \")") != std::string::npos);
+  // a long variable name is shortened in the message
+  CHECK(message({{"NVIDIA_REQUIRE_" + std::string(5000, 'X'), "cuda>=13.0"}}, "550.54.14").size() < 1000);
   // a refusal no driver can lift: the variables exclude every brand
   Target t;
   t.driver = "550.54.14";
@@ -103,6 +127,7 @@ TEST_CASE("NVIDIA_REQUIRE_* against a target driver and GPU") {
   CHECK(outcome({{"NVIDIA_REQUIRE_BRAND", "brand==tesla"}}, "550.54.14") == "error");
   CHECK(outcome({{"NVIDIA_REQUIRE_BRAND", "brand="}}, "550.54.14") == "error");
   CHECK(outcome({{"NVIDIA_REQUIRE_CUDA", "cuda>=12.4a"}}, "550.54.14") == "error");
+  CHECK(outcome({{"NVIDIA_REQUIRE_CUDA", "cuda>=v12.4"}}, "550.54.14") == "error");
   CHECK(outcome({{"NVIDIA_REQUIRE_CUDA", "cuda>=12.4"}}, "550.54.14") == "none");
   // disabled: no finding at all
   Target old;
