@@ -2,6 +2,7 @@
 // candidate in order with why it was taken or skipped. The request explained is the first one
 // in load order (the object that NEEDs it, or opens it with dlopen as a scan models it: cuDNN's
 // sub-libraries, the driver); without one, FILE itself asks for it.
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <functional>
@@ -111,6 +112,17 @@ int run(const WhyArgs& args) {
   bool unpack_failed = false;
   auto image = args.scan.root ? unpack_root_image(*args.scan.root, args.scan.image, unpack_failed) : std::nullopt;
   if (unpack_failed) return kExitUsage;
+  if (!image && (args.scan.image.platform || args.scan.image.name))
+    fmt::print(stderr, "depscan: warning: --platform and --image choose the image of an image archive given to --root; "
+                       "there is none: ignored\n");
+  // An image unpacked with errors (a damaged layer, an unsafe member) may lack files: not a clean answer.
+  bool damaged = image && std::any_of(image->findings.begin(), image->findings.end(),
+                                      [](const Finding& f) { return f.severity == Severity::Error; });
+  auto finish = [damaged](int code) {
+    if (!damaged || code != kExitClean) return code;
+    fmt::print(stderr, "depscan: the image was unpacked with errors (above), so the answer may not hold in a container\n");
+    return kExitFindings;
+  };
   std::unique_ptr<FileSystem> fs = image               ? make_rooted_fs(image->rootfs)
                                    : args.scan.root    ? make_rooted_fs(absolute_path(*args.scan.root))
                                                        : make_real_fs();
@@ -146,7 +158,7 @@ int run(const WhyArgs& args) {
     std::vector<Attempt> steps = resolver.explain(root, root_object, args.library);
     print_steps(steps);
     bool found = !steps.empty() && steps.back().outcome.rfind("found", 0) == 0;
-    return found ? kExitClean : kExitFindings;
+    return finish(found ? kExitClean : kExitFindings);
   }
   print_loader(*fs, *g.objects[root_object].binary, args.scan, resolver.own_loader(root));
   fmt::print("{} requested by {} ({}), first in load order:\n", first->name, g.objects[first->from].path,
@@ -156,7 +168,7 @@ int run(const WhyArgs& args) {
   fmt::print("  => {}\n", describe(g, *first));
   for (const Edge* e : later)
     fmt::print("also requested by {} as {}: {}\n", g.objects[e->from].path, e->name, describe(g, *e));
-  return first->to ? kExitClean : kExitFindings;
+  return finish(first->to ? kExitClean : kExitFindings);
 }
 
 }  // namespace
