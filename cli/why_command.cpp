@@ -113,8 +113,9 @@ int run(const WhyArgs& args) {
   auto image = args.scan.root ? unpack_root_image(*args.scan.root, args.scan.image, unpack_failed) : std::nullopt;
   if (unpack_failed) return kExitUsage;
   if (!image && (args.scan.image.platform || args.scan.image.name))
-    fmt::print(stderr, "depscan: warning: --platform and --image choose the image of an image archive given to --root; "
-                       "there is none: ignored\n");
+    fmt::print(stderr, "depscan: warning: {} chooses the image of an image archive given to --root; there is none: ignored\n",
+               args.scan.image.platform && args.scan.image.name ? "--platform and --image" :
+               args.scan.image.platform ? "--platform" : "--image");
   // An image unpacked with errors (a damaged layer, an unsafe member) may lack files: not a clean answer.
   bool damaged = image && std::any_of(image->findings.begin(), image->findings.end(),
                                       [](const Finding& f) { return f.severity == Severity::Error; });

@@ -33,6 +33,15 @@ struct GpuTarget {
   std::optional<std::string> brand;   // lower case; nullopt: either way
 };
 
+// A version compared with a value depscan does not know: it may hold, or be invalid where dsl.c
+// reads a number of it that overflows (the first always, the later ones only when reached).
+Outcomes unknown_outcomes(const Constraint& c) {
+  if (!compare_dsl_versions("0", c.op, c.value)) return kInvalid;
+  for (const std::string& number : split_nonempty(c.value, "."))
+    if (!compare_dsl_versions(number, "=", number)) return kPass | kInvalid;
+  return kPass;
+}
+
 Outcomes constraint(std::string_view text, const GpuTarget& target) {
   auto c = parse_constraint(text);
   if (!c) return kInvalid;
@@ -45,7 +54,7 @@ Outcomes constraint(std::string_view text, const GpuTarget& target) {
   const std::optional<std::string>* have = c->property == "cuda" ? &target.cuda : c->property == "driver" ? &target.driver
                                          : c->property == "arch" ? &target.arch : nullptr;
   if (!have) return kInvalid;
-  if (!*have) return compare_dsl_versions("0", c->op, c->value) ? kPass | falsity : kInvalid;  // unknown: a version or not
+  if (!*have) return unknown_outcomes(*c) | falsity;
   auto holds = compare_dsl_versions(**have, c->op, c->value);
   if (!holds) return kInvalid;
   return *holds ? kPass : falsity;
@@ -160,12 +169,14 @@ std::vector<GpuTarget> gpu_targets(const Matrix& matrix, const Target& target) {
   return out;
 }
 
-// Whether the requirements refuse a GPU whatever its driver and CUDA: every brand fails them
-// with those unknown (a contradiction such as brand=tesla and brand!=tesla).
-bool no_driver_lifts(const ContainerRequirements& requirements, GpuTarget gpu, const std::vector<std::string>& brands) {
+// Whether the requirements could pass on this GPU with another driver (and CUDA), and also with
+// another architecture: neither holds for a contradiction such as brand=tesla and brand!=tesla.
+bool passes_with(const ContainerRequirements& requirements, GpuTarget gpu, const std::vector<std::string>& brands,
+                 bool any_arch) {
   gpu.cuda.reset();
   gpu.driver.reset();
-  return !(evaluate_each_brand(requirements, gpu, brands).outcomes & kPass);
+  if (any_arch) gpu.arch.reset();
+  return evaluate_each_brand(requirements, gpu, brands).outcomes & kPass;
 }
 
 std::string listed(const ContainerRequirements& requirements) {
@@ -231,13 +242,21 @@ std::vector<Finding> check_container_requirements(const Matrix& matrix, const Ta
                                             "it cannot read (\"invalid expression\")", on, kWhoChecks, first_failing.failed),
                                 "write each constraint as PROPERTY OPERATOR VERSION with cuda, driver, arch or brand "
                                 "(cuda>=12.4), or set NVIDIA_DISABLE_REQUIRE=true")};
-  if (refused && !brands.empty() && no_driver_lifts(requirements, *failing_gpu, brands))
+  if (refused && !passes_with(requirements, *failing_gpu, brands, true))
     return {requirement_finding(
         Severity::Error, image,
         fmt::format("on {} {} refuses to start a GPU container of this image: {} is not met (\"requirement error: "
                     "unsatisfied condition: {}\"), and with the other variables no brand of GPU meets them all",
                     on, kWhoChecks, first_failing.failed, first_failing.condition),
         "correct the image's NVIDIA_REQUIRE_* variables (a GPU has one brand), or docker run -e "
+        "NVIDIA_DISABLE_REQUIRE=true skips the check")};
+  if (refused && !passes_with(requirements, *failing_gpu, brands, false))
+    return {requirement_finding(
+        Severity::Error, image,
+        fmt::format("on {} {} refuses to start a GPU container of this image on a GPU of compute capability {}: {} is "
+                    "not met (\"requirement error: unsatisfied condition: {}\"), whatever the driver",
+                    on, kWhoChecks, failing_gpu->arch.value_or("?"), first_failing.failed, first_failing.condition),
+        "run it on a GPU of an architecture the requirements admit, or use an image built for this one; docker run -e "
         "NVIDIA_DISABLE_REQUIRE=true skips the check")};
   if (refused) {
     bool cuda = first_failing.condition.starts_with("cuda>=");

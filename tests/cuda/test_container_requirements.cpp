@@ -97,6 +97,21 @@ TEST_CASE("NVIDIA_REQUIRE_* against a target driver and GPU") {
                                  "550.54.14");
   CHECK_MESSAGE(liftable.find("no brand of GPU") == std::string::npos, liftable);
   CHECK_MESSAGE(liftable.find("unsatisfied condition: brand=tesla") != std::string::npos, liftable);
+  // a GPU too old for the image: no driver helps, and the variables are not at fault
+  Target old_gpu;
+  old_gpu.driver = "550.54.14";
+  old_gpu.gpus = {"sm_86"};
+  ContainerRequirements hopper;
+  hopper.variables = {{"NVIDIA_REQUIRE_ARCH", "arch>=9.0"}};
+  auto arch_refusal = check_container_requirements(embedded_matrix(), old_gpu, hopper, "image.tar");
+  REQUIRE(arch_refusal.size() == 1);
+  CHECK(arch_refusal[0].message.find("on a GPU of compute capability 8.6") != std::string::npos);
+  CHECK(arch_refusal[0].message.find("no brand of GPU") == std::string::npos);
+  CHECK(arch_refusal[0].fix.starts_with("run it on a GPU of an architecture the requirements admit"));
+  // a number dsl.c cannot read is an invalid expression where the comparison reaches it
+  CHECK(outcome({{"NVIDIA_REQUIRE_ARCH", "arch>=8.99999999999999999999"}}, "550.54.14", {"sm_86"}) == "error");
+  CHECK(outcome({{"NVIDIA_REQUIRE_ARCH", "arch>=8.99999999999999999999"}}, "550.54.14", {"sm_90"}) == "none");
+  CHECK(outcome({{"NVIDIA_REQUIRE_ARCH", "arch>=8.99999999999999999999"}}, "550.54.14") == "warning");
   // versions as dsl_compare_version reads them: runs of dots skipped, numbers up to 2^64 - 2
   CHECK(outcome({{"NVIDIA_REQUIRE_CUDA", "cuda>=12..4"}}, "550.54.14") == "none");
   CHECK(outcome({{"NVIDIA_REQUIRE_CUDA", "cuda>=12."}}, "550.54.14") == "none");

@@ -961,7 +961,7 @@ TEST_CASE("why --root IMAGE: the image is unpacked and searched with its config'
   CHECK(amd.exit_code == 2);  // the amd64 image has no such file
   CHECK_MESSAGE(amd.output.find("depscan: error: /usr/lib/libarm64-marker.so.1:") != std::string::npos, amd.output);
   auto unused = run_command(depscan_bin() + " why --platform linux/arm64 " + shell_quote(fixture("app")) + " libfoo.so.1 2>&1");
-  CHECK(unused.output.find("--platform and --image choose the image of an image archive given to --root") != std::string::npos);
+  CHECK(unused.output.find("--platform chooses the image of an image archive given to --root") != std::string::npos);
   // an image unpacked with errors gives no clean answer, even where the library is found
   auto damaged = run_command(depscan_bin() + " why --root " + shell_quote(fixture("image.tar")) + " /usr/bin/app libkeep.so.1 2>&1");
   CHECK_MESSAGE(damaged.exit_code == 1, damaged.output);
