@@ -202,6 +202,16 @@ Finding requirement_finding(Severity severity, const std::string& image, std::st
   return f;
 }
 
+// A refused container: the hook's "requirement error" (with dsl.c's CUDA `hint`), then `why`.
+Finding refusal(const std::string& image, const std::string& on, const std::string& where, const Verdict& v,
+                std::string_view hint, std::string_view why, std::string fix) {
+  return requirement_finding(
+      Severity::Error, image,
+      fmt::format("on {} {} refuses to start a GPU container of this image{}: {} is not met (\"requirement error: "
+                  "unsatisfied condition: {}{}\"){}", on, kWhoChecks, where, v.failed, v.condition, hint, why),
+      std::move(fix));
+}
+
 }  // namespace
 
 std::vector<Finding> check_container_requirements(const Matrix& matrix, const Target& target,
@@ -243,31 +253,22 @@ std::vector<Finding> check_container_requirements(const Matrix& matrix, const Ta
                                 "write each constraint as PROPERTY OPERATOR VERSION with cuda, driver, arch or brand "
                                 "(cuda>=12.4), or set NVIDIA_DISABLE_REQUIRE=true")};
   if (refused && !passes_with(requirements, *failing_gpu, brands, true))
-    return {requirement_finding(
-        Severity::Error, image,
-        fmt::format("on {} {} refuses to start a GPU container of this image: {} is not met (\"requirement error: "
-                    "unsatisfied condition: {}\"), and with the other variables no brand of GPU meets them all",
-                    on, kWhoChecks, first_failing.failed, first_failing.condition),
-        "correct the image's NVIDIA_REQUIRE_* variables (a GPU has one brand), or docker run -e "
-        "NVIDIA_DISABLE_REQUIRE=true skips the check")};
+    return {refusal(image, on, "", first_failing, "", ", and with the other variables no brand of GPU meets them all",
+                    "correct the image's NVIDIA_REQUIRE_* variables (a GPU has one brand), or docker run -e "
+                    "NVIDIA_DISABLE_REQUIRE=true skips the check")};
   if (refused && !passes_with(requirements, *failing_gpu, brands, false))
-    return {requirement_finding(
-        Severity::Error, image,
-        fmt::format("on {} {} refuses to start a GPU container of this image on a GPU of compute capability {}: {} is "
-                    "not met (\"requirement error: unsatisfied condition: {}\"), whatever the driver",
-                    on, kWhoChecks, failing_gpu->arch.value_or("?"), first_failing.failed, first_failing.condition),
-        "run it on a GPU of an architecture the requirements admit, or use an image built for this one; docker run -e "
-        "NVIDIA_DISABLE_REQUIRE=true skips the check")};
-  if (refused) {
-    bool cuda = first_failing.condition.starts_with("cuda>=");
-    return {requirement_finding(
-        Severity::Error, image,
-        fmt::format("on {} {} refuses to start a GPU container of this image: {} is not met (\"requirement error: "
-                    "unsatisfied condition: {}{}\")", on, kWhoChecks, first_failing.failed, first_failing.condition,
-                    cuda ? ", please update your driver to a newer version, or use an earlier cuda container" : ""),
-        "install a newer driver on the host, or use an image built for an older CUDA; when the image's CUDA libraries "
-        "run on this driver through minor version compatibility, docker run -e NVIDIA_DISABLE_REQUIRE=true skips the check")};
-  }
+    return {refusal(image, on, " on a GPU of compute capability " + failing_gpu->arch.value_or("?"), first_failing, "",
+                    ", whatever the driver",
+                    "run it on a GPU of an architecture the requirements admit, or use an image built for this one; "
+                    "docker run -e NVIDIA_DISABLE_REQUIRE=true skips the check")};
+  if (refused)
+    return {refusal(image, on, "", first_failing,
+                    first_failing.condition.starts_with("cuda>=")
+                        ? ", please update your driver to a newer version, or use an earlier cuda container" : "",
+                    "",
+                    "install a newer driver on the host, or use an image built for an older CUDA; when the image's CUDA "
+                    "libraries run on this driver through minor version compatibility, docker run -e "
+                    "NVIDIA_DISABLE_REQUIRE=true skips the check")};
   return {requirement_finding(
       Severity::Warning, image,
       fmt::format("on {} whether {} starts a GPU container of this image depends on the GPU's brand{}: {} must hold", on,
