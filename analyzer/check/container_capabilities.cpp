@@ -33,6 +33,7 @@ std::string setting_text(const ImageEnvironment& env) {
 
 std::string asker_text(const Graph& g, const Edge& e) {
   const std::string& path = g.objects[e.from].path;
+  if (e.kind == EdgeKind::Dlopen && e.name.find('/') != std::string::npos) return path + " (dlopen of " + e.name + ")";
   if (e.kind == EdgeKind::Dlopen) return path + " (dlopen)";
   return e.kind == EdgeKind::Preload ? path + " (preload)" : path;
 }
@@ -60,7 +61,8 @@ std::map<std::string, Unmounted> unmounted_libraries(const Graph& g, const Matri
     bool list_mounted = selected.mounts(capability->name);
     bool needs_compat32 = !wide && !selected.selects("compat32");
     if (list_mounted && !needs_compat32) continue;
-    Unmounted& u = out[e.name];
+    // one finding per library, whether asked for by name or opened by its path
+    Unmounted& u = out[e.name.substr(e.name.find_last_of('/') + 1)];
     u.capability = capability;
     u.list_mounted = list_mounted;
     u.needs_compat32 = u.needs_compat32 || needs_compat32;

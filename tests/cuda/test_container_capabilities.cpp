@@ -113,6 +113,7 @@ TEST_CASE("driver libraries the hook leaves out of a container: who needs them a
   edge(0, "libfoo.so.1", EdgeKind::Needed);                  // not the driver's: library-not-found's business
   edge(0, "libnvidia-ml.so.1", EdgeKind::Preload);           // the loader skips a preload it cannot open
   edge(2, "/usr/lib64/libnvidia-opticalflow.so.1", EdgeKind::Dlopen);  // opened by its path
+  edge(0, "libnvidia-opticalflow.so.1", EdgeKind::Needed);               // and by name: still one finding
   ImageEnvironment env;
   env.config_read = true;
   env.driver_capabilities = "graphics";
@@ -124,13 +125,16 @@ TEST_CASE("driver libraries the hook leaves out of a container: who needs them a
     CHECK(f.path == "image.tar");
     CHECK(f.fix.find("ENV NVIDIA_DRIVER_CAPABILITIES=graphics,compute,utility,video") != std::string::npos);  // all it lacks, once
     for (const char* library : {"libcuda.so.1", "libnvcuvid.so.1", "libnvidia-encode.so.1", "libnvidia-ml.so.1",
-                                "/usr/lib64/libnvidia-opticalflow.so.1"})
+                                "libnvidia-opticalflow.so.1"})
       if (f.message.find(std::string("does not mount ") + library) != std::string::npos) by_library[library] = &f;
   }
   REQUIRE(by_library.size() == 5);
   CHECK(by_library["libnvidia-ml.so.1"]->severity == Severity::Warning);
   CHECK(by_library["libnvidia-ml.so.1"]->message.find("(needed by /usr/bin/app (preload))") != std::string::npos);
-  CHECK(by_library["/usr/lib64/libnvidia-opticalflow.so.1"]->severity == Severity::Error);
+  CHECK(by_library["libnvidia-opticalflow.so.1"]->severity == Severity::Error);
+  CHECK(by_library["libnvidia-opticalflow.so.1"]->message.find(
+            "(needed by /usr/lib/plugin.so (dlopen of /usr/lib64/libnvidia-opticalflow.so.1), /usr/bin/app)") !=
+        std::string::npos);
   CHECK(by_library["libcuda.so.1"]->severity == Severity::Error);
   CHECK(by_library["libcuda.so.1"]->message.find("CUDA driver version is insufficient") != std::string::npos);
   CHECK(by_library["libcuda.so.1"]->message.find("(needed by /usr/lib/libcudart.so.12 (dlopen))") != std::string::npos);
