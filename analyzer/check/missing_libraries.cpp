@@ -125,15 +125,20 @@ class OtherRoots {
   }
 
   // Why the failure is this root's alone, or nullopt. Never for a program: it does not start.
-  std::optional<std::string> why_only_this_root(const Edge& missing) const {
+  struct OnlyThisRoot {
+    std::string why;
+    bool found_by_another = false;  // another root's search finds the library: nothing is missing there
+  };
+  std::optional<OnlyThisRoot> why_only_this_root(const Edge& missing) const {
     const Object& root = g_.objects[g_.roots[missing.root]];
     if (root.binary && root.binary->is_executable()) return std::nullopt;
     if (auto plugin = plugins_.find(file_path(root)); plugin != plugins_.end())
-      return fmt::format("; {} is a plugin that {} opens with dlopen only when its feature is used (optional)",
-                         root.path, g_.objects[plugin->second->from].path);
+      return OnlyThisRoot{fmt::format("; {} is a plugin that {} opens with dlopen only when its feature is used "
+                                      "(optional)", root.path, g_.objects[plugin->second->from].path)};
     if (auto found = resolved_.find({file_path(g_.objects[missing.from]), missing.name}); found != resolved_.end())
-      return fmt::format("; it is found when {} is loaded by {} (through that program's search path)",
-                         g_.objects[missing.from].path, g_.objects[g_.roots[found->second]].path);
+      return OnlyThisRoot{fmt::format("; it is found when {} is loaded by {} (through that program's search path)",
+                                      g_.objects[missing.from].path, g_.objects[g_.roots[found->second]].path),
+                          true};
     return std::nullopt;
   }
 
@@ -168,6 +173,7 @@ std::vector<Finding> check_missing_libraries(const CheckContext& ctx) {
     std::string tried = tried_paths(edge);
     Finding f = missing_library(g, ctx.matrix, edge, tried, cuda_majors_of_root(majors, g, ctx.matrix, edge.root));
     if (!others) others.emplace(g, ctx.matrix);
+    bool found_by_another_root = false;
     if (auto via = optional.via(edge.root, edge.from)) {
       const Edge& opened = g.edges[*via];
       f.severity = Severity::Warning;
@@ -175,9 +181,12 @@ std::vector<Finding> check_missing_libraries(const CheckContext& ctx) {
                                g.objects[edge.from].path, g.objects[opened.from].path, opened.name);
     } else if (auto why = others->why_only_this_root(edge)) {
       f.severity = Severity::Warning;
-      f.message += *why;
+      f.message += why->why;
+      found_by_another_root = why->found_by_another;
     }
-    if (const auto* found = shipped_library(ctx, edge.name); found && !edge.tried.empty()) {
+    // A library the loading program's own search finds (auditwheel's grafted libraries) needs no preload.
+    const auto* found = found_by_another_root ? nullptr : shipped_library(ctx, edge.name);
+    if (found && !edge.tried.empty()) {
       // CuPy's modules need libcublas.so.12 from site-packages/nvidia/cublas/lib and load it first.
       const Object& importer = g.objects[edge.from];
       f.severity = Severity::Warning;

@@ -124,10 +124,12 @@ struct CheckRun {
   Matrix matrix;
   std::unique_ptr<FileSystem> fs = make_real_fs();
   Target target;
+  const ShippedLibraries* shipped = nullptr;
 
   template <class F>
   std::vector<Finding> run(const Graph& graph, F check) {
     CheckContext ctx{graph, matrix, target, *fs};
+    ctx.shipped = shipped;
     SymbolIndex symbols(graph);
     return check(ctx, symbols);
   }

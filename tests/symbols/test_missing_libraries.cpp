@@ -3,6 +3,7 @@
 // it finds through that program's RPATH; a plugin opened only on demand).
 #include <doctest/doctest.h>
 
+#include "analyzer/check/shipped_libraries.h"
 #include "symbols/graph_builder.h"
 
 using namespace depscan;
@@ -50,6 +51,43 @@ TEST_CASE("library-not-found: a library another root finds is a warning on its o
   REQUIRE(found.size() == 1);
   CHECK(found[0].severity == Severity::Warning);
   CHECK(found[0].message.find("; it is found when /sp/scipy.libs/libgfortran-1.so.5 is loaded by /sp/scipy/_fblas.so") !=
+        std::string::npos);
+}
+
+TEST_CASE("library-not-found: a grafted library another root finds needs no preload, though its wheel ships it") {
+  // faiss-gpu-cu12's faiss_gpu_cu12.libs: the module's RPATH finds the grafted libraries, so the
+  // note for libraries that Python code must load first does not apply.
+  GraphBuilder g;
+  size_t module = g.add("/sp/scipy/_fblas.so", elf());
+  size_t gfortran = g.add("/sp/scipy.libs/libgfortran-1.so.5", elf("libgfortran-1.so.5"));
+  size_t quadmath = g.add("/sp/scipy.libs/libquadmath-2.so.0", elf("libquadmath-2.so.0"));
+  g.edge(module, "libgfortran-1.so.5", gfortran, How::Rpath, EdgeKind::Needed, 0);
+  g.edge(gfortran, "libquadmath-2.so.0", quadmath, How::Rpath, EdgeKind::Needed, 0);
+  g.root({module, gfortran, quadmath});
+  g.edge(gfortran, "libquadmath-2.so.0", std::nullopt, How::NotFound, EdgeKind::Needed, 1);
+  g.graph.edges.back().tried.push_back(Attempt{"/usr/lib/libquadmath-2.so.0", "not found"});
+  g.root({gfortran});
+  Distribution scipy;
+  scipy.name = "scipy";
+  scipy.version = "1.0";
+  scipy.files = {"/sp/scipy.libs/libquadmath-2.so.0"};
+  std::vector<Distribution> installed{scipy};
+  ShippedLibraries shipped(&installed);
+  CheckRun run;
+  run.shipped = &shipped;
+  auto found = run.run(g.graph, missing);
+  REQUIRE(found.size() == 1);
+  CHECK(found[0].severity == Severity::Warning);
+  CHECK(found[0].message.find("it is found when /sp/scipy.libs/libgfortran-1.so.5 is loaded by") != std::string::npos);
+  CHECK(found[0].message.find("where the loader does not look") == std::string::npos);
+
+  g.graph.roots.erase(g.graph.roots.begin());  // no root loads it through the module: it must be loaded first
+  g.graph.load_order.erase(g.graph.load_order.begin());
+  g.graph.edges.erase(g.graph.edges.begin(), g.graph.edges.begin() + 2);
+  g.graph.edges.back().root = 0;
+  auto alone = run.run(g.graph, missing);
+  REQUIRE(alone.size() == 1);
+  CHECK(alone[0].message.find("scipy 1.0 installs it at /sp/scipy.libs/libquadmath-2.so.0, where the loader does not look") !=
         std::string::npos);
 }
 
