@@ -112,9 +112,11 @@ StepResult list_devices(ProbeState& state, int max_devices) {
     else if ((r = cu.cuDeviceGetAttribute(&d.cc_major, cuda::kAttributeComputeCapabilityMajor, d.handle)) != cuda::kSuccess) failed = "cuDeviceGetAttribute(COMPUTE_CAPABILITY_MAJOR)";
     else if ((r = cu.cuDeviceGetAttribute(&d.cc_minor, cuda::kAttributeComputeCapabilityMinor, d.handle)) != cuda::kSuccess) failed = "cuDeviceGetAttribute(COMPUTE_CAPABILITY_MINOR)";
     else if ((r = cu.cuDeviceTotalMem(&d.memory, d.handle)) != cuda::kSuccess) failed = "cuDeviceTotalMem_v2";
-    if (!failed.empty())
+    if (!failed.empty()) {
+      if (state.devices.empty()) state.no_gpu_reason = fmt::format("device {}: {} failed", i, failed);
       return {StepStatus::Failed, fmt::format("device {}: {} returned {}", i, failed, describe_cuda_error(cu, r)),
               {{"count", count}, {"devices", devices}}};
+    }
     d.name = name.data();
     devices.push_back({{"ordinal", i}, {"name", d.name},
                        {"compute_capability", fmt::format("{}.{}", d.cc_major, d.cc_minor)},

@@ -103,28 +103,29 @@ int probe_main(const std::string& request_json, int event_fd) {
   if (request.parent_pid && ::getppid() != request.parent_pid) return 2;  // the parent died before prctl
   ProbeState state;
   StepRunner steps(event_fd);
+  // The driver and kernel steps come first: a cuDNN that cannot load a sub-library aborts the
+  // process (cuDNN 9 without libcudnn_graph: "Invalid handle. Cannot load symbol cudnnGetVersion"),
+  // and what the driver and the GPU said must be on record by then.
+  steps.run("driver.load", request.driver_name, [&] { return load_driver(state, request); });
+  steps.run("driver.init", request.driver_name, [&] { return init_driver(state); });
+  steps.run("driver.devices", request.driver_name, [&] { return list_devices(state, request.max_devices); });
+  for (ProbeDevice& device : state.devices)
+    run_gpu_step(steps, state, device, fmt::format("kernel.device{}", device.ordinal), request.driver_name + " (PTX JIT)",
+                 [&] { return run_vector_add(state, device); });
+  std::string no_gpu = "not run: " + (state.no_gpu_reason.empty() ? std::string("no CUDA device") : state.no_gpu_reason);
+  if (state.devices.empty())
+    steps.run("kernel", request.driver_name + " (PTX JIT)", [&] { return StepResult{StepStatus::NotRun, no_gpu, {}}; });
   if (!request.cudnn_names.empty()) {
     std::string cudnn = joined(request.cudnn_names);
     steps.run("cudnn.load", cudnn, [&] { return load_cudnn(state, request); });
     steps.run("cudnn.version", cudnn, [&] { return query_cudnn_versions(state); });
     steps.run("cudnn.sublibraries", cudnn + " sub-libraries", [&] { return check_cudnn_sublibraries(state); });
-  }
-  steps.run("driver.load", request.driver_name, [&] { return load_driver(state, request); });
-  steps.run("driver.init", request.driver_name, [&] { return init_driver(state); });
-  steps.run("driver.devices", request.driver_name, [&] { return list_devices(state, request.max_devices); });
-  for (ProbeDevice& device : state.devices) {
-    run_gpu_step(steps, state, device, fmt::format("kernel.device{}", device.ordinal), request.driver_name + " (PTX JIT)",
-                 [&] { return run_vector_add(state, device); });
-    if (!request.cudnn_names.empty())
+    for (ProbeDevice& device : state.devices)
       run_gpu_step(steps, state, device, fmt::format("cudnn.convolution.device{}", device.ordinal),
-                   state.cudnn_name.empty() ? joined(request.cudnn_names) : state.cudnn_name,
+                   state.cudnn_name.empty() ? cudnn : state.cudnn_name,
                    [&] { return run_cudnn_convolution(state, device); });
-  }
-  if (state.devices.empty()) {
-    std::string reason = "not run: " + (state.no_gpu_reason.empty() ? std::string("no CUDA device") : state.no_gpu_reason);
-    steps.run("kernel", request.driver_name + " (PTX JIT)", [&] { return StepResult{StepStatus::NotRun, reason, {}}; });
-    if (!request.cudnn_names.empty())
-      steps.run("cudnn.convolution", joined(request.cudnn_names), [&] { return StepResult{StepStatus::NotRun, reason, {}}; });
+    if (state.devices.empty())
+      steps.run("cudnn.convolution", cudnn, [&] { return StepResult{StepStatus::NotRun, no_gpu, {}}; });
   }
   if (state.driver_ready) release_contexts(state);
   return 0;

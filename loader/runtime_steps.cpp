@@ -59,6 +59,21 @@ std::string left_behind(const ChildRun& run, const ChildLimits& limits) {
                      limits.kill_grace.count() / 1000.0);
 }
 
+// cuDNN aborts the process when a sub-library it forwards a call to cannot be loaded: 9.x prints
+// "Invalid handle. Cannot load symbol cudnnGetVersion", 8.x "Could not load library libcudnn_cnn_infer.so.8".
+std::string crash_fix(const StepEvent& open, const std::string& stderr_line) {
+  bool cudnn_sublibrary = open.step.starts_with("cudnn.") && (stderr_line.find("Cannot load symbol") != std::string::npos ||
+                                                              stderr_line.find("Could not load library") != std::string::npos);
+  if (cudnn_sublibrary)
+    return fmt::format("{} could not load one of its sub-libraries and aborted, as the application would: install every "
+                       "sub-library of the same cuDNN release beside it (cuDNN 9: libcudnn_graph.so.9 holds the version "
+                       "functions, libcudnn_ops, _cnn, _adv, _engines_* and _heuristic the rest; cuDNN 8: libcudnn_ops_infer, "
+                       "_ops_train, _cnn_infer, _cnn_train, _adv_infer, _adv_train), or reinstall the nvidia-cudnn-cuNN wheel",
+                       open.library);
+  return fmt::format("{} crashes the process that loads it: the application would crash the same way. Check which file "
+                     "was loaded (see the step's library) and replace it", open.library);
+}
+
 void add_interrupted_step(RuntimeReport& report, const ChildLimits& limits) {
   const ChildRun& run = report.child;
   StepEvent open = *run.open_step;
@@ -79,8 +94,7 @@ void add_interrupted_step(RuntimeReport& report, const ChildLimits& limits) {
                                : fmt::format("exited with code {} without finishing", run.exit_code);
   std::string message = fmt::format("{} in step {} while loading or calling {}{}", how, open.step, open.library, tail);
   report.steps.push_back({open.step, open.library, StepStatus::Failed, message, {{"signal", run.signal}}, {}, 0});
-  report.findings.push_back(error("verify-crash", "the probe " + message,
-      fmt::format("{} crashes the process that loads it: the application would crash the same way. Check which file was loaded (see the step's library) and replace it", open.library)));
+  report.findings.push_back(error("verify-crash", "the probe " + message, crash_fix(open, stderr_line)));
 }
 
 // The fix for a failed step. The probe's kernel is a correct vector add, so an error from it that

@@ -253,8 +253,9 @@ TEST_CASE("after an error that outlives its step, the GPU steps it rules out are
        "terminated and relaunched", "failed", "not run", "not run", "not run"},
       {"FAKECUDA_MODE=retain-assert", "cuDevicePrimaryCtxRetain in kernel.device0 returned CUDA_ERROR_ASSERT (710)",
        "device 0's context cannot be used anymore", "failed", "not run", "ok", "ok"},
+      // the kernel steps run before cuDNN's: device 1's ran before the fault
       {"FAKECUDNN_MODE=conv-illegal-address", "cudnn.convolution.device0 left CUDA_ERROR_ILLEGAL_ADDRESS (700)",
-       "terminated and relaunched", "ok", "failed", "not run", "not run"},
+       "terminated and relaunched", "ok", "failed", "ok", "not run"},
   };
   for (const Case& c : cases) {
     Verify v = verify_fake9(std::string(c.env) + " FAKECUDA_DEVICES=2");
@@ -419,6 +420,40 @@ TEST_CASE("a crash while cuDNN is being loaded names the step and the file the l
   CHECK(v.message("cudnn.load").find("crashed with SIGSEGV (signal 11) in step cudnn.load while loading or calling libcudnn.so.9") != std::string::npos);
   CHECK(v.has_finding("verify-crash"));
   CHECK(v.runtime["child"]["signal"] == 11);
+}
+
+TEST_CASE("a cuDNN 9 without libcudnn_graph aborts in cudnnGetVersion, after the driver and the kernel are on record") {
+  // the real 9.19 shim prints "Invalid handle. Cannot load symbol cudnnGetVersion" and aborts
+  Verify v = verify_fake9("FAKECUDNN_MODE=missing-graph");
+  INFO(v.output);
+  CHECK(v.exit_code == 3);
+  for (const char* step : {"driver.load", "driver.init", "driver.devices", "kernel.device0", "cudnn.load"})
+    CHECK_MESSAGE(v.status(step) == "ok", step);
+  CHECK(v.status("cudnn.version") == "failed");
+  CHECK(v.message("cudnn.version").find("crashed with SIGABRT (signal 6) in step cudnn.version") != std::string::npos);
+  CHECK(v.message("cudnn.version").find("(last stderr line: Invalid handle. Cannot load symbol cudnnGetVersion)") !=
+        std::string::npos);
+  CHECK(v.finding_fix("verify-crash").find("could not load one of its sub-libraries") != std::string::npos);
+  CHECK(v.finding_fix("verify-crash").find("libcudnn_graph.so.9") != std::string::npos);
+
+  // a missing libcudnn_cnn: its version check says so and the process goes on
+  Verify cnn = verify_fake9("FAKECUDNN_MODE=missing-cnn");
+  INFO(cnn.output);
+  CHECK(cnn.status("cudnn.version") == "ok");
+  CHECK(cnn.status("cudnn.sublibraries") == "failed");
+  CHECK(cnn.message("cudnn.sublibraries").find("cudnnCnnVersionCheck() = CUDNN_STATUS_NOT_SUPPORTED_SUBLIBRARY_UNAVAILABLE (3009)") !=
+        std::string::npos);
+  CHECK_FALSE(cnn.has_finding("verify-crash"));
+}
+
+TEST_CASE("a GPU the driver cannot describe is named as the reason the GPU steps did not run") {
+  Verify v = verify_fake9("FAKECUDA_MODE=name-fails");
+  INFO(v.output);
+  CHECK(v.status("driver.devices") == "failed");
+  CHECK(v.message("driver.devices").find("device 0: cuDeviceGetName returned CUDA_ERROR_UNKNOWN (999)") != std::string::npos);
+  CHECK(v.status("kernel") == "not run");
+  CHECK(v.message("kernel") == "not run: device 0: cuDeviceGetName failed");
+  CHECK(v.message("cudnn.convolution") == "not run: device 0: cuDeviceGetName failed");
 }
 
 TEST_CASE("the overall timeout stops a probe whose steps each stay under the step limit") {
