@@ -336,6 +336,11 @@ PythonVariants parse_python_variants(const json& j, const std::string& where) {
   return row;
 }
 
+OptionalModule parse_optional_module(const json& j, const std::string& where) {
+  Fields f(j, where, {"distribution", "file", "why", "fix", "source"});
+  return OptionalModule{f.text("distribution"), f.text("file"), f.text("why"), f.text("fix"), f.source()};
+}
+
 // Rows of one distribution must describe releases apart: one row per release.
 void check_variant_ranges(const std::vector<PythonVariants>& rows, const std::string& where) {
   auto ends_by = [](const std::string& before, const std::string& since) {  // "" is the open end of either
@@ -385,7 +390,8 @@ struct MatrixLoader {
     m.gpus_ = parse_rows<GpuRow>(f, "gpus", parse_gpu);
   }
   static void libraries(Matrix& m, const json& j, const std::string& where) {
-    Fields f(j, where, {"schema", "note", "components", "cudnn_series", "dlopen", "pip_packages", "python_variants"});
+    Fields f(j, where, {"schema", "note", "components", "cudnn_series", "dlopen", "pip_packages", "python_variants",
+                        "optional_modules"});
     m.components_ = parse_rows<ComponentRow>(f, "components", parse_component);
     m.cudnn_series_ = parse_rows<CudnnSeries>(f, "cudnn_series", parse_cudnn_series);
     m.dlopen_ = parse_rows<DlopenRow>(f, "dlopen", parse_dlopen);
@@ -393,6 +399,8 @@ struct MatrixLoader {
       m.python_variants_ = parse_rows<PythonVariants>(f, "python_variants", parse_python_variants);
       check_variant_ranges(m.python_variants_, where);
     }
+    if (f.has("optional_modules"))
+      m.optional_modules_ = parse_rows<OptionalModule>(f, "optional_modules", parse_optional_module);
     if (f.has("pip_packages")) pip_packages(m, j["pip_packages"], where + ": pip_packages");
   }
   static void pip_packages(Matrix& m, const json& j, const std::string& where) {
@@ -702,6 +710,12 @@ const PythonVariants* Matrix::python_variants_for(std::string_view distribution,
     if (!row.before.empty() && !(*release < *Version::parse(row.before))) continue;
     return &row;
   }
+  return nullptr;
+}
+
+const OptionalModule* Matrix::optional_module(std::string_view distribution, std::string_view relative) const {
+  for (const OptionalModule& row : optional_modules_)
+    if (row.distribution == distribution && glob_match(row.file, relative)) return &row;
   return nullptr;
 }
 

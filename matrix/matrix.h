@@ -204,6 +204,15 @@ struct PythonVariants {          // a distribution that ships a build per backen
   bool operator==(const PythonVariants&) const = default;
 };
 
+struct OptionalModule {           // an extension module a distribution imports only in try/except ImportError
+  std::string distribution;      // numba
+  std::string file;              // glob under site-packages: numba/np/ufunc/tbbpool*.so
+  std::string why;               // when it is imported and what the distribution does without it
+  std::string fix;               // how to make it load
+  std::string source;
+  bool operator==(const OptionalModule&) const = default;
+};
+
 // ------------------------------------------------------------------ the matrix
 
 class Matrix {
@@ -227,6 +236,8 @@ class Matrix {
   const std::vector<PythonVariants>& python_variants() const { return python_variants_; }
   // The python_variants row describing this release of a distribution, or null.
   const PythonVariants* python_variants_for(std::string_view distribution, std::string_view version) const;
+  // The optional_modules row whose glob matches a file of the distribution (relative to site-packages), or null.
+  const OptionalModule* optional_module(std::string_view distribution, std::string_view relative) const;
 
   // The driver-table row of a toolkit: the newest release of the same major.minor at or below
   // it (12.4 -> 12.4 GA; 12.6.2 -> 12.6 Update 1/2), else that major.minor's first release (10.2 ->
@@ -301,6 +312,7 @@ class Matrix {
   std::vector<PipPackage> pip_packages_;
   std::string pip_source_;
   std::vector<PythonVariants> python_variants_;
+  std::vector<OptionalModule> optional_modules_;
 
   friend struct MatrixLoader;
   friend struct MatrixCodec;

@@ -3,6 +3,7 @@
 
 #include <optional>
 #include <set>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -20,6 +21,13 @@ std::vector<Finding> once_per_file(const Graph& graph, FindingFor finding_for) {
     if (finding && reported.insert(file_key(graph, i)).second) out.push_back(std::move(*finding));
   }
   return out;
+}
+
+// Whether a finding is about the file at `path`: its object's path or real path, else its own path.
+inline bool finding_is_about(const Finding& f, const Graph& g, const std::string& path) {
+  if (!f.object || *f.object >= g.objects.size()) return f.path == path;
+  const Object& o = g.objects[*f.object];
+  return o.path == path || o.realpath == path;
 }
 
 }  // namespace depscan

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "analyzer/check/per_file.h"
 #include "analyzer/check/torch_build.h"
 #include "analyzer/input/fs.h"
 #include "matrix/matrix.h"
@@ -57,12 +58,6 @@ std::optional<GpuVersion> pick(const std::map<GpuVersion, std::string>& cuda, Gp
     else if (!newer) newer = v;
   }
   return older ? older : newer;
-}
-
-bool is_about(const Finding& f, const Graph& g, const std::string& file) {
-  if (!f.object || *f.object >= g.objects.size()) return f.path == file;
-  const Object& o = g.objects[*f.object];
-  return o.path == file || o.realpath == file;
 }
 
 class VariantReport {
@@ -138,7 +133,7 @@ class VariantReport {
 
   void lower(const std::string& file, const std::string& note) {
     for (Finding& f : findings_)
-      if (f.severity == Severity::Error && is_about(f, g_, file)) {
+      if (f.severity == Severity::Error && finding_is_about(f, g_, file)) {
         f.severity = Severity::Warning;
         f.message += note;
       }

@@ -11,6 +11,7 @@
 #include "analyzer/check/cuda_checks.h"
 #include "analyzer/check/framework_cudnn.h"
 #include "analyzer/check/gpu_code.h"
+#include "analyzer/check/optional_modules.h"
 #include "analyzer/check/python_variants.h"
 #include "analyzer/check/shipped_libraries.h"
 #include "analyzer/check/symbol_index.h"
@@ -210,6 +211,7 @@ ScanReport run_scan(const ScanOptions& options) {
   for (auto& f : check_wheel_policy(ctx, inputs.distributions)) report.result.findings.push_back(std::move(f));  // manylinux tags
   for (auto& f : check_wheel_pins(inputs.distributions)) report.result.findings.push_back(std::move(f));        // Requires-Dist pins
   apply_python_variants(report.result.findings, ctx, inputs.distributions);  // keep after the checks: one build per CUDA version loads
+  apply_optional_modules(report.result.findings, ctx, inputs.distributions);  // likewise: modules imported in try/except
   timer.mark("other checks");
   merge_findings_on_one_file(report.result);     // one file by several paths: said once
   show_installed_paths(report.result, inputs);  // keep last: temporary paths -> installed locations
