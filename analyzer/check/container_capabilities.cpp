@@ -6,7 +6,7 @@
 #include <fmt/format.h>
 
 #include "analyzer/check/driver_libraries.h"
-#include "analyzer/check/listing.h"
+#include "analyzer/util/listing.h"
 #include "analyzer/check/optional_reach.h"
 
 namespace depscan {

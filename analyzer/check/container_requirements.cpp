@@ -7,7 +7,7 @@
 #include <fmt/format.h>
 
 #include "analyzer/check/gpu_targets.h"
-#include "analyzer/check/listing.h"
+#include "analyzer/util/listing.h"
 #include "analyzer/check/nvidia_require_dsl.h"
 #include "analyzer/util/strings.h"
 #include "matrix/matrix.h"

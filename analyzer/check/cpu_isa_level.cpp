@@ -9,7 +9,7 @@
 #include <fmt/format.h>
 
 #include "analyzer/check/check.h"
-#include "analyzer/check/listing.h"
+#include "analyzer/util/listing.h"
 #include "analyzer/check/per_file.h"
 #include "analyzer/check/loader_releases.h"
 #include "analyzer/resolve/hwcaps.h"

@@ -7,7 +7,7 @@
 #include <fmt/format.h>
 
 #include "analyzer/check/check.h"
-#include "analyzer/check/listing.h"
+#include "analyzer/util/listing.h"
 #include "analyzer/check/symbol_index.h"
 
 namespace depscan {

@@ -11,7 +11,7 @@
 
 #include "analyzer/check/baselines.h"
 #include "analyzer/check/check.h"
-#include "analyzer/check/listing.h"
+#include "analyzer/util/listing.h"
 
 namespace depscan {
 namespace {

@@ -8,7 +8,7 @@
 
 #include "analyzer/check/check.h"
 #include "analyzer/check/cuda_install_hint.h"
-#include "analyzer/check/listing.h"
+#include "analyzer/util/listing.h"
 #include "analyzer/check/symbol_index.h"
 
 namespace depscan {

@@ -39,7 +39,7 @@ class CachedFs final : public FileSystem {
  public:
   explicit CachedFs(std::unique_ptr<FileSystem> inner) : inner_(std::move(inner)) {}
 
-  Expected<std::string> canonical(std::string_view logical) const override { return canonical_within(logical, 0); }
+  Expected<std::string> canonical(std::string_view logical) const override { return canonical_within(logical, 0, 0); }
   Expected<FileInfo> stat(std::string_view logical) const override {
     return stat_.get(logical, [&] { return inner_->stat(logical); });
   }
@@ -75,15 +75,17 @@ class CachedFs final : public FileSystem {
   // costs one lstat, and a relative symlink one readlink more; anything unusual (".." in a path or
   // a link target, an absolute target, which a rooted or mounted file system maps its own way, a
   // long chain of links) goes to the inner file system.
-  Expected<std::string> canonical_within(std::string_view logical, int links) const {
-    return canonical_.get(logical, [&] { return canonical_from_parent(logical, links); });
+  // `depth`: how many calls deep the walk up the parents is; a hostile tree thousands of
+  // directories deep goes to the inner file system instead of the stack.
+  Expected<std::string> canonical_within(std::string_view logical, int links, int depth) const {
+    return canonical_.get(logical, [&] { return canonical_from_parent(logical, links, depth); });
   }
 
-  Expected<std::string> canonical_from_parent(std::string_view logical, int links) const {
+  Expected<std::string> canonical_from_parent(std::string_view logical, int links, int depth) const {
     std::string name = basename_of(logical);
-    if (links > kMaxLinksFollowed || !plain_name(name) || normalize_path(logical) != logical)
+    if (links > kMaxLinksFollowed || depth > kMaxDepth || !plain_name(name) || normalize_path(logical) != logical)
       return inner_->canonical(logical);
-    auto dir = canonical_within(dirname_of(logical), links);
+    auto dir = canonical_within(dirname_of(logical), links, depth + 1);
     auto host_dir = dir ? host_path(*dir) : dir;
     if (!host_dir) return inner_->canonical(logical);
     std::string host = join_path(*host_dir, name);
@@ -93,7 +95,7 @@ class CachedFs final : public FileSystem {
     std::string target = read_link(host);
     if (target.empty() || target[0] == '/' || normalize_path("/" + target) != "/" + target)
       return inner_->canonical(logical);
-    return canonical_within(join_path(*dir, target), links + 1);
+    return canonical_within(join_path(*dir, target), links + 1, depth + 1);
   }
 
   Expected<std::string> read_head_keeping_open(std::string_view logical, size_t bytes) const {
@@ -117,6 +119,7 @@ class CachedFs final : public FileSystem {
   }
 
   static constexpr int kMaxLinksFollowed = 40;  // the kernel's own limit; past it the inner walk says ELOOP
+  static constexpr int kMaxDepth = 256;
 
   std::unique_ptr<FileSystem> inner_;
   mutable Memo<Expected<std::string>> canonical_, host_path_, head_, header_;

@@ -13,6 +13,7 @@
 #include "analyzer/input/residency.h"
 #include "analyzer/input/sniff.h"
 #include "analyzer/input/wheel.h"
+#include "analyzer/util/listing.h"
 
 namespace depscan {
 namespace {
@@ -68,18 +69,26 @@ void add_root(const std::string& logical, std::unique_ptr<FileSource> file, Coll
 struct WalkCounts {
   size_t audited = 0, windows_skipped = 0;
   bool stopped = false;  // at the entry limit
+  std::string too_deep;  // the first directory not entered for its depth
 };
+
+// Deeper than any install or root file system; a hostile archive can nest thousands of levels.
+constexpr size_t kMaxWalkDepth = 100;
 
 // Every ELF or PE file under `dir`, sorted, without following symlinks (a link to a file is
 // audited through its target; links to directories are not entered, so there are no cycles).
 void walk_binaries(const FileSystem& fs, const std::string& dir, Binaries binaries, size_t max_entries,
                    CollectedInputs& out, WalkCounts& counts) {
   size_t& audited = counts.audited;
-  std::vector<std::string> pending = {dir};
+  std::vector<std::pair<std::string, size_t>> pending = {{dir, 0}};  // a directory and its depth under `dir`
   size_t seen = 0;
   while (!pending.empty() && !counts.stopped) {
-    std::string current = std::move(pending.back());
+    auto [current, depth] = std::move(pending.back());
     pending.pop_back();
+    if (depth > kMaxWalkDepth) {
+      if (counts.too_deep.empty()) counts.too_deep = current;
+      continue;
+    }
     auto canonical_dir = fs.canonical(current);
     if (!canonical_dir) continue;
     auto names = fs.list(current);
@@ -101,7 +110,7 @@ void walk_binaries(const FileSystem& fs, const std::string& dir, Binaries binari
       auto opened = sniff_and_keep_open(fs, child);
       if (!opened) continue;
       const Sniffed& sniffed = opened->sniffed;
-      if (sniffed.format == FileFormat::Directory) pending.push_back(child);
+      if (sniffed.format == FileFormat::Directory) pending.emplace_back(child, depth + 1);
       else if (sniffed.format == FileFormat::Pe && binaries == Binaries::ElfOnly) {
         ++counts.windows_skipped;
         ++out.skipped_files;
@@ -125,6 +134,12 @@ void audit_directory(const FileSystem& fs, const std::string& input, const std::
                             fmt::format("{}: the walk stopped after {} directory entries: the files beyond them are not "
                                         "audited", input, request.max_walk_entries),
                             "audit the subdirectories that hold the binaries one by one", input});
+  if (!counts.too_deep.empty())
+    out.findings.push_back({"directory-too-large", Severity::Warning, std::nullopt,
+                            fmt::format("{}: the walk does not enter directories nested more than {} deep ({}, and any "
+                                        "like it): the files there are not audited",
+                                        input, kMaxWalkDepth, shortened(counts.too_deep)),
+                            "audit the deep subdirectory on its own", input});
   size_t audited = counts.audited;
   if (audited == 0) {  // asked to analyse a directory with nothing in it to analyse
     out.unreadable_inputs.push_back(input);

@@ -13,6 +13,8 @@
 
 #include <fmt/format.h>
 
+#include "analyzer/util/listing.h"
+
 namespace depscan {
 namespace {
 
@@ -80,6 +82,9 @@ TempDirectory::~TempDirectory() {
   std::filesystem::remove_all(path_, ec);  // never follows symlinks inside
 }
 
+constexpr size_t kPathMax = 4096;
+constexpr size_t kMaxMemberDepth = 100;
+
 Expected<std::string> safe_relative_name(std::string_view name) {
   if (name.empty()) return Error{"empty member name"};
   if (name.find('\0') != std::string_view::npos) return Error{"member name contains a NUL byte"};
@@ -88,10 +93,18 @@ Expected<std::string> safe_relative_name(std::string_view name) {
     if (c == '\\') c = '/';
   if (unified[0] == '/' || (unified.size() > 1 && unified[1] == ':'))
     return Error{fmt::format("absolute member name '{}'", name)};
+  // Linux opens no path longer than PATH_MAX, so no installer or container runtime writes such a
+  // member; nesting is capped like a directory walk's, which a hostile archive would make quadratic.
+  if (name.size() >= kPathMax)
+    return Error{fmt::format("member name '{}' is {} bytes long, longer than any path Linux opens ({})",
+                             shortened(name), name.size(), kPathMax - 1)};
   std::string out;
+  size_t depth = 0;
   for (const std::string& part : components(unified)) {
     if (part == ".") continue;
     if (part == "..") return Error{fmt::format("member name '{}' climbs out with '..'", name)};
+    if (++depth > kMaxMemberDepth + 1)  // the directories and the file itself
+      return Error{fmt::format("member name '{}' nests more than {} directories deep", shortened(name), kMaxMemberDepth)};
     out += out.empty() ? part : "/" + part;
   }
   if (out.empty()) return Error{fmt::format("member name '{}' names the archive root", name)};

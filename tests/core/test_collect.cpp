@@ -63,6 +63,25 @@ TEST_CASE("a directory walk stops at its entry limit and says so") {
   for (const Finding& f : whole.findings) CHECK(f.code != "directory-too-large");
 }
 
+TEST_CASE("a directory walk does not enter directories nested more than 100 deep, and says so") {
+  test::TempDir tmp("collectdeep");
+  std::string dir = tmp.str();
+  for (int depth = 1; depth <= 102; ++depth) {
+    dir += "/d";
+    std::filesystem::create_directory(dir);
+    if (depth == 100 || depth == 102) write_elf_head(dir + "/lib" + std::to_string(depth) + ".so");
+  }
+  std::unique_ptr<FileSystem> files = make_real_fs();
+  CollectedInputs inputs = collect_inputs(files, {{tmp.str()}, false, std::nullopt});
+  REQUIRE(inputs.roots.size() == 1);
+  CHECK(inputs.roots[0].ends_with("/lib100.so"));
+  auto deep = std::find_if(inputs.findings.begin(), inputs.findings.end(),
+                           [](const Finding& f) { return f.code == "directory-too-large"; });
+  REQUIRE(deep != inputs.findings.end());
+  CHECK(deep->severity == Severity::Warning);
+  CHECK(deep->message.starts_with(tmp.str() + ": the walk does not enter directories nested more than 100 deep ("));
+}
+
 TEST_CASE("a directory of many binaries keeps at most kMaxOpenRoots of them open") {
   test::TempDir tmp("collectmany");
   for (size_t i = 0; i < kMaxOpenRoots + 20; ++i) write_elf_head(tmp.str() + "/lib" + std::to_string(i) + ".so");

@@ -25,6 +25,18 @@ TEST_CASE("archive member names: normalised, and refused when they escape") {
   CHECK_FALSE(safe_relative_name("C:/windows/evil.dll"));
   CHECK_FALSE(safe_relative_name(""));
   CHECK_FALSE(safe_relative_name("./"));
+  // nesting and length: no installer or runtime writes these, and a walk of them would be quadratic
+  std::string nested;
+  for (int i = 0; i < 100; ++i) nested += "d/";
+  CHECK(safe_relative_name(nested + "lib.so"));  // 100 directories deep
+  auto deeper = safe_relative_name(nested + "d/lib.so");
+  REQUIRE_FALSE(deeper);
+  CHECK(deeper.error().find("nests more than 100 directories deep") != std::string::npos);
+  CHECK(deeper.error().size() < 250);  // the name is shortened
+  auto longest = safe_relative_name(std::string(4096, 'x'));
+  REQUIRE_FALSE(longest);
+  CHECK(longest.error().find("is 4096 bytes long, longer than any path Linux opens (4095)") != std::string::npos);
+  CHECK(safe_relative_name(std::string(4095, 'x')));
   CHECK(link_stays_inside("usr/lib/libfoo.so", "libfoo.so.1"));
   CHECK(link_stays_inside("usr/lib/libfoo.so", "../lib64/libfoo.so.1"));
   CHECK_FALSE(link_stays_inside("usr/lib/libfoo.so", "../../../etc/passwd"));
