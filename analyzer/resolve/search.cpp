@@ -6,8 +6,12 @@
 
 #include <fmt/format.h>
 
+#include "analyzer/util/listing.h"
+
 namespace depscan {
 namespace {
+
+constexpr size_t kPathMax = 4096;  // open() refuses longer paths with ENAMETOOLONG
 
 const char* const kNoEntry = "No such file or directory";
 const char* const kNoAccess = "Permission denied";
@@ -159,6 +163,11 @@ const std::vector<std::string>& LibrarySearch::existing_subdirs(const std::strin
 LibrarySearch::Probe LibrarySearch::try_dir(const std::string& dir, const std::string& name,
                                             SearchResult& out) const {
   std::string base = absolute(dir);
+  if (base.size() + 1 + name.size() >= kPathMax) {  // open() fails with ENAMETOOLONG: a hostile $ORIGIN expansion
+    out.attempts.push_back({fmt::format("{}/{}", shortened(base), name),
+                            fmt::format("not found (a path of {} bytes: File name too long)", base.size() + 1 + name.size())});
+    return Probe::Continue;
+  }
   if (!dirs_.is_directory(base)) {
     out.attempts.push_back({join_path(base, name), "not found (no such directory)"});
     return Probe::Continue;
@@ -203,6 +212,20 @@ bool LibrarySearch::try_cache(const SearchRequest& request, SearchResult& out) c
 
 namespace {
 
+// A search list of thousands of directories, asked for thousands of missing names (a hostile
+// RPATH), would keep millions of attempts: each search keeps its first ones and its last.
+constexpr size_t kMaxListedAttempts = 256;
+
+void keep_listing_short(AttemptList& attempts) {
+  if (attempts.size() <= kMaxListedAttempts) return;
+  std::vector<Attempt>& all = attempts.edit();
+  size_t unlisted = all.size() - kMaxListedAttempts;
+  Attempt last = std::move(all.back());
+  all.resize(kMaxListedAttempts - 2);
+  all.push_back({fmt::format("[{} more candidates]", unlisted + 1), "not found, not listed"});
+  all.push_back(std::move(last));
+}
+
 // Everything a search's answer depends on besides the (unchanging) file system and config. A list
 // stands for its directories by its address (the caller keeps each list for the whole scan).
 std::string request_key(const SearchRequest& request) {
@@ -224,7 +247,9 @@ std::string request_key(const SearchRequest& request) {
 const SearchResult& LibrarySearch::search(const SearchRequest& request) const {
   std::string key = request_key(request);
   if (auto it = searched_.find(key); it != searched_.end()) return it->second;
-  return searched_.emplace(std::move(key), search_uncached(request)).first->second;
+  SearchResult result = search_uncached(request);
+  keep_listing_short(result.attempts);
+  return searched_.emplace(std::move(key), std::move(result)).first->second;
 }
 
 SearchResult LibrarySearch::search_uncached(const SearchRequest& request) const {

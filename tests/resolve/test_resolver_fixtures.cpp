@@ -133,6 +133,32 @@ TEST_CASE("LD_LIBRARY_PATH comes after RPATH and before RUNPATH") {
   CHECK(walk.edge("libl.so")->how == How::LdLibraryPath);
 }
 
+TEST_CASE("a search list of thousands of directories keeps the first attempts and the last, and too long a path is not opened") {
+  LoaderEnvironment env = clean_environment();
+  for (int i = 0; i < 1000; ++i) env.ld_library_path += "/nonexistent-depscan/dir" + std::to_string(i) + ":";
+  env.ld_library_path += "/" + std::string(5000, 'x') + ":";  // open() would say ENAMETOOLONG
+  env.ld_library_path += resolve_fixture("llp/env");
+  Walk walk(resolve_fixture("llp/exe_runpath"), env);
+  const Edge* found = walk.edge("libl.so");
+  REQUIRE(found);
+  CHECK(found->how == How::LdLibraryPath);  // still found where the loader finds it
+  REQUIRE(found->tried.size() == 256);
+  CHECK(found->tried[0].path == "/nonexistent-depscan/dir0/libl.so");
+  CHECK(found->tried[254].path == "[747 more candidates]");
+  CHECK(found->tried[254].outcome == "not found, not listed");
+  CHECK(found->tried[255].path == resolve_fixture("llp/env") + "/libl.so");
+  CHECK(found->tried[255].outcome == "taken");
+
+  env.ld_library_path = "/" + std::string(5000, 'x') + ":" + resolve_fixture("llp/env");
+  Walk too_long(resolve_fixture("llp/exe_runpath"), env);
+  REQUIRE(too_long.edge("libl.so"));
+  const AttemptList& tried = too_long.edge("libl.so")->tried;
+  REQUIRE(tried.size() == 2);
+  CHECK(tried[0].outcome == "not found (a path of 5009 bytes: File name too long)");
+  CHECK(tried[0].path.size() < 200);  // shortened
+  CHECK(tried[1].outcome == "taken");
+}
+
 TEST_CASE("a NEEDED with a slash is opened relative to the working directory") {
   expect_matches_loader(resolve_fixture("sl/exe"), clean_environment(), "", resolve_fixture("sl"));
 }
