@@ -1,23 +1,31 @@
 #include "cli/unreadable_inputs.h"
 
+#include <optional>
+
 #include <fmt/format.h>
+
+#include "analyzer/input/fs.h"
 
 namespace depscan::cli {
 namespace {
 
-// The first error finding about the input; its message starts with the input's name.
-const Finding* reason_for(const ScanReport& report, const std::string& input) {
-  for (const Finding& f : report.result.findings)
-    if (f.severity == Severity::Error && f.path == input && f.message.starts_with(input)) return &f;
-  return nullptr;
+// The first error finding about the input, as typed: its message starts with the input's name,
+// or, for a wheel or an image, with its file name.
+std::optional<std::string> reason_for(const ScanReport& report, const std::string& input) {
+  std::string file_name = basename_of(input);
+  for (const Finding& f : report.result.findings) {
+    if (f.severity != Severity::Error || (f.path != input && f.path != file_name) || !f.message.starts_with(f.path))
+      continue;
+    return input + f.message.substr(f.path.size());
+  }
+  return std::nullopt;
 }
 
 }  // namespace
 
 bool report_unreadable_inputs(const ScanReport& report) {
   for (const std::string& input : report.unreadable_inputs) {
-    const Finding* reason = reason_for(report, input);
-    if (reason) fmt::print(stderr, "depscan: error: {}\n", reason->message);
+    if (auto reason = reason_for(report, input)) fmt::print(stderr, "depscan: error: {}\n", *reason);
     else fmt::print(stderr, "depscan: error: {}: cannot be analysed\n", input);
   }
   return !report.unreadable_inputs.empty();

@@ -85,6 +85,8 @@ TEST_CASE("an input that cannot be analysed gets one stderr line with the reason
   TempDir empty("cli-no-binaries"), other("cli-other-files");
   std::string gzipped = other.str() + "/notes.txt.gz";
   REQUIRE(run_command("gzip -c /etc/hostname > " + shell_quote(gzipped)).exit_code == 0);
+  std::string wheel = other.str() + "/rand-1.0-py3-none-any.whl";
+  REQUIRE(run_command("head -c 3000 /dev/urandom > " + shell_quote(wheel)).exit_code == 0);
   struct Case {
     std::string args, line;
   } cases[] = {
@@ -92,7 +94,9 @@ TEST_CASE("an input that cannot be analysed gets one stderr line with the reason
       {"--python-env /nonexistent/venv", "/nonexistent/venv: no such directory"},
       {"--python-env " + shell_quote(depscan_bin()), depscan_bin() + ": not a directory"},
       {"--python-env " + shell_quote(empty.str()), empty.str() + ": no lib/pythonX.Y/site-packages found"},
-      {shell_quote(gzipped), gzipped + ": cannot be analysed"},  // unpacked as an image: not a tar (archive-corrupt)
+      // unpacked as an image: not a tar (archive-corrupt, whose finding names the archive's file name)
+      {shell_quote(gzipped), gzipped + ": Unrecognized archive format"},
+      {shell_quote(wheel), wheel + ": Unrecognized archive format (not a readable zip archive)"},
       {"symbol cudnnCreate /nonexistent/libx.so", "/nonexistent/libx.so: No such file or directory"},
   };
   for (const Case& c : cases) {
