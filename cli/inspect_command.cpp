@@ -10,6 +10,7 @@
 #include "report/json_text.h"
 #include "analyzer/read/deep_read.h"
 #include "cli/commands.h"
+#include "cli/safe_print.h"
 
 namespace depscan::cli {
 namespace {
@@ -152,35 +153,35 @@ std::string tls_text(const Binary& b) {
 
 void print_text(const Binary& b, bool with_symbols) {
   if (b.format == Format::Pe)
-    fmt::print("{}: PE{} {}, characteristics {:#x}\n", b.path, b.bits == 64 ? "32+" : "32", machine_name(b), b.file_type);
+    print_safe("{}: PE{} {}, characteristics {:#x}\n", b.path, b.bits == 64 ? "32+" : "32", machine_name(b), b.file_type);
   else
-    fmt::print("{}: ELF {}-bit {}, {}, {}, OS/ABI {}\n", b.path, b.bits, b.little_endian ? "LSB" : "MSB",
+    print_safe("{}: ELF {}-bit {}, {}, {}, OS/ABI {}\n", b.path, b.bits, b.little_endian ? "LSB" : "MSB",
                machine_name(b), elf_type_name(b.file_type), b.os_abi);
-  fmt::print("size: {} bytes\n", b.file_size);
-  if (!b.interpreter.empty()) fmt::print("interpreter: {}\n", b.interpreter);
-  if (b.soname) fmt::print("soname: {}\n", *b.soname);
-  for (const std::string& n : b.needed) fmt::print("needed: {}\n", n);
-  for (const std::string& n : b.delay_needed) fmt::print("delay-load: {}\n", n);
-  if (b.rpath) fmt::print("rpath: {}\n", *b.rpath);
-  if (b.runpath) fmt::print("runpath: {}\n", *b.runpath);
+  print_safe("size: {} bytes\n", b.file_size);
+  if (!b.interpreter.empty()) print_safe("interpreter: {}\n", b.interpreter);
+  if (b.soname) print_safe("soname: {}\n", *b.soname);
+  for (const std::string& n : b.needed) print_safe("needed: {}\n", n);
+  for (const std::string& n : b.delay_needed) print_safe("delay-load: {}\n", n);
+  if (b.rpath) print_safe("rpath: {}\n", *b.rpath);
+  if (b.runpath) print_safe("runpath: {}\n", *b.runpath);
   if (b.format == Format::Elf)
-    fmt::print("flags: {}\nstack: {}\npages: {}\ntls: {}\n", flag_names(b), stack_text(b), pages_text(b), tls_text(b));
-  if (b.x86_isa_needed) fmt::print("isa needed: {}\n", fmt::join(x86_isa_level_names(b.x86_isa_needed), ", "));
-  if (!b.version_needs.empty()) fmt::print("version needs:\n");
+    print_safe("flags: {}\nstack: {}\npages: {}\ntls: {}\n", flag_names(b), stack_text(b), pages_text(b), tls_text(b));
+  if (b.x86_isa_needed) print_safe("isa needed: {}\n", fmt::join(x86_isa_level_names(b.x86_isa_needed), ", "));
+  if (!b.version_needs.empty()) print_safe("version needs:\n");
   for (const VersionNeed& n : b.version_needs)
-    fmt::print("  {} {} (index {}){}\n", n.file, n.version, n.index, n.weak ? " weak" : "");
-  if (!b.version_defs.empty()) fmt::print("version definitions:\n");
+    print_safe("  {} {} (index {}){}\n", n.file, n.version, n.index, n.weak ? " weak" : "");
+  if (!b.version_defs.empty()) print_safe("version definitions:\n");
   for (const VersionDef& d : b.version_defs)
-    fmt::print("  {} {}{}{}\n", d.index, d.name, d.base ? " (file)" : "",
+    print_safe("  {} {}{}{}\n", d.index, d.name, d.base ? " (file)" : "",
                d.parents.empty() ? "" : fmt::format(" parents: {}", fmt::join(d.parents, ", ")));
   SymbolCounts c = count_symbols(b);
-  fmt::print("symbols: {} ({} defined, {} undefined, {} weak, {} versioned, {} hidden)\n", c.total, c.defined,
+  print_safe("symbols: {} ({} defined, {} undefined, {} weak, {} versioned, {} hidden)\n", c.total, c.defined,
              c.undefined, c.weak, c.versioned, c.hidden);
   if (with_symbols)
-    for (const Symbol& s : b.symbols) fmt::print("  {}\n", symbol_text(s));
-  fmt::print("sections: {}\n", b.sections.size());
+    for (const Symbol& s : b.symbols) print_safe("  {}\n", symbol_text(s));
+  print_safe("sections: {}\n", b.sections.size());
   for (const Section& s : b.sections)
-    fmt::print("  {:<24} {:<11} flags {:#x} addr {:#x} offset {:#x} size {:#x}\n", s.name,
+    print_safe("  {:<24} {:<11} flags {:#x} addr {:#x} offset {:#x} size {:#x}\n", s.name,
                section_type_name(b, s.type), s.flags, s.addr, s.offset, s.size);
 }
 
@@ -230,10 +231,10 @@ int run(const InspectArgs& args) {
   std::string logical = args.root ? normalize_path(args.file) : absolute_path(args.file);
   auto binary = read_binary_deep(*fs, logical);
   if (!binary) {
-    fmt::print(stderr, "depscan: error: {}: {}\n", args.file, binary.error());
+    print_safe(stderr, "depscan: error: {}: {}\n", args.file, binary.error());
     return kExitUsage;
   }
-  if (args.format == "json") fmt::print("{}", json_text(to_json(*binary, args.symbols)));
+  if (args.format == "json") print_safe("{}", json_text(to_json(*binary, args.symbols)));
   else print_text(*binary, args.symbols);
   return kExitClean;
 }

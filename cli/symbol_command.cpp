@@ -11,6 +11,7 @@
 #include "analyzer/scan/scan.h"
 #include "cli/commands.h"
 #include "cli/unreadable_inputs.h"
+#include "report/report.h"
 
 namespace depscan::cli {
 namespace {
@@ -101,6 +102,7 @@ int run(const SymbolArgs& args) {
   std::vector<SymbolProvenance> all = symbol_provenance(symbols, args.name);
   std::string out = args.format == "json" ? render_json(graph, args.name, all) : render_text(graph, args.name, all);
   if (all.empty() && args.format != "json") out = fmt::format("{}: not defined or used by any loaded object\n", args.name);
+  if (args.format != "json") out = terminal_safe(out, false);
   std::fwrite(out.data(), 1, out.size(), stdout);
   return all.empty() ? kExitFindings : kExitClean;
 }

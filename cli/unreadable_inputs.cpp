@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "analyzer/input/fs.h"
+#include "report/report.h"
 
 namespace depscan::cli {
 namespace {
@@ -25,8 +26,8 @@ std::optional<std::string> reason_for(const ScanReport& report, const std::strin
 
 bool report_unreadable_inputs(const ScanReport& report) {
   for (const std::string& input : report.unreadable_inputs) {
-    if (auto reason = reason_for(report, input)) fmt::print(stderr, "depscan: error: {}\n", *reason);
-    else fmt::print(stderr, "depscan: error: {}: cannot be analysed\n", input);
+    if (auto reason = reason_for(report, input)) fmt::print(stderr, "depscan: error: {}\n", one_line(*reason));
+    else fmt::print(stderr, "depscan: error: {}: cannot be analysed\n", one_line(input));
   }
   return !report.unreadable_inputs.empty();
 }

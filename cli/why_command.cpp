@@ -19,6 +19,7 @@
 #include "analyzer/scan/dlopen_edges.h"
 #include "analyzer/scan/scan.h"
 #include "cli/commands.h"
+#include "cli/safe_print.h"
 #include "matrix/matrix.h"
 
 namespace depscan::cli {
@@ -41,7 +42,7 @@ bool names_library(const Graph& g, const Edge& e, const std::string& library) {
 
 void print_steps(const std::vector<Attempt>& steps) {
   size_t n = 0;
-  for (const Attempt& a : steps) fmt::print("  {:>3}. {}: {}\n", ++n, a.path, a.outcome);
+  for (const Attempt& a : steps) print_safe("  {:>3}. {}: {}\n", ++n, a.path, a.outcome);
 }
 
 std::string describe(const Graph& g, const Edge& e) {
@@ -55,7 +56,7 @@ std::string describe(const Graph& g, const Edge& e) {
 void add_run_time_edges(Resolver& resolver, const FileSystem& fs) {
   auto matrix = load_embedded_matrix(MatrixUse::Scan);
   if (matrix) add_dlopen_edges(resolver, *matrix, fs);
-  else fmt::print(stderr, "depscan: warning: no dlopen edges: {}\n", matrix.error());
+  else print_safe(stderr, "depscan: warning: no dlopen edges: {}\n", matrix.error());
 }
 
 // Which loader and glibc's rules the search follows (the hwcaps subdirectories changed with its
@@ -66,7 +67,7 @@ void print_loader(const FileSystem& fs, const Binary& binary, const ScanOptions&
   std::string interpreter = default_interpreter(process_abi_of(binary));
   std::vector<std::string> system_dirs = detect_layout(fs, process_abi_of(binary)).system_dirs;
   if (own && own->musl) {
-    fmt::print("musl's loader {}: LD_LIBRARY_PATH, the RPATH or RUNPATH of each object up the chain that loaded it, "
+    print_safe("musl's loader {}: LD_LIBRARY_PATH, the RPATH or RUNPATH of each object up the chain that loaded it, "
                "then {} ({}); no ld.so.cache, no hwcaps subdirectories\n",
                own->path, fmt::join(own->build.system_dirs, ":"),
                own->musl_path_file.empty() ? "musl's default" : "from " + own->musl_path_file);
@@ -75,15 +76,15 @@ void print_loader(const FileSystem& fs, const Binary& binary, const ScanOptions&
   if (own) {
     interpreter = own->path;
     system_dirs = own->build.system_dirs;
-    fmt::print("the program's own loader {}: search path {}; cache {}\n", own->path, fmt::join(system_dirs, ":"),
+    print_safe("the program's own loader {}: search path {}; cache {}\n", own->path, fmt::join(system_dirs, ":"),
                own->build.cache_path.empty() ? "none" : own->build.cache_path);
   }
   if (interpreter.empty()) return;
   auto release = glibc_release_of(fs, interpreter, system_dirs);
-  fmt::print("loader {}: {}\n", interpreter, describe_hwcap_rules(release));
+  print_safe("loader {}: {}\n", interpreter, describe_hwcap_rules(release));
   if (!is_x86_machine(binary.machine)) return;
   auto levels = environment_for(options).hwcaps;
-  fmt::print("cpu: {}; glibc-hwcaps levels: {}\n", options.target.cpu_isa_levels ? "--cpu-level" : "this machine's",
+  print_safe("cpu: {}; glibc-hwcaps levels: {}\n", options.target.cpu_isa_levels ? "--cpu-level" : "this machine's",
              levels.empty() ? std::string("none") : fmt::format("{}", fmt::join(levels, ", ")));
 }
 
@@ -96,15 +97,15 @@ std::optional<UnpackedImageRoot> unpack_root_image(const std::string& root, cons
   auto format = std::filesystem::is_regular_file(root, ec) ? sniff(*make_real_fs(), root) : Expected<Sniffed>(Error{""});
   bool archive = format && (format->format == FileFormat::Compressed || (format->format == FileFormat::Tar && is_image_archive(root)));
   if (!archive) {
-    fmt::print(stderr, "depscan: error: {}: --root takes a directory or a container image archive, and this is "
+    print_safe(stderr, "depscan: error: {}: --root takes a directory or a container image archive, and this is "
                        "neither\n", root);
     failed = true;
     return std::nullopt;
   }
   UnpackedImageRoot image = unpack_image_root(root, root, choice);
-  for (const Finding& f : image.findings) fmt::print(stderr, "depscan: {}: {}\n", to_string(f.severity), f.message);
+  for (const Finding& f : image.findings) print_safe(stderr, "depscan: {}: {}\n", to_string(f.severity), f.message);
   failed = !image.ok();
-  if (image.ok()) fmt::print("image {}: {} layers applied{}\n", root, image.layers, loader_settings_note(image.environment, "--ld-library-path or --preload"));
+  if (image.ok()) print_safe("image {}: {} layers applied{}\n", root, image.layers, loader_settings_note(image.environment, "--ld-library-path or --preload"));
   return image;
 }
 
@@ -113,7 +114,7 @@ int run(const WhyArgs& args) {
   auto image = args.scan.root ? unpack_root_image(*args.scan.root, args.scan.image, unpack_failed) : std::nullopt;
   if (unpack_failed) return kExitUsage;
   if (!image && (args.scan.image.platform || args.scan.image.name))
-    fmt::print(stderr, "depscan: warning: {} chooses the image of an image archive given to --root; there is none: ignored\n",
+    print_safe(stderr, "depscan: warning: {} chooses the image of an image archive given to --root; there is none: ignored\n",
                args.scan.image.platform && args.scan.image.name ? "--platform and --image" :
                args.scan.image.platform ? "--platform" : "--image");
   // An image unpacked with errors (a damaged layer, an unsafe member) may lack files: not a clean answer.
@@ -121,7 +122,7 @@ int run(const WhyArgs& args) {
                                       [](const Finding& f) { return f.severity == Severity::Error; });
   auto finish = [damaged](int code) {
     if (!damaged || code != kExitClean) return code;
-    fmt::print(stderr, "depscan: the image was unpacked with errors (above), so the answer may not hold in a container\n");
+    print_safe(stderr, "depscan: the image was unpacked with errors (above), so the answer may not hold in a container\n");
     return kExitFindings;
   };
   std::unique_ptr<FileSystem> fs = image               ? make_rooted_fs(image->rootfs)
@@ -130,7 +131,7 @@ int run(const WhyArgs& args) {
   std::string logical = args.scan.root ? normalize_path(args.file) : absolute_path(args.file);
   auto sniffed = sniff(*fs, logical);
   if (!sniffed) {
-    fmt::print(stderr, "depscan: error: {}: {}\n", args.file, sniffed.error());
+    print_safe(stderr, "depscan: error: {}: {}\n", args.file, sniffed.error());
     return kExitUsage;
   }
   BinaryCache cache(*fs);
@@ -142,7 +143,7 @@ int run(const WhyArgs& args) {
   const Graph& g = resolver.graph();
   size_t root_object = g.roots[root];
   if (!g.objects[root_object].binary) {
-    fmt::print(stderr, "depscan: error: {}: {}\n", args.file, g.objects[root_object].read_error);
+    print_safe(stderr, "depscan: error: {}: {}\n", args.file, g.objects[root_object].read_error);
     return kExitUsage;
   }
   const Edge* first = nullptr;
@@ -154,7 +155,7 @@ int run(const WhyArgs& args) {
   }
   if (!first) {
     print_loader(*fs, *g.objects[root_object].binary, args.scan, resolver.own_loader(root));
-    fmt::print("{} is not requested by anything in the graph of {}; if {} asked for it:\n", args.library,
+    print_safe("{} is not requested by anything in the graph of {}; if {} asked for it:\n", args.library,
                logical, logical);
     std::vector<Attempt> steps = resolver.explain(root, root_object, args.library);
     print_steps(steps);
@@ -162,13 +163,13 @@ int run(const WhyArgs& args) {
     return finish(found ? kExitClean : kExitFindings);
   }
   print_loader(*fs, *g.objects[root_object].binary, args.scan, resolver.own_loader(root));
-  fmt::print("{} requested by {} ({}), first in load order:\n", first->name, g.objects[first->from].path,
+  print_safe("{} requested by {} ({}), first in load order:\n", first->name, g.objects[first->from].path,
              to_string(first->kind));
-  if (first->kind == EdgeKind::Dlopen) fmt::print("  opened at run time with dlopen: {}\n", first->source);
+  if (first->kind == EdgeKind::Dlopen) print_safe("  opened at run time with dlopen: {}\n", first->source);
   print_steps(first->tried.to_vector());
-  fmt::print("  => {}\n", describe(g, *first));
+  print_safe("  => {}\n", describe(g, *first));
   for (const Edge* e : later)
-    fmt::print("also requested by {} as {}: {}\n", g.objects[e->from].path, e->name, describe(g, *e));
+    print_safe("also requested by {} as {}: {}\n", g.objects[e->from].path, e->name, describe(g, *e));
   return finish(first->to ? kExitClean : kExitFindings);
 }
 

@@ -12,6 +12,22 @@
 namespace depscan {
 namespace {
 
+bool needs_escaping(std::string_view text) {
+  for (char c : text) {
+    auto b = static_cast<unsigned char>(c);
+    if (b < 0x20 || b == 0x7f || b == 0xc2) return true;  // 0xc2: maybe a C1 control
+  }
+  return false;
+}
+
+// Names and messages from the analysed files, appended as one line (see one_line).
+void append_clean(std::string& out, std::string_view text) {
+  if (needs_escaping(text)) out += one_line(text);
+  else out.append(text);
+}
+
+std::string clean(std::string_view text) { return needs_escaping(text) ? one_line(text) : std::string(text); }
+
 struct Style {
   bool color;
   std::string paint(std::string_view text, const char* code) const {
@@ -21,7 +37,7 @@ struct Style {
   template <typename... Parts>
   void append(std::string& out, const char* code, const Parts&... parts) const {
     if (color) out.append("\033[").append(code).append("m");
-    (out.append(std::string_view(parts)), ...);
+    (append_clean(out, std::string_view(parts)), ...);
     if (color) out.append("\033[0m");
   }
 };
@@ -121,7 +137,7 @@ class TreePrinter {
                                                                       edge.inferred ? ", inferred" : "");
     out.append(prefix).append(branch);
     if (!edge.to && edge.system_provided) {
-      out.append(edge.name);
+      append_clean(out, edge.name);
       style_.append(out, "33", " [", edge.how_detail, "]");
       out.append(kind).append("\n");
       return;
@@ -142,11 +158,11 @@ class TreePrinter {
     }
     const Object& target = graph_.objects[*edge.to];
     bool again = expanded_.count(*edge.to) > 0;
-    if (again) out.append(edge.name);
+    if (again) append_clean(out, edge.name);
     else style_.append(out, "36", edge.name);
     style_.append(out, "33", " [", how_label(edge), "]");
     out.append(kind);
-    if (options_.verbose || edge.name != target.path) out.append(" => ").append(target.path);
+    if (options_.verbose || edge.name != target.path) append_clean(out.append(" => "), target.path);
     if (!target.owner.empty()) style_.append(out, "2", " (", target.owner, ")");
     if (!again) out.append(cuda_suffix(target));
     out.append("\n");
@@ -191,8 +207,8 @@ std::string render_findings(const ScanReport& report, const Style& style, bool v
   for (const Finding& f : report.result.findings) {
     const char* code = f.severity == Severity::Error ? "1;31" : f.severity == Severity::Warning ? "1;33" : "1";
     if (f.severity == Severity::Info && !verbose && ++info_seen[f.code] > kInfoLinesPerCode) continue;
-    out += style.paint(fmt::format("{}[{}]", to_string(f.severity), f.code), code) + ": " + f.message + "\n";
-    if (!f.fix.empty()) out += "  fix: " + f.fix + "\n";
+    out += style.paint(fmt::format("{}[{}]", to_string(f.severity), f.code), code) + ": " + clean(f.message) + "\n";
+    if (!f.fix.empty()) out += "  fix: " + clean(f.fix) + "\n";
   }
   for (const auto& [code, count] : info_seen)
     if (count > kInfoLinesPerCode)

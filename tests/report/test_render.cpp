@@ -224,6 +224,23 @@ TEST_CASE("terminal_safe shows control characters from the analysed files and ke
   CHECK(terminal_safe("caf\xc3\xa9 \033", true) == "caf\xc3\xa9 \\x1b");
 }
 
+TEST_CASE("C1 controls are escaped too, and one_line escapes newlines, so a name cannot start a line") {
+  CHECK(terminal_safe("x\xc2\x9b" "2Jy \xc2\xa0", false) == "x\\u009b2Jy \xc2\xa0");  // CSI escaped, NBSP kept
+  CHECK(one_line("lib\nerror[fake]: x\r\t.so") == "lib\\x0aerror[fake]: x\\x0d\\x09.so");
+}
+
+TEST_CASE("names and messages from the analysed files stay on their line in the text tree and findings") {
+  ScanReport r = sample_report();
+  r.result.graph.edges[1].name = "libmissing.so\nerror[fake]: all good\x1b[8m";
+  r.result.graph.objects[1].path = "/opt/app/lib/lib\nfoo.so.1";
+  r.result.findings[0].message = "libmissing.so\nerror[fake]: all good: cannot open shared object file";
+  std::string text = render_text(r, TextOptions{true, true});
+  CHECK(text.find("\nerror[fake]") == std::string::npos);
+  CHECK(text.find("libmissing.so\\x0aerror[fake]: all good\\x1b[8m") != std::string::npos);
+  CHECK(text.find("lib\\x0afoo.so.1") != std::string::npos);
+  CHECK(text.find("\x1b[8m") == std::string::npos);
+}
+
 TEST_CASE("the summary counts a code's errors and warnings apart") {
   ScanReport r = sample_report();
   for (int i = 0; i < 10; ++i)
