@@ -22,12 +22,6 @@ bool names_the_root(std::string_view name) {
 
 constexpr size_t kBlock = 1 << 16;
 
-std::string human_bytes(uint64_t bytes) {
-  if (bytes >= (1ull << 30)) return fmt::format("{:.1f} GiB", bytes / double(1ull << 30));
-  if (bytes >= (1ull << 20)) return fmt::format("{:.1f} MiB", bytes / double(1ull << 20));
-  return fmt::format("{} bytes", bytes);
-}
-
 MemberKind kind_of(const LibArchiveApi& la, struct archive_entry* entry) {
   if (la.entry_hardlink(entry)) return MemberKind::Hardlink;
   switch (la.entry_filetype(entry)) {
@@ -59,6 +53,12 @@ bool starts_like_a_binary(const char* data, size_t size) {
 }
 
 }  // namespace
+
+std::string human_bytes(uint64_t bytes) {
+  if (bytes >= (1ull << 30)) return fmt::format("{:.1f} GiB", bytes / double(1ull << 30));
+  if (bytes >= (1ull << 20)) return fmt::format("{:.1f} MiB", bytes / double(1ull << 20));
+  return fmt::format("{} bytes", bytes);
+}
 
 Expected<std::unique_ptr<ArchiveReader>> ArchiveReader::open(const std::string& host_path,
                                                              std::string display, ArchiveLimits limits) {

@@ -21,6 +21,9 @@ namespace depscan {
 
 struct LibArchiveApi;
 
+// "1.5 GiB", "12.0 MiB", "512 bytes".
+std::string human_bytes(uint64_t bytes);
+
 struct ArchiveLimits {
   uint64_t max_member_bytes = 8ull << 30;   // one member, uncompressed
   uint64_t max_total_bytes = 64ull << 30;   // all members, uncompressed (declared or read)
@@ -65,6 +68,10 @@ class ArchiveReader {
   Expected<std::string> read_all();
 
   bool failed() const { return failed_; }
+  // What the members read so far declare: their uncompressed bytes, and how many there are.
+  uint64_t bytes_declared() const { return declared_total_; }
+  size_t members() const { return members_; }
+  uint64_t archive_size() const { return archive_size_; }
   const std::string& display() const { return display_; }
   std::vector<Finding>& findings() { return findings_; }
 

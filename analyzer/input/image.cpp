@@ -407,6 +407,30 @@ ImageEnvironment environment_of_config(const nlohmann::json& config) {
   return env;
 }
 
+// What the layers of one image may unpack to, together; each layer's reader gets what is left.
+struct ImageBudget {
+  uint64_t max_bytes;
+  size_t max_members;
+  uint64_t bytes = 0;
+  size_t members = 0;
+
+  ImageBudget(const ArchiveLimits& limits, uint64_t archive_size)
+      : max_bytes(std::min(limits.max_total_bytes,
+                           std::max(limits.ratio_floor, limits.max_ratio * std::max<uint64_t>(archive_size, 1)))),
+        max_members(limits.max_members) {}
+
+  bool allows_another(ArchiveLimits& layer) const {
+    if (bytes >= max_bytes || members >= max_members) return false;
+    layer.max_total_bytes = max_bytes - bytes;
+    layer.max_members = max_members - members;
+    return true;
+  }
+  void charge(const ArchiveReader& layer) {
+    bytes += layer.bytes_declared();
+    members += layer.members();
+  }
+};
+
 ImageUnpack unpack_image(const std::string& host_path, const std::string& display, SafeTree& staging,
                          SafeTree& rootfs, const ImageChoice& choice, const ArchiveLimits& limits) {
   ImageUnpack out;
@@ -429,7 +453,21 @@ ImageUnpack unpack_image(const std::string& host_path, const std::string& displa
   out.environment = environment_of_image(staging, staged, image->config);
   ArchiveLimits layer_limits = limits;
   layer_limits.report_duplicates = false;  // a later entry of a layer replaces an earlier one
+  // The caps hold for the image as a whole: one small layer listed a thousand times, or many
+  // layers that each stay under the ratio, must not fill the disk.
+  ImageBudget budget(limits, (*outer)->archive_size());
   for (const std::string& layer : image->layers) {
+    if (!budget.allows_another(layer_limits)) {
+      out.findings.push_back(image_finding(
+          "archive-too-large", Severity::Error, display,
+          fmt::format("the layers applied so far declare {} in {} members from a {} archive (caps for the whole image: "
+                      "{}x the archive size, at least {}, at most {}; {} members): the other {} layers are not applied, "
+                      "refused as a probable archive bomb",
+                      human_bytes(budget.bytes), budget.members, human_bytes((*outer)->archive_size()), limits.max_ratio,
+                      human_bytes(limits.ratio_floor), human_bytes(limits.max_total_bytes), limits.max_members,
+                      image->layers.size() - out.layers)));
+      break;
+    }
     auto safe = safe_relative_name(layer);
     auto name = safe ? resolve_staged(staged, *safe) : std::nullopt;
     std::string layer_display = fmt::format("{} layer {} ({})", display, out.layers + 1, layer);
@@ -446,6 +484,7 @@ ImageUnpack unpack_image(const std::string& host_path, const std::string& displa
       }
       if (pass == 0) apply_whiteouts(**reader, rootfs, layer_display, out.findings);
       else apply_entries(**reader, rootfs, layer_display, out.findings);
+      if (pass == 1 || (*reader)->failed()) budget.charge(**reader);
       if (pass == 1 || (*reader)->failed())
         for (Finding& f : (*reader)->findings()) out.findings.push_back(std::move(f));
       if ((*reader)->failed()) break;

@@ -189,6 +189,32 @@ TEST_CASE("an image layer larger than the per-member cap is unpacked: the cap is
   CHECK(too_large);
 }
 
+TEST_CASE("the caps hold for an image's layers together: a layer listed many times is not applied past them") {
+  std::string image = depscan::test::fixtures_dir() + "/wheels/image.tar";
+  depscan::test::TempDir tmp("image-budget");
+  std::string dir = tmp.str() + "/unpacked", repeated = tmp.str() + "/repeated.tar";
+  using depscan::test::shell_quote;
+  // the fixture image with its manifest's layers listed 50 times over
+  REQUIRE(depscan::test::run_command("mkdir " + shell_quote(dir) + " && tar -xf " + shell_quote(image) + " -C " + shell_quote(dir) +
+                                     " && python3 -c 'import json,sys; p=sys.argv[1]+\"/manifest.json\"; m=json.load(open(p)); "
+                                     "m[0][\"Layers\"]*=50; json.dump(m,open(p,\"w\"))' " + shell_quote(dir) +
+                                     " && tar -cf " + shell_quote(repeated) + " -C " + shell_quote(dir) + " .")
+              .exit_code == 0);
+  SafeTree top(tmp.str());
+  REQUIRE(top.make_dirs("staging"));
+  REQUIRE(top.make_dirs("rootfs"));
+  SafeTree staging(top.host_path("staging")), rootfs(top.host_path("rootfs"));
+  ArchiveLimits limits;
+  limits.max_total_bytes = 3 * std::filesystem::file_size(image);  // room for the two layers about three times
+  ImageUnpack unpacked = unpack_image(repeated, "repeated.tar", staging, rootfs, {host_image_platform(), std::nullopt}, limits);
+  CHECK(unpacked.layers < 10);
+  bool whole_image = false;
+  for (const Finding& f : unpacked.findings)
+    whole_image |= f.code == "archive-too-large" && f.message.starts_with("repeated.tar: the layers applied so far declare") &&
+                   f.message.find("layers are not applied, refused as a probable archive bomb") != std::string::npos;
+  CHECK(whole_image);
+}
+
 TEST_CASE("an image config's Env: LD_LIBRARY_PATH and LD_PRELOAD, the last setting winning, odd shapes ignored") {
   using nlohmann::json;
   auto env = environment_of_config(json::parse(R"({"config": {"Env": [
