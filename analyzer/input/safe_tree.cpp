@@ -13,6 +13,7 @@
 
 #include <fmt/format.h>
 
+#include "analyzer/input/temp_cleanup.h"
 #include "analyzer/util/listing.h"
 
 namespace depscan {
@@ -77,7 +78,10 @@ Expected<std::unique_ptr<TempDirectory>> TempDirectory::create(std::string_view 
   return std::unique_ptr<TempDirectory>(new TempDirectory(buf.data()));
 }
 
+TempDirectory::TempDirectory(std::string path) : path_(std::move(path)), signal_slot_(remove_on_signal(path_.c_str())) {}
+
 TempDirectory::~TempDirectory() {
+  forget_on_signal(signal_slot_);
   std::error_code ec;
   std::filesystem::remove_all(path_, ec);  // never follows symlinks inside
 }

@@ -22,8 +22,9 @@ class TempDirectory {
   const std::string& path() const { return path_; }
 
  private:
-  explicit TempDirectory(std::string path) : path_(std::move(path)) {}
+  explicit TempDirectory(std::string path);
   std::string path_;
+  int signal_slot_ = -1;  // removed if a signal stops depscan (temp_cleanup.h)
 };
 
 // Checks a member name from an archive and returns it normalised ("a/b/c": relative, no "." or

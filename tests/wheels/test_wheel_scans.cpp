@@ -1205,3 +1205,23 @@ TEST_CASE("--root with no inputs audits the whole root file system") {
   CHECK(resolved(s.report, *app, "libfoo.so.1")["realpath"] == "/usr/lib/libfoo.so.1");
   CHECK(any_message_has(findings(s.report, "directory-audited"), "2 ELF/PE files audited"));
 }
+
+TEST_CASE("depscan stopped by SIGINT or SIGTERM while unpacking an image leaves no temporary directory behind") {
+  depscan::test::TempDir tmp("signal-cleanup");
+  std::string image = tmp.str() + "/many.tar", private_tmp = tmp.str() + "/tmp";
+  REQUIRE(run_command("python3 " + shell_quote(depscan::test::source_dir() + "/fixtures/wheels/many_files_image.py") + " " + shell_quote(image) +
+                      " 40000 && mkdir " + shell_quote(private_tmp)).exit_code == 0);
+  for (const char* sig : {"INT", "TERM"}) {
+    CAPTURE(sig);
+    // wait for the unpacking to start, stop depscan, and list what it left (job control on: a
+    // background job of a shell without it ignores SIGINT)
+    std::string script = "set -m; export TMPDIR=" + shell_quote(private_tmp) + "; " +
+                         shell_quote(depscan::test::depscan_bin()) + " " + shell_quote(image) +
+                         " >/dev/null 2>&1 & pid=$!; for i in $(seq 500); do ls \"$TMPDIR\" | grep -q depscan-image && "
+                         "break; sleep 0.01; done; sleep 0.2; kill -" + sig + " $pid; wait $pid; echo \"rc=$?\"; "
+                         "ls -A \"$TMPDIR\"";
+    auto r = run_command("bash -c " + shell_quote(script));
+    CHECK(r.output == (std::string(sig) == "INT" ? "rc=130\n" : "rc=143\n"));
+  }
+}
+
