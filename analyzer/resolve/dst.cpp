@@ -1,6 +1,9 @@
 #include "analyzer/resolve/dst.h"
 #include "analyzer/util/strings.h"
 
+#include <algorithm>
+#include <unordered_set>
+
 #include "analyzer/input/fs.h"
 
 namespace depscan {
@@ -85,6 +88,12 @@ std::optional<std::string> substitute_dst(std::string_view input, const DstConte
 std::vector<std::string> split_search_path(std::string_view list, std::string_view separators,
                                            const DstContext& ctx) {
   std::vector<std::string> out;
+  std::unordered_set<std::string> seen;  // past a few entries: a hostile list has a hundred thousand
+  auto first_time = [&](const std::string& dir) {
+    if (out.size() < 16) return std::find(out.begin(), out.end(), dir) == out.end();
+    if (seen.empty()) seen.insert(out.begin(), out.end());
+    return seen.insert(dir).second;
+  };
   size_t i = 0;
   while (true) {
     size_t j = list.find_first_of(separators, i);
@@ -95,10 +104,7 @@ std::vector<std::string> split_search_path(std::string_view list, std::string_vi
       if (dir && dir->empty()) dir.reset();
       while (dir && dir->size() > 1 && dir->back() == '/') dir->pop_back();
     }
-    bool seen = false;
-    if (dir)
-      for (const std::string& known : out) seen = seen || known == *dir;
-    if (dir && !seen) out.push_back(std::move(*dir));
+    if (dir && first_time(*dir)) out.push_back(std::move(*dir));
     if (j == std::string_view::npos) break;
     i = j + 1;
   }
