@@ -1,9 +1,12 @@
 // read_pe and read_elf_with_lief: forwarded to libdepscan-lief.so (see lief/lief_readers.h),
 // looked for next to the running program, in ../lib/depscan beside it, then in the build tree.
 #include <dlfcn.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdint>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -64,15 +67,28 @@ Expected<const LiefReaders*> lief_readers() {
   return loaded;
 }
 
+// LIEF 0.9 reads a whole file into memory, about three copies of it: a (sparse) file of tens of
+// gigabytes would exhaust the machine. No PE file is this large, nor any real CUDA library.
+constexpr uint64_t kMaxLiefBytes = 4ull << 30;
+
+std::optional<Error> too_large_for_lief(const std::string& host_path) {
+  struct stat st;
+  if (::stat(host_path.c_str(), &st) != 0 || static_cast<uint64_t>(st.st_size) <= kMaxLiefBytes) return std::nullopt;
+  return Error{fmt::format("{:.1f} GiB, larger than the {} GiB LIEF reads in full (depscan FILE reads its dependencies "
+                           "without LIEF)", static_cast<double>(st.st_size) / (1ull << 30), kMaxLiefBytes >> 30)};
+}
+
 }  // namespace
 
 Expected<Binary> read_pe(const std::string& host_path, const std::string& logical_path) {
+  if (auto refused = too_large_for_lief(host_path)) return *refused;
   auto readers = lief_readers();
   if (!readers) return Error{readers.error()};
   return (*readers)->read_pe(host_path, logical_path);
 }
 
 Expected<Binary> read_elf_with_lief(const std::string& host_path, const std::string& logical_path) {
+  if (auto refused = too_large_for_lief(host_path)) return *refused;
   auto readers = lief_readers();
   if (!readers) return Error{readers.error()};
   return (*readers)->read_elf(host_path, logical_path);

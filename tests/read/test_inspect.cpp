@@ -126,3 +126,14 @@ TEST_CASE("inspect errors: one line, exit code 2") {
   CHECK(r.exit_code == 2);
   CHECK(r.output.find("FIFO") != std::string::npos);
 }
+
+TEST_CASE("inspect refuses a file larger than LIEF reads in full, without reading it") {
+  test::TempDir dir("inspect-huge");
+  std::string huge = dir.str() + "/libhuge.so";  // sparse: an ELF header, then 5 GiB of holes
+  REQUIRE(test::run_command("head -c 64 /usr/lib/x86_64-linux-gnu/libz.so.1 > " + test::shell_quote(huge) +
+                            " && truncate -s 5G " + test::shell_quote(huge)).exit_code == 0);
+  auto r = inspect(test::shell_quote(huge));
+  CHECK(r.exit_code == 2);
+  CHECK(r.output == "depscan: error: " + huge + ": 5.0 GiB, larger than the 4 GiB LIEF reads in full (depscan FILE reads "
+                    "its dependencies without LIEF)\n");
+}
