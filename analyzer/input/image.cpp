@@ -10,6 +10,7 @@
 
 #include "analyzer/input/fs.h"
 #include "analyzer/input/saved_images.h"
+#include "analyzer/util/listing.h"
 
 namespace depscan {
 namespace {
@@ -175,8 +176,10 @@ Expected<ImageLayers> layers_from_docker_manifest(SafeTree& staging, const Image
   auto pick = pick_saved_image(images_of_docker_manifest(*manifest), choice.name);
   if (!pick) return Error{pick.error()};
   note_several(*pick, display, out.findings);
-  for (const auto& layer : pick->entries.front()->at("Layers")) out.layers.push_back(layer.get<std::string>());
   const nlohmann::json& entry = *pick->entries.front();
+  const nlohmann::json& layers = entry.at("Layers");
+  if (!layers.is_array()) return Error{"manifest.json's Layers is not a list of layer names"};  // docker load refuses it too
+  for (const auto& layer : layers) out.layers.push_back(layer.get<std::string>());
   if (entry.contains("Config") && entry["Config"].is_string()) out.config = entry["Config"].get<std::string>();
   return out;
 }
@@ -201,7 +204,10 @@ Expected<ImageLayers> layers_from_index(SafeTree& staging, const Staged& staged,
     if (!next) return Error{next.error()};
     manifest = std::move(*next);
   }
-  for (const auto& layer : manifest.at("layers")) out.layers.push_back(blob_path(layer.at("digest").get<std::string>()));
+  if (manifest.contains("manifests")) return Error{"index.json nests image indexes more than 4 deep, or in a cycle"};
+  const nlohmann::json& layers = manifest.at("layers");
+  if (!layers.is_array()) return Error{"the image manifest's layers is not a list"};
+  for (const auto& layer : layers) out.layers.push_back(blob_path(layer.at("digest").get<std::string>()));
   if (manifest.contains("config") && manifest["config"].is_object() && manifest["config"].contains("digest") &&
       manifest["config"]["digest"].is_string())
     out.config = blob_path(manifest["config"]["digest"].get<std::string>());
@@ -451,6 +457,12 @@ ImageUnpack unpack_image(const std::string& host_path, const std::string& displa
   }
   for (Finding& f : image->findings) out.findings.push_back(std::move(f));
   out.environment = environment_of_image(staging, staged, image->config);
+  if (!image->config.empty() && !out.environment.config_read)
+    out.findings.push_back(image_finding(
+        "image-invalid", Severity::Warning, display,
+        fmt::format("the config '{}' the manifest names is missing, outside the archive or not a JSON object: the "
+                    "environment containers start with (LD_LIBRARY_PATH, LD_PRELOAD, NVIDIA_*) is unknown, and this "
+                    "shell's is not used in its place", shortened(image->config))));
   ArchiveLimits layer_limits = limits;
   layer_limits.report_duplicates = false;  // a later entry of a layer replaces an earlier one
   // The caps hold for the image as a whole: one small layer listed a thousand times, or many

@@ -215,6 +215,47 @@ TEST_CASE("the caps hold for an image's layers together: a layer listed many tim
   CHECK(whole_image);
 }
 
+TEST_CASE("a docker manifest whose Layers is not a list is refused, and a config outside the archive is a warning") {
+  std::string image = depscan::test::fixtures_dir() + "/wheels/image.tar";
+  depscan::test::TempDir tmp("image-manifest-shapes");
+  using depscan::test::shell_quote;
+  // the fixture image with its manifest edited by `edit` (python, on the manifest's one entry `e`)
+  auto edited = [&](const std::string& name, const std::string& edit) {
+    std::string dir = tmp.str() + "/" + name, out = tmp.str() + "/" + name + ".tar";
+    REQUIRE(depscan::test::run_command("mkdir " + shell_quote(dir) + " && tar -xf " + shell_quote(image) + " -C " +
+                                       shell_quote(dir) + " && python3 -c 'import json,sys; p=sys.argv[1]+\"/manifest.json\"; "
+                                       "m=json.load(open(p)); e=m[0]; " + edit + "; json.dump(m,open(p,\"w\"))' " +
+                                       shell_quote(dir) + " && tar -cf " + shell_quote(out) + " -C " + shell_quote(dir) + " .")
+                .exit_code == 0);
+    return out;
+  };
+  auto unpack = [&](const std::string& archive) {
+    static int n = 0;
+    std::string top_dir = tmp.str() + "/unpack" + std::to_string(++n);
+    std::filesystem::create_directories(top_dir + "/staging");
+    std::filesystem::create_directories(top_dir + "/rootfs");
+    SafeTree staging(top_dir + "/staging"), rootfs(top_dir + "/rootfs");
+    return unpack_image(archive, "image.tar", staging, rootfs, {host_image_platform(), std::nullopt}, ArchiveLimits{});
+  };
+  auto has = [](const ImageUnpack& u, Severity severity, const std::string& text) {
+    for (const Finding& f : u.findings)
+      if (f.code == "image-invalid" && f.severity == severity && f.message.find(text) != std::string::npos) return true;
+    return false;
+  };
+  ImageUnpack as_string = unpack(edited("layers-string", "e[\"Layers\"]=e[\"Layers\"][0]"));
+  CHECK_FALSE(as_string.ok);
+  CHECK(has(as_string, Severity::Error, "manifest.json's Layers is not a list of layer names"));
+  ImageUnpack as_object = unpack(edited("layers-object", "e[\"Layers\"]={\"a\": e[\"Layers\"][0]}"));
+  CHECK(has(as_object, Severity::Error, "manifest.json's Layers is not a list of layer names"));
+  ImageUnpack outside = unpack(edited("config-outside", "e[\"Config\"]=\"../../etc/passwd\""));
+  CHECK(outside.ok);
+  CHECK(outside.layers == 2);
+  CHECK(has(outside, Severity::Warning, "the config '../../etc/passwd' the manifest names is missing, outside the archive"));
+  CHECK_FALSE(outside.environment.config_read);
+  ImageUnpack fine = unpack(image);
+  for (const Finding& f : fine.findings) CHECK(f.code != "image-invalid");
+}
+
 TEST_CASE("an image config's Env: LD_LIBRARY_PATH and LD_PRELOAD, the last setting winning, odd shapes ignored") {
   using nlohmann::json;
   auto env = environment_of_config(json::parse(R"({"config": {"Env": [
