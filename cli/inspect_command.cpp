@@ -234,7 +234,7 @@ int run(const InspectArgs& args) {
     print_safe(stderr, "depscan: error: {}: {}\n", args.file, binary.error());
     return kExitUsage;
   }
-  if (args.format == "json") print_safe("{}", json_text(to_json(*binary, args.symbols)));
+  if (args.format == "json") fmt::print("{}", json_text(to_json(*binary, args.symbols)));  // JSON escapes its own strings
   else print_text(*binary, args.symbols);
   return kExitClean;
 }

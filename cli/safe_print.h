@@ -1,9 +1,11 @@
-// Output of the commands that print names from the analysed files (why, inspect): control
-// characters a hostile file name or soname carries are shown escaped, as in the scan's text.
+// Output of the commands that print names from the analysed files (why, inspect): each string
+// argument is escaped onto one line (one_line), and the whole line is made terminal-safe.
 #pragma once
 
 #include <cstdio>
 #include <string>
+#include <string_view>
+#include <type_traits>
 #include <utility>
 
 #include <fmt/format.h>
@@ -12,9 +14,20 @@
 
 namespace depscan::cli {
 
+template <class T>
+decltype(auto) one_line_arg(const T& arg) {
+  if constexpr (std::is_convertible_v<const T&, std::string_view>)
+    return one_line(std::string_view(arg));
+  else
+    return (arg);
+}
+
+// The format string is checked against the arguments as given; string arguments are then
+// formatted as their escaped copies.
 template <class... Args>
 void print_safe(std::FILE* to, fmt::format_string<Args...> format, Args&&... args) {
-  std::string text = terminal_safe(fmt::format(format, std::forward<Args>(args)...), false);
+  std::string text =
+      terminal_safe(fmt::vformat(fmt::string_view(format), fmt::make_format_args(one_line_arg(args)...)), false);
   std::fwrite(text.data(), 1, text.size(), to);
 }
 

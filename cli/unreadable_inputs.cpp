@@ -15,7 +15,8 @@ namespace {
 std::optional<std::string> reason_for(const ScanReport& report, const std::string& input) {
   std::string file_name = basename_of(input);
   for (const Finding& f : report.result.findings) {
-    if (f.severity != Severity::Error || (f.path != input && f.path != file_name) || !f.message.starts_with(f.path))
+    bool about_input = f.path == input || (!file_name.empty() && f.path == file_name);
+    if (f.severity != Severity::Error || !about_input || !f.message.starts_with(f.path))
       continue;
     return input + f.message.substr(f.path.size());
   }

@@ -468,16 +468,17 @@ ImageUnpack unpack_image(const std::string& host_path, const std::string& displa
   // The caps hold for the image as a whole: one small layer listed a thousand times, or many
   // layers that each stay under the ratio, must not fill the disk.
   ImageBudget budget(limits, (*outer)->archive_size());
-  for (const std::string& layer : image->layers) {
+  for (size_t index = 0; index < image->layers.size(); ++index) {
+    const std::string& layer = image->layers[index];
     if (!budget.allows_another(layer_limits)) {
       out.findings.push_back(image_finding(
           "archive-too-large", Severity::Error, display,
           fmt::format("the layers applied so far declare {} in {} members from a {} archive (caps for the whole image: "
-                      "{}x the archive size, at least {}, at most {}; {} members): the other {} layers are not applied, "
+                      "{}x the archive size, at least {}, at most {}; {} members): the last {} layers are not applied, "
                       "refused as a probable archive bomb",
                       human_bytes(budget.bytes), budget.members, human_bytes((*outer)->archive_size()), limits.max_ratio,
                       human_bytes(limits.ratio_floor), human_bytes(limits.max_total_bytes), limits.max_members,
-                      image->layers.size() - out.layers)));
+                      image->layers.size() - index)));
       break;
     }
     auto safe = safe_relative_name(layer);

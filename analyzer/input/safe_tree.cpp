@@ -81,9 +81,9 @@ Expected<std::unique_ptr<TempDirectory>> TempDirectory::create(std::string_view 
 TempDirectory::TempDirectory(std::string path) : path_(std::move(path)), signal_slot_(remove_on_signal(path_.c_str())) {}
 
 TempDirectory::~TempDirectory() {
-  forget_on_signal(signal_slot_);
   std::error_code ec;
   std::filesystem::remove_all(path_, ec);  // never follows symlinks inside
+  forget_on_signal(signal_slot_);          // after: a signal during the removal still finishes it
 }
 
 constexpr size_t kPathMax = 4096;
@@ -91,27 +91,27 @@ constexpr size_t kMaxMemberDepth = 100;
 
 Expected<std::string> safe_relative_name(std::string_view name) {
   if (name.empty()) return Error{"empty member name"};
-  if (name.find('\0') != std::string_view::npos) return Error{"member name contains a NUL byte"};
-  std::string unified(name);
-  for (char& c : unified)
-    if (c == '\\') c = '/';
-  if (unified[0] == '/' || (unified.size() > 1 && unified[1] == ':'))
-    return Error{fmt::format("absolute member name '{}'", name)};
   // Linux opens no path longer than PATH_MAX, so no installer or container runtime writes such a
   // member; nesting is capped like a directory walk's, which a hostile archive would make quadratic.
   if (name.size() >= kPathMax)
     return Error{fmt::format("member name '{}' is {} bytes long, longer than any path Linux opens ({})",
                              shortened(name), name.size(), kPathMax - 1)};
+  if (name.find('\0') != std::string_view::npos) return Error{"member name contains a NUL byte"};
+  std::string unified(name);
+  for (char& c : unified)
+    if (c == '\\') c = '/';
+  if (unified[0] == '/' || (unified.size() > 1 && unified[1] == ':'))
+    return Error{fmt::format("absolute member name '{}'", shortened(name))};
   std::string out;
   size_t depth = 0;
   for (const std::string& part : components(unified)) {
     if (part == ".") continue;
-    if (part == "..") return Error{fmt::format("member name '{}' climbs out with '..'", name)};
+    if (part == "..") return Error{fmt::format("member name '{}' climbs out with '..'", shortened(name))};
     if (++depth > kMaxMemberDepth + 1)  // the directories and the file itself
       return Error{fmt::format("member name '{}' nests more than {} directories deep", shortened(name), kMaxMemberDepth)};
     out += out.empty() ? part : "/" + part;
   }
-  if (out.empty()) return Error{fmt::format("member name '{}' names the archive root", name)};
+  if (out.empty()) return Error{fmt::format("member name '{}' names the archive root", shortened(name))};
   return out;
 }
 

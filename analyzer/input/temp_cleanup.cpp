@@ -83,6 +83,7 @@ void install_handlers() {
   struct sigaction action {};
   action.sa_handler = on_signal;
   sigemptyset(&action.sa_mask);
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&action.sa_mask, sig);  // one removal at a time
   for (int sig : {SIGINT, SIGTERM, SIGHUP}) {
     struct sigaction old {};
     // a signal the caller ignores (nohup, a shell's background job) stays ignored

@@ -163,9 +163,13 @@ const std::vector<std::string>& LibrarySearch::existing_subdirs(const std::strin
 LibrarySearch::Probe LibrarySearch::try_dir(const std::string& dir, const std::string& name,
                                             SearchResult& out) const {
   std::string base = absolute(dir);
-  if (base.size() + 1 + name.size() >= kPathMax) {  // open() fails with ENAMETOOLONG: a hostile $ORIGIN expansion
+  // A directory named by PATH_MAX bytes or more (a hostile $ORIGIN expansion) cannot be opened or
+  // stat'ed (ENAMETOOLONG): glibc notes it as nonexisting and goes on. A shorter directory whose
+  // file path is too long is probed as usual, and its error ends the list, as in glibc.
+  if (base.size() >= kPathMax) {
     out.attempts.push_back({fmt::format("{}/{}", shortened(base), name),
-                            fmt::format("not found (a path of {} bytes: File name too long)", base.size() + 1 + name.size())});
+                            fmt::format("not found (no such directory: its name is {} bytes, File name too long)",
+                                        base.size())});
     return Probe::Continue;
   }
   if (!dirs_.is_directory(base)) {
@@ -216,14 +220,26 @@ namespace {
 // RPATH), would keep millions of attempts: each search keeps its first ones and its last.
 constexpr size_t kMaxListedAttempts = 256;
 
+// Only candidates that were not there are left out: every other outcome (a file of the wrong
+// class, a permission error, the file taken) stays listed, as the checks read them.
 void keep_listing_short(AttemptList& attempts) {
   if (attempts.size() <= kMaxListedAttempts) return;
-  std::vector<Attempt>& all = attempts.edit();
-  size_t unlisted = all.size() - kMaxListedAttempts;
-  Attempt last = std::move(all.back());
-  all.resize(kMaxListedAttempts - 2);
-  all.push_back({fmt::format("[{} more candidates]", unlisted + 1), "not found, not listed"});
-  all.push_back(std::move(last));
+  const AttemptList& all = attempts;
+  std::vector<Attempt> kept;
+  size_t routine_kept = 0, left_out = 0, marker_at = 0;
+  for (size_t i = 0; i < all.size(); ++i) {
+    bool routine = all[i].outcome.starts_with("not found");
+    if (routine && i + 1 < all.size() && routine_kept >= kMaxListedAttempts - 2) {
+      if (left_out++ == 0) marker_at = kept.size();
+      continue;
+    }
+    routine_kept += routine;
+    kept.push_back(all[i]);
+  }
+  if (left_out == 0) return;
+  kept.insert(kept.begin() + static_cast<long>(marker_at),
+              Attempt{fmt::format("[{} more candidates, not listed]", left_out), "not found"});
+  attempts = AttemptList(std::move(kept));
 }
 
 // Everything a search's answer depends on besides the (unchanging) file system and config. A list

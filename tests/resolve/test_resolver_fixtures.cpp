@@ -144,17 +144,28 @@ TEST_CASE("a search list of thousands of directories keeps the first attempts an
   CHECK(found->how == How::LdLibraryPath);  // still found where the loader finds it
   REQUIRE(found->tried.size() == 256);
   CHECK(found->tried[0].path == "/nonexistent-depscan/dir0/libl.so");
-  CHECK(found->tried[254].path == "[747 more candidates]");
-  CHECK(found->tried[254].outcome == "not found, not listed");
+  CHECK(found->tried[254].path == "[747 more candidates, not listed]");
+  CHECK(found->tried[254].outcome == "not found");
   CHECK(found->tried[255].path == resolve_fixture("llp/env") + "/libl.so");
   CHECK(found->tried[255].outcome == "taken");
+
+  // a 32-bit copy 500 directories in stays listed: only candidates that were not there are left out
+  LoaderEnvironment wrong = clean_environment();
+  for (int i = 0; i < 500; ++i) wrong.ld_library_path += "/nonexistent-depscan/dir" + std::to_string(i) + ":";
+  wrong.ld_library_path += resolve_fixture("wc/w32");
+  Walk only32(resolve_fixture("wc/exe_only32"), wrong);
+  REQUIRE(only32.edge("libw.so"));
+  bool listed = false;
+  for (const Attempt& a : only32.edge("libw.so")->tried)
+    listed |= a.path == resolve_fixture("wc/w32") + "/libw.so" && a.outcome.starts_with("skipped: wrong ELF class");
+  CHECK(listed);
 
   env.ld_library_path = "/" + std::string(5000, 'x') + ":" + resolve_fixture("llp/env");
   Walk too_long(resolve_fixture("llp/exe_runpath"), env);
   REQUIRE(too_long.edge("libl.so"));
   const AttemptList& tried = too_long.edge("libl.so")->tried;
   REQUIRE(tried.size() == 2);
-  CHECK(tried[0].outcome == "not found (a path of 5009 bytes: File name too long)");
+  CHECK(tried[0].outcome == "not found (no such directory: its name is 5001 bytes, File name too long)");
   CHECK(tried[0].path.size() < 200);  // shortened
   CHECK(tried[1].outcome == "taken");
 }
