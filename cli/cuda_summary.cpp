@@ -1,4 +1,3 @@
-#include "report/json_text.h"
 #include "cli/cuda_summary.h"
 
 #include <algorithm>
@@ -6,6 +5,9 @@
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
+
+#include "report/json_text.h"
+#include "report/report.h"
 
 namespace depscan::cli {
 namespace {
@@ -171,7 +173,7 @@ ScanOptions with_cuda_audit(ScanOptions options) {
 
 std::string with_cuda_summary(const std::string& format, const ScanReport& report, std::string rendered) {
   if (!report.cuda_stack) return rendered;
-  if (format == "text") return rendered + text_summary(report);
+  if (format == "text") return rendered + terminal_safe(text_summary(report), false);  // no colours of its own
   if (format != "json") return rendered;
   json doc = json::parse(rendered, nullptr, false);
   if (doc.is_discarded() || !doc.is_object()) return rendered;

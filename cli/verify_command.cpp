@@ -29,7 +29,8 @@ std::string render_with_runtime(const std::string& format, const ScanReport& rep
     doc["runtime"] = runtime_json(runtime);
     return json_text(doc);
   }
-  if (format == "text") return with_cuda_summary(format, report, render_text(report, text)) + runtime_text(runtime);
+  if (format == "text")  // the runtime text has no colours of its own; the probe's stderr lines are untrusted
+    return with_cuda_summary(format, report, render_text(report, text)) + terminal_safe(runtime_text(runtime), false);
   return render(format, report, text);
 }
 
