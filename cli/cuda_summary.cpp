@@ -129,18 +129,18 @@ std::string text_summary(const ScanReport& report) {
     out += "  no program in the analysed system to model the loader with (such as /usr/bin/true or /bin/sh)\n";
   for (const Line& l : lines) {
     if (!l.found) {
-      out += fmt::format("  {:<10} {:<22} not found{}\n", l.component.empty() ? "-" : l.component, l.name,
+      out += fmt::format("  {:<10} {:<22} not found{}\n", l.component.empty() ? "-" : l.component, one_line(l.name),
                          l.name == "libcuda.so.1" ? " (no NVIDIA driver installed, or not on the search path)" : "");
       continue;
     }
-    out += fmt::format("  {:<10} {:<22} {}  [{}]{}\n", l.component, l.name, l.path, l.how,
-                       l.version.empty() ? "" : "\n  " + std::string(34, ' ') + "version " + l.version);
+    out += fmt::format("  {:<10} {:<22} {}  [{}]{}\n", l.component, one_line(l.name), one_line(l.path), one_line(l.how),
+                       l.version.empty() ? "" : "\n  " + std::string(34, ' ') + "version " + one_line(l.version));
   }
   if (auto cudnn = cudnn_reached(report); !cudnn.empty())
     out += fmt::format("  cuDNN sub-libraries reached: {}\n", sublibraries(cudnn));
-  out += stack.driver ? fmt::format("  driver version: {} ({})\n", stack.driver->version.str(), stack.driver->source)
+  out += stack.driver ? fmt::format("  driver version: {} ({})\n", stack.driver->version.str(), one_line(stack.driver->source))
                       : "  driver version: unknown (no /proc/driver/nvidia/version, no versioned libcuda; --driver sets it)\n";
-  out += "  verdict: " + verdict(report) + "\n";
+  out += "  verdict: " + one_line(verdict(report)) + "\n";
   return out;
 }
 

@@ -1,6 +1,8 @@
 // The `runtime` section of the JSON report and the step-by-step text of --verify.
 #include <fmt/format.h>
 
+#include "analyzer/util/terminal_text.h"
+
 #include "loader/verify.h"
 
 namespace depscan {
@@ -81,15 +83,18 @@ nlohmann::json runtime_json(const RuntimeReport& r) {
 
 std::string runtime_text(const RuntimeReport& r) {
   if (!r.refused.empty()) return fmt::format("runtime verification: refused: {}\n", r.refused);
-  std::string out = fmt::format("\nruntime verification of {} (in a child process; the application itself is not run)\n", r.prediction.subject);
-  for (const std::string& e : r.child_environment) out += fmt::format("  {}\n", e);
+  // paths, messages and the probe's stderr come from the analysed files: each on its own line
+  std::string out = fmt::format("\nruntime verification of {} (in a child process; the application itself is not run)\n",
+                                one_line(r.prediction.subject));
+  for (const std::string& e : r.child_environment) out += fmt::format("  {}\n", one_line(e));
   for (const StepRecord& s : r.steps) {
-    out += fmt::format("  [{}] {}: {}\n", mark(s.status), s.step, s.message);
-    for (const std::string& p : s.loaded) out += fmt::format("        loaded {}\n", p);
+    out += fmt::format("  [{}] {}: {}\n", mark(s.status), s.step, one_line(s.message));
+    for (const std::string& p : s.loaded) out += fmt::format("        loaded {}\n", one_line(p));
   }
   out += "verdicts\n";
   for (const VerdictRow& v : r.verdicts)
-    out += fmt::format("  [{}] {}\n        predicted: {}\n        observed:  {}\n", to_string(v.verdict), v.subject, v.predicted, v.observed);
+    out += fmt::format("  [{}] {}\n        predicted: {}\n        observed:  {}\n", to_string(v.verdict),
+                       one_line(v.subject), one_line(v.predicted), one_line(v.observed));
   out += closing_line(r);
   return out;
 }

@@ -177,8 +177,8 @@ Expected<ImageLayers> layers_from_docker_manifest(SafeTree& staging, const Image
   if (!pick) return Error{pick.error()};
   note_several(*pick, display, out.findings);
   const nlohmann::json& entry = *pick->entries.front();
-  const nlohmann::json& layers = entry.at("Layers");
-  if (!layers.is_array()) return Error{"manifest.json's Layers is not a list of layer names"};  // docker load refuses it too
+  const nlohmann::json& layers = entry.at("Layers");  // null: Go's empty slice, an image without layers
+  if (!layers.is_array() && !layers.is_null()) return Error{"manifest.json's Layers is not a list of layer names"};
   for (const auto& layer : layers) out.layers.push_back(layer.get<std::string>());
   if (entry.contains("Config") && entry["Config"].is_string()) out.config = entry["Config"].get<std::string>();
   return out;
@@ -206,7 +206,7 @@ Expected<ImageLayers> layers_from_index(SafeTree& staging, const Staged& staged,
   }
   if (manifest.contains("manifests")) return Error{"index.json nests image indexes more than 4 deep, or in a cycle"};
   const nlohmann::json& layers = manifest.at("layers");
-  if (!layers.is_array()) return Error{"the image manifest's layers is not a list"};
+  if (!layers.is_array() && !layers.is_null()) return Error{"the image manifest's layers is not a list"};
   for (const auto& layer : layers) out.layers.push_back(blob_path(layer.at("digest").get<std::string>()));
   if (manifest.contains("config") && manifest["config"].is_object() && manifest["config"].contains("digest") &&
       manifest["config"]["digest"].is_string())

@@ -12,6 +12,7 @@ namespace depscan {
 namespace {
 
 constexpr size_t kPathMax = 4096;  // open() refuses longer paths with ENAMETOOLONG
+constexpr size_t kMuslPathBuffer = 512;  // musl's path_open: char buf[2*NAME_MAX+2]
 
 const char* const kNoEntry = "No such file or directory";
 const char* const kNoAccess = "Permission denied";
@@ -91,6 +92,10 @@ std::string LibrarySearch::absolute(const std::string& dir) const {
 
 LibrarySearch::Probe LibrarySearch::probe(const std::string& path, bool record_missing,
                                           SearchResult& out) const {
+  if (path.size() >= kPathMax && !config_.first_file_wins) {  // open() and stat() fail with ENAMETOOLONG
+    out.attempts.push_back({shortened(path), "File name too long (rest of this search list skipped)"});
+    return Probe::StopList;
+  }
   if (!dirs_.may_contain(dirname_of(path), basename_of(path))) {
     if (record_missing) out.attempts.push_back({path, "not found"});
     return Probe::Continue;
@@ -162,11 +167,17 @@ const std::vector<std::string>& LibrarySearch::existing_subdirs(const std::strin
 
 LibrarySearch::Probe LibrarySearch::try_dir(const std::string& dir, const std::string& name,
                                             SearchResult& out) const {
+  // musl writes each candidate into a 512-byte buffer and passes over one that does not fit.
+  if (config_.first_file_wins && dir.size() + 1 + name.size() >= kMuslPathBuffer) {
+    out.attempts.push_back({shortened(join_path(dir, name)),
+                            fmt::format("not found (longer than musl's {}-byte path buffer)", kMuslPathBuffer)});
+    return Probe::Continue;
+  }
   std::string base = absolute(dir);
-  // A directory named by PATH_MAX bytes or more (a hostile $ORIGIN expansion) cannot be opened or
-  // stat'ed (ENAMETOOLONG): glibc notes it as nonexisting and goes on. A shorter directory whose
-  // file path is too long is probed as usual, and its error ends the list, as in glibc.
-  if (base.size() >= kPathMax) {
+  // An absolute directory named by PATH_MAX bytes or more (a hostile $ORIGIN expansion) cannot be
+  // opened or stat'ed (ENAMETOOLONG): glibc notes it as nonexisting and goes on. A shorter
+  // directory whose file path is too long is probed, and that error ends the list, as in glibc.
+  if (!dir.empty() && dir[0] == '/' && base.size() >= kPathMax) {
     out.attempts.push_back({fmt::format("{}/{}", shortened(base), name),
                             fmt::format("not found (no such directory: its name is {} bytes, File name too long)",
                                         base.size())});
@@ -219,6 +230,7 @@ namespace {
 // A search list of thousands of directories, asked for thousands of missing names (a hostile
 // RPATH), would keep millions of attempts: each search keeps its first ones and its last.
 constexpr size_t kMaxListedAttempts = 256;
+constexpr size_t kMaxListedOthers = 4096;  // other outcomes: wrong class or machine, permission denied
 
 // Only candidates that were not there are left out: every other outcome (a file of the wrong
 // class, a permission error, the file taken) stays listed, as the checks read them.
@@ -227,18 +239,27 @@ void keep_listing_short(AttemptList& attempts) {
   const AttemptList& all = attempts;
   std::vector<Attempt> kept;
   size_t routine_kept = 0, left_out = 0, marker_at = 0;
+  size_t others_kept = 0, others_left_out = 0;  // a hostile list can hold thousands of wrong-class files too
   for (size_t i = 0; i < all.size(); ++i) {
+    bool last = i + 1 == all.size();
     bool routine = all[i].outcome.starts_with("not found");
-    if (routine && i + 1 < all.size() && routine_kept >= kMaxListedAttempts - 2) {
+    if (routine && !last && routine_kept >= kMaxListedAttempts - 2) {
       if (left_out++ == 0) marker_at = kept.size();
       continue;
     }
-    routine_kept += routine;
+    if (!routine && !last && others_kept >= kMaxListedOthers) {
+      ++others_left_out;
+      continue;
+    }
+    (routine ? routine_kept : others_kept) += 1;
     kept.push_back(all[i]);
   }
-  if (left_out == 0) return;
-  kept.insert(kept.begin() + static_cast<long>(marker_at),
-              Attempt{fmt::format("[{} more candidates, not listed]", left_out), "not found"});
+  if (left_out == 0 && others_left_out == 0) return;
+  if (others_left_out > 0)
+    kept.insert(kept.end() - 1, Attempt{fmt::format("[{} more candidates, not listed]", others_left_out), "skipped"});
+  if (left_out > 0)
+    kept.insert(kept.begin() + static_cast<long>(marker_at),
+                Attempt{fmt::format("[{} more candidates, not listed]", left_out), "not found"});
   attempts = AttemptList(std::move(kept));
 }
 

@@ -3,6 +3,8 @@
 // load objects in the same breadth-first order.
 #include <doctest/doctest.h>
 
+#include <fstream>
+
 #include <algorithm>
 
 #include "resolve_support.h"
@@ -159,6 +161,21 @@ TEST_CASE("a search list of thousands of directories keeps the first attempts an
   for (const Attempt& a : only32.edge("libw.so")->tried)
     listed |= a.path == resolve_fixture("wc/w32") + "/libw.so" && a.outcome.starts_with("skipped: wrong ELF class");
   CHECK(listed);
+
+  // an existing directory whose file path is PATH_MAX bytes or more: glibc's open fails with
+  // ENAMETOOLONG and the rest of the list is not searched (depscan used to skip a listed directory)
+  TempDir deep_tmp("long-dir");
+  std::string long_dir = deep_tmp.str();
+  while (long_dir.size() < 4090 - 251) long_dir += "/" + std::string(250, 'd');
+  long_dir += "/" + std::string(4090 - long_dir.size() - 1, 'e');
+  std::filesystem::create_directories(long_dir);
+  for (int i = 0; i < 20; ++i) std::ofstream(long_dir.substr(0, long_dir.rfind('/')) + "/other" + std::to_string(i));
+  LoaderEnvironment stops = clean_environment();
+  stops.ld_library_path = long_dir + ":" + resolve_fixture("llp/env");
+  Walk stopped(resolve_fixture("llp/exe_runpath"), stops);
+  REQUIRE(stopped.edge("libl.so"));
+  CHECK(stopped.edge("libl.so")->tried[0].outcome == "File name too long (rest of this search list skipped)");
+  CHECK(stopped.edge("libl.so")->how != How::LdLibraryPath);  // llp/env, after it in the list, is not searched
 
   env.ld_library_path = "/" + std::string(5000, 'x') + ":" + resolve_fixture("llp/env");
   Walk too_long(resolve_fixture("llp/exe_runpath"), env);
