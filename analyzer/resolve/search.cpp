@@ -184,11 +184,25 @@ LibrarySearch::Probe LibrarySearch::try_dir(const std::string& dir, const std::s
     return Probe::Continue;
   }
   if (!dirs_.is_directory(base)) {
+    // glibc never notes a relative directory as missing: opening a file under one that is a file
+    // fails with ENOTDIR, which ends the list (an absolute one is noted as missing and skipped).
+    bool relative = dir.empty() || dir[0] != '/';
+    if (relative && !config_.first_file_wins && fs_.stat(base)) {
+      out.attempts.push_back({join_path(base, name), "Not a directory (rest of this search list skipped)"});
+      return Probe::StopList;
+    }
     out.attempts.push_back({join_path(base, name), "not found (no such directory)"});
     return Probe::Continue;
   }
+  // glibc tries every hwcaps subdirectory and the directory itself, and only the last open's
+  // error decides whether the list goes on: an error in a subdirectory is passed over.
   for (const std::string& subdir : existing_subdirs(base)) {
     Probe p = probe(join_path(subdir, name), true, out);
+    if (p == Probe::StopList && !config_.first_file_wins) {
+      std::string& outcome = out.attempts.edit().back().outcome;
+      outcome = outcome.substr(0, outcome.rfind(" (rest of this search list skipped)")) + ", skipped";
+      continue;
+    }
     if (p != Probe::Continue) return p;
   }
   return probe(join_path(base, name), true, out);

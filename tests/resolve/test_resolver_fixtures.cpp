@@ -187,6 +187,28 @@ TEST_CASE("a search list of thousands of directories keeps the first attempts an
   CHECK(tried[1].outcome == "taken");
 }
 
+TEST_CASE("LD_LIBRARY_PATH: a relative entry that is a file ends the list; an error in a hwcaps subdirectory does not") {
+  TempDir tmp("llp-odd");
+  std::ofstream(tmp.str() + "/afile") << "not a directory";
+  std::string dir = tmp.str() + "/X";
+  std::filesystem::create_directories(dir + "/glibc-hwcaps/x86-64-v3");
+  std::filesystem::copy_file(resolve_fixture("llp/env/libl.so"), dir + "/libl.so");
+  std::filesystem::create_symlink("libl.so", dir + "/glibc-hwcaps/x86-64-v3/libl.so");  // ELOOP
+  LoaderEnvironment env = clean_environment();
+  // glibc never notes a relative directory as missing: ENOTDIR ends the list, RUNPATH serves
+  env.ld_library_path = "afile:" + resolve_fixture("llp/env");
+  expect_matches_loader(resolve_fixture("llp/exe_runpath"), env,
+                        "LD_LIBRARY_PATH=" + shell_quote(env.ld_library_path), tmp.str());
+  env.ld_library_path = "nodir:" + resolve_fixture("llp/env");  // ENOENT: the list goes on
+  expect_matches_loader(resolve_fixture("llp/exe_runpath"), env,
+                        "LD_LIBRARY_PATH=" + shell_quote(env.ld_library_path), tmp.str());
+  // the subdirectory's symlink loop is passed over; the directory's own copy is loaded
+  env.ld_library_path = dir;
+  expect_matches_loader(resolve_fixture("llp/exe_runpath"), env, "LD_LIBRARY_PATH=" + shell_quote(dir));
+  Walk walk(resolve_fixture("llp/exe_runpath"), env);
+  CHECK(walk.where("libl.so") == dir + "/libl.so");
+}
+
 TEST_CASE("a NEEDED with a slash is opened relative to the working directory") {
   expect_matches_loader(resolve_fixture("sl/exe"), clean_environment(), "", resolve_fixture("sl"));
 }
