@@ -246,8 +246,9 @@ namespace {
 constexpr size_t kMaxListedAttempts = 256;
 constexpr size_t kMaxListedOthers = 4096;  // other outcomes: wrong class or machine, permission denied
 
-// Only candidates that were not there are left out: every other outcome (a file of the wrong
-// class, a permission error, the file taken) stays listed, as the checks read them.
+// Candidates that were not there are listed up to 254; other outcomes (a file of the wrong class,
+// a permission error), which the checks read, up to 4,096; the last one, the file taken or the
+// error that ended the search, always.
 void keep_listing_short(AttemptList& attempts) {
   if (attempts.size() <= kMaxListedAttempts) return;
   const AttemptList& all = attempts;
