@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <optional>
+#include <unordered_map>
 #include <unordered_set>
 
 #include <fmt/format.h>
@@ -187,9 +189,13 @@ LibrarySearch::Probe LibrarySearch::try_dir(const std::string& dir, const std::s
     // glibc never notes a relative directory as missing: opening a file under one that is a file
     // fails with ENOTDIR, which ends the list (an absolute one is noted as missing and skipped).
     bool relative = dir.empty() || dir[0] != '/';
-    if (relative && !config_.first_file_wins && fs_.stat(base)) {
-      out.attempts.push_back({join_path(base, name), "Not a directory (rest of this search list skipped)"});
-      return Probe::StopList;
+    if (relative && !config_.first_file_wins) {
+      auto info = fs_.stat(base);
+      std::string why = info ? std::string("Not a directory") : info.error();  // a file; a loop; ...
+      if (why != kNoEntry && why != kNoAccess) {
+        out.attempts.push_back({join_path(base, name), why + " (rest of this search list skipped)"});
+        return Probe::StopList;
+      }
     }
     out.attempts.push_back({join_path(base, name), "not found (no such directory)"});
     return Probe::Continue;
@@ -256,7 +262,8 @@ void keep_listing_short(AttemptList& attempts) {
   size_t routine_kept = 0, left_out = 0, marker_at = 0;
   size_t others_kept = 0, others_left_out = 0;  // a hostile list can hold thousands of wrong-class files too
   for (size_t i = 0; i < all.size(); ++i) {
-    bool last = i + 1 == all.size();
+    bool last = i + 1 == all.size() || all[i].outcome.ends_with("(rest of this search list skipped)") ||
+                all[i].outcome.ends_with("(the loader stops here)");  // what ended a list, or the search
     bool routine = all[i].outcome.starts_with("not found");
     if (routine && !last && routine_kept >= kMaxListedAttempts - 2) {
       if (left_out++ == 0) marker_at = kept.size();
@@ -306,7 +313,21 @@ const SearchResult& LibrarySearch::search(const SearchRequest& request) const {
 
 SearchResult LibrarySearch::search_uncached(const SearchRequest& request) const {
   SearchResult out;
-  std::unordered_set<std::string> tried_dirs;  // a directory gives the same answer twice
+  // A directory gives the same answer twice, so a repeat is not searched again; one whose error
+  // ended its list ends a later list too. Relative and absolute spellings follow different rules.
+  std::unordered_map<std::string, Probe> tried_dirs;
+  auto tried_before = [&](const std::string& dir) -> std::optional<Probe> {
+    std::string key = (dir.empty() || dir[0] != '/' ? "R" : "A") + absolute(dir);
+    if (auto it = tried_dirs.find(key); it != tried_dirs.end()) return it->second;
+    return std::nullopt;
+  };
+  auto remember = [&](const std::string& dir, Probe p) {
+    tried_dirs.emplace((dir.empty() || dir[0] != '/' ? "R" : "A") + absolute(dir), p);
+  };
+  auto repeat_error = [&](const std::string& dir) {
+    out.attempts.push_back({join_path(absolute(dir), request.name),
+                            "the same error as before (rest of this search list skipped)"});
+  };
   auto finish_not_found = [&] {
     out.how = How::NotFound;
     if (out.fatal.empty())
@@ -320,8 +341,13 @@ SearchResult LibrarySearch::search_uncached(const SearchRequest& request) const 
   };
   for (const SearchList& list : request.lists) {
     for (const std::string& dir : *list.dirs) {
-      if (!tried_dirs.insert(absolute(dir)).second) continue;
+      if (auto before = tried_before(dir)) {
+        if (*before != Probe::StopList) continue;
+        repeat_error(dir);
+        break;
+      }
       Probe p = try_dir(dir, request.name, out);
+      remember(dir, p);
       if (p == Probe::Taken) {
         out.how = list.how;
         out.how_detail = list.detail;
@@ -340,8 +366,13 @@ SearchResult LibrarySearch::search_uncached(const SearchRequest& request) const 
     return finish_not_found();
   }
   for (const std::string& dir : config_.system_dirs) {
-    if (!tried_dirs.insert(absolute(dir)).second) continue;
+    if (auto before = tried_before(dir)) {
+      if (*before != Probe::StopList) continue;
+      repeat_error(dir);
+      break;
+    }
     Probe p = try_dir(dir, request.name, out);
+    remember(dir, p);
     if (p == Probe::Taken) {
       out.how = How::DefaultPath;
       out.how_detail = "default path";

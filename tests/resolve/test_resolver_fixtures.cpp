@@ -199,6 +199,12 @@ TEST_CASE("LD_LIBRARY_PATH: a relative entry that is a file ends the list; an er
   env.ld_library_path = "afile:" + resolve_fixture("llp/env");
   expect_matches_loader(resolve_fixture("llp/exe_runpath"), env,
                         "LD_LIBRARY_PATH=" + shell_quote(env.ld_library_path), tmp.str());
+  std::filesystem::create_symlink("loop", tmp.str() + "/loop");
+  for (const char* entry : {"afile/sub", "loop"}) {  // ENOTDIR through a file, ELOOP: the list ends too
+    env.ld_library_path = std::string(entry) + ":" + resolve_fixture("llp/env");
+    expect_matches_loader(resolve_fixture("llp/exe_runpath"), env,
+                          "LD_LIBRARY_PATH=" + shell_quote(env.ld_library_path), tmp.str());
+  }
   env.ld_library_path = "nodir:" + resolve_fixture("llp/env");  // ENOENT: the list goes on
   expect_matches_loader(resolve_fixture("llp/exe_runpath"), env,
                         "LD_LIBRARY_PATH=" + shell_quote(env.ld_library_path), tmp.str());
