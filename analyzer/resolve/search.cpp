@@ -316,17 +316,13 @@ SearchResult LibrarySearch::search_uncached(const SearchRequest& request) const 
   // A directory gives the same answer twice, so a repeat is not searched again; one whose error
   // ended its list ends a later list too. Relative and absolute spellings follow different rules.
   std::unordered_map<std::string, Probe> tried_dirs;
-  auto tried_before = [&](const std::string& dir) -> std::optional<Probe> {
-    std::string key = (dir.empty() || dir[0] != '/' ? "R" : "A") + absolute(dir);
-    if (auto it = tried_dirs.find(key); it != tried_dirs.end()) return it->second;
-    return std::nullopt;
-  };
-  auto remember = [&](const std::string& dir, Probe p) {
-    tried_dirs.emplace((dir.empty() || dir[0] != '/' ? "R" : "A") + absolute(dir), p);
-  };
-  auto repeat_error = [&](const std::string& dir) {
+  auto search_dir = [&](const std::string& dir) -> std::optional<Probe> {  // nullopt: a repeat passed over
+    auto [it, first] = tried_dirs.try_emplace((dir.empty() || dir[0] != '/' ? "R" : "A") + absolute(dir), Probe::Continue);
+    if (first) return it->second = try_dir(dir, request.name, out);
+    if (it->second != Probe::StopList) return std::nullopt;
     out.attempts.push_back({join_path(absolute(dir), request.name),
                             "the same error as before (rest of this search list skipped)"});
+    return Probe::StopList;
   };
   auto finish_not_found = [&] {
     out.how = How::NotFound;
@@ -341,13 +337,9 @@ SearchResult LibrarySearch::search_uncached(const SearchRequest& request) const 
   };
   for (const SearchList& list : request.lists) {
     for (const std::string& dir : *list.dirs) {
-      if (auto before = tried_before(dir)) {
-        if (*before != Probe::StopList) continue;
-        repeat_error(dir);
-        break;
-      }
-      Probe p = try_dir(dir, request.name, out);
-      remember(dir, p);
+      auto searched = search_dir(dir);
+      if (!searched) continue;
+      Probe p = *searched;
       if (p == Probe::Taken) {
         out.how = list.how;
         out.how_detail = list.detail;
@@ -366,13 +358,9 @@ SearchResult LibrarySearch::search_uncached(const SearchRequest& request) const 
     return finish_not_found();
   }
   for (const std::string& dir : config_.system_dirs) {
-    if (auto before = tried_before(dir)) {
-      if (*before != Probe::StopList) continue;
-      repeat_error(dir);
-      break;
-    }
-    Probe p = try_dir(dir, request.name, out);
-    remember(dir, p);
+    auto searched = search_dir(dir);
+    if (!searched) continue;
+    Probe p = *searched;
     if (p == Probe::Taken) {
       out.how = How::DefaultPath;
       out.how_detail = "default path";
