@@ -13,6 +13,21 @@ namespace {
 
 auto missing = [](const CheckContext& c, const SymbolIndex&) { return check_missing_libraries(c); };
 
+// auditwheel's layout: the module's DT_RPATH is inherited by its grafted libgfortran (object 1),
+// which alone cannot find its libquadmath; root 0 is the module, root 1 (added by the caller) is
+// libgfortran on its own, whose last edge is the failing search.
+GraphBuilder grafted_scipy() {
+  GraphBuilder g;
+  size_t module = g.add("/sp/scipy/_fblas.so", elf());
+  size_t gfortran = g.add("/sp/scipy.libs/libgfortran-1.so.5", elf("libgfortran-1.so.5"));
+  size_t quadmath = g.add("/sp/scipy.libs/libquadmath-2.so.0", elf("libquadmath-2.so.0"));
+  g.edge(module, "libgfortran-1.so.5", gfortran, How::Rpath, EdgeKind::Needed, 0);
+  g.edge(gfortran, "libquadmath-2.so.0", quadmath, How::Rpath, EdgeKind::Needed, 0);
+  g.root({module, gfortran, quadmath});
+  g.edge(gfortran, "libquadmath-2.so.0", std::nullopt, How::NotFound, EdgeKind::Needed, 1);
+  return g;
+}
+
 }  // namespace
 
 TEST_CASE("library-not-found: the same missing library under several roots is one finding") {
@@ -35,17 +50,8 @@ TEST_CASE("library-not-found: the same missing library under several roots is on
 }
 
 TEST_CASE("library-not-found: a library another root finds is a warning on its own root") {
-  // auditwheel's layout: the module's DT_RPATH is inherited by its grafted libgfortran, which
-  // alone cannot find its libquadmath.
-  GraphBuilder g;
-  size_t module = g.add("/sp/scipy/_fblas.so", elf());
-  size_t gfortran = g.add("/sp/scipy.libs/libgfortran-1.so.5", elf("libgfortran-1.so.5"));
-  size_t quadmath = g.add("/sp/scipy.libs/libquadmath-2.so.0", elf("libquadmath-2.so.0"));
-  g.edge(module, "libgfortran-1.so.5", gfortran, How::Rpath, EdgeKind::Needed, 0);
-  g.edge(gfortran, "libquadmath-2.so.0", quadmath, How::Rpath, EdgeKind::Needed, 0);
-  g.root({module, gfortran, quadmath});
-  g.edge(gfortran, "libquadmath-2.so.0", std::nullopt, How::NotFound, EdgeKind::Needed, 1);
-  g.root({gfortran});
+  GraphBuilder g = grafted_scipy();
+  g.root({1});
   CheckRun run;
   auto found = run.run(g.graph, missing);
   REQUIRE(found.size() == 1);
@@ -57,16 +63,9 @@ TEST_CASE("library-not-found: a library another root finds is a warning on its o
 TEST_CASE("library-not-found: a grafted library another root finds needs no preload, though its wheel ships it") {
   // faiss-gpu-cu12's faiss_gpu_cu12.libs: the module's RPATH finds the grafted libraries, so the
   // note for libraries that Python code must load first does not apply.
-  GraphBuilder g;
-  size_t module = g.add("/sp/scipy/_fblas.so", elf());
-  size_t gfortran = g.add("/sp/scipy.libs/libgfortran-1.so.5", elf("libgfortran-1.so.5"));
-  size_t quadmath = g.add("/sp/scipy.libs/libquadmath-2.so.0", elf("libquadmath-2.so.0"));
-  g.edge(module, "libgfortran-1.so.5", gfortran, How::Rpath, EdgeKind::Needed, 0);
-  g.edge(gfortran, "libquadmath-2.so.0", quadmath, How::Rpath, EdgeKind::Needed, 0);
-  g.root({module, gfortran, quadmath});
-  g.edge(gfortran, "libquadmath-2.so.0", std::nullopt, How::NotFound, EdgeKind::Needed, 1);
+  GraphBuilder g = grafted_scipy();
   g.graph.edges.back().tried.push_back(Attempt{"/usr/lib/libquadmath-2.so.0", "not found"});
-  g.root({gfortran});
+  g.root({1});
   Distribution scipy;
   scipy.name = "scipy";
   scipy.version = "1.0";
