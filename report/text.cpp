@@ -15,7 +15,7 @@ namespace {
 bool needs_escaping(std::string_view text) {
   for (char c : text) {
     auto b = static_cast<unsigned char>(c);
-    if (b < 0x20 || b == 0x7f || b == 0xc2) return true;  // 0xc2: maybe a C1 control
+    if (b < 0x20 || b >= 0x7f) return true;  // past ASCII: maybe a C1 or bidirectional control, or not UTF-8
   }
   return false;
 }

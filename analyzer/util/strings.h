@@ -70,24 +70,30 @@ inline std::vector<std::string_view> lines_of(std::string_view text) {
   return lines;
 }
 
-// `text` with every byte that is not part of a well-formed UTF-8 sequence (RFC 3629: no
-// overlong forms, no surrogates, nothing past U+10FFFF) replaced by U+FFFD. File names are any
-// bytes; JSON and XML reports are UTF-8.
+// The length of the well-formed UTF-8 sequence (RFC 3629: no overlong forms, no surrogates,
+// nothing past U+10FFFF) that starts at `at`, or 0 when the byte there starts none.
+inline size_t utf8_sequence_length(std::string_view text, size_t at) {
+  unsigned char c = static_cast<unsigned char>(text[at]);
+  size_t length = c < 0x80 ? 1 : c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+  if (length == 0 || at + length > text.size()) return 0;
+  for (size_t k = 1; k < length; ++k)
+    if ((static_cast<unsigned char>(text[at + k]) & 0xc0) != 0x80) return 0;
+  if (length >= 3) {
+    unsigned char second = static_cast<unsigned char>(text[at + 1]);
+    if ((c == 0xe0 && second < 0xa0) || (c == 0xed && second > 0x9f) || (c == 0xf0 && second < 0x90) ||
+        (c == 0xf4 && second > 0x8f))
+      return 0;
+  }
+  return length;
+}
+
+// `text` with every byte that is not part of a well-formed UTF-8 sequence replaced by U+FFFD.
+// File names are any bytes; JSON and XML reports are UTF-8.
 inline std::string valid_utf8(std::string_view text) {
   std::string out;
   out.reserve(text.size());
   for (size_t i = 0; i < text.size();) {
-    unsigned char c = static_cast<unsigned char>(text[i]);
-    size_t length = c < 0x80 ? 1 : c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
-    bool ok = length > 0 && i + length <= text.size();
-    for (size_t k = 1; ok && k < length; ++k) ok = (static_cast<unsigned char>(text[i + k]) & 0xc0) == 0x80;
-    if (ok && length >= 3) {
-      unsigned char second = static_cast<unsigned char>(text[i + 1]);
-      if ((c == 0xe0 && second < 0xa0) || (c == 0xed && second > 0x9f) || (c == 0xf0 && second < 0x90) ||
-          (c == 0xf4 && second > 0x8f))
-        ok = false;
-    }
-    if (ok) {
+    if (size_t length = utf8_sequence_length(text, i)) {
       out.append(text.substr(i, length));
       i += length;
     } else {

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "analyzer/util/strings.h"
+
 namespace depscan {
 namespace {
 
@@ -17,26 +19,40 @@ bool is_control(unsigned char c, bool keep_lines) {
   return (c < 0x20 && !(keep_lines && (c == '\n' || c == '\t'))) || c == 0x7f;
 }
 
-// A C1 control character (U+0080 to U+009F) in UTF-8: a terminal may read U+009B as CSI.
-bool is_c1_at(std::string_view text, size_t at) {
-  return at + 1 < text.size() && static_cast<unsigned char>(text[at]) == 0xc2 &&
-         static_cast<unsigned char>(text[at + 1]) >= 0x80 && static_cast<unsigned char>(text[at + 1]) <= 0x9f;
+// The code point of a well-formed UTF-8 sequence of `length` bytes at `at`.
+char32_t code_point_at(std::string_view text, size_t at, size_t length) {
+  static constexpr unsigned char lead_bits[] = {0, 0x7f, 0x1f, 0x0f, 0x07};
+  char32_t point = static_cast<unsigned char>(text[at]) & lead_bits[length];
+  for (size_t k = 1; k < length; ++k) point = (point << 6) | (static_cast<unsigned char>(text[at + k]) & 0x3f);
+  return point;
+}
+
+// Code points a terminal would act on or that reorder what is shown: C1 controls (U+009B is
+// CSI) and the bidirectional formatting characters, which can make a name read as another.
+bool is_hidden_control(char32_t point) {
+  return (point >= 0x80 && point <= 0x9f) || point == 0x61c || point == 0x200e || point == 0x200f ||
+         (point >= 0x202a && point <= 0x202e) || (point >= 0x2066 && point <= 0x2069);
 }
 
 std::string escaped(std::string_view text, bool keep_colour, bool keep_lines) {
   std::string out;
   out.reserve(text.size());
   for (size_t i = 0; i < text.size(); ++i) {
+    auto byte = static_cast<unsigned char>(text[i]);
     if (size_t n = keep_colour ? colour_sequence_at(text, i) : 0) {
       out.append(text.substr(i, n));
       i += n - 1;
-    } else if (is_control(static_cast<unsigned char>(text[i]), keep_lines)) {
-      out += fmt::format("\\x{:02x}", static_cast<unsigned char>(text[i]));
-    } else if (is_c1_at(text, i)) {
-      out += fmt::format("\\u{:04x}", static_cast<unsigned char>(text[i + 1]));
-      ++i;
-    } else {
+    } else if (is_control(byte, keep_lines)) {
+      out += fmt::format("\\x{:02x}", byte);
+    } else if (byte < 0x80) {
       out += text[i];
+    } else if (size_t length = utf8_sequence_length(text, i); length == 0) {
+      out += fmt::format("\\x{:02x}", byte);  // not UTF-8: a lone 0x9b is CSI to an 8-bit terminal
+    } else {
+      char32_t point = code_point_at(text, i, length);
+      if (is_hidden_control(point)) out += fmt::format("\\u{:04x}", static_cast<uint32_t>(point));
+      else out.append(text.substr(i, length));
+      i += length - 1;
     }
   }
   return out;

@@ -229,6 +229,20 @@ TEST_CASE("C1 controls are escaped too, and one_line escapes newlines, so a name
   CHECK(one_line("lib\nerror[fake]: x\r\t.so") == "lib\\x0aerror[fake]: x\\x0d\\x09.so");
 }
 
+TEST_CASE("bytes that are not UTF-8 and bidirectional controls are escaped, so a name cannot pass for another") {
+  CHECK(one_line("lib\x9b" "2J.so") == "lib\\x9b2J.so");                    // a lone CSI byte
+  CHECK(one_line("\xc3(\xe2\x82") == "\\xc3(\\xe2\\x82");                  // cut sequences
+  CHECK(one_line("\xc0\xaf\xed\xa0\x80") == "\\xc0\\xaf\\xed\\xa0\\x80");  // overlong, surrogate
+  CHECK(one_line("libcudnn\xe2\x80\xaeos.9") == "libcudnn\\u202eos.9");         // RIGHT-TO-LEFT OVERRIDE
+  CHECK(one_line("a\xe2\x81\xa6" "b\xe2\x81\xa9" "c\xe2\x80\x8f" "d\xd8\x9c") == "a\\u2066b\\u2069c\\u200fd\\u061c");
+  CHECK(one_line("\xe2\x80\x94\xf0\x9f\x98\x80\xe4\xb8\xad") == "\xe2\x80\x94\xf0\x9f\x98\x80\xe4\xb8\xad");  // em dash, emoji, CJK kept
+  ScanReport r = sample_report();
+  r.result.graph.edges[1].name = "libmissing\xe2\x80\xae" "os.so";
+  std::string text = render_text(r, TextOptions{true, true});
+  CHECK(text.find("libmissing\\u202eos.so") != std::string::npos);
+  CHECK(text.find("\xe2\x80\xae") == std::string::npos);
+}
+
 TEST_CASE("names and messages from the analysed files stay on their line in the text tree and findings") {
   ScanReport r = sample_report();
   r.result.graph.edges[1].name = "libmissing.so\nerror[fake]: all good\x1b[8m";
