@@ -279,8 +279,9 @@ struct Resolver::Impl {
     std::vector<std::string> dirs;
     const Binary* bin = binary_of(walk, loaded);
     // elf_get_dynamic_info drops DT_RPATH of any object that also has DT_RUNPATH (the main
-    // program's too), so such an object adds nothing to the RPATH chain.
-    if (bin && bin->rpath && !bin->runpath)
+    // program's too), so such an object adds nothing to the RPATH chain. decompose_rpath ignores
+    // an empty list (-rpath ""), where an empty entry of a longer one is the working directory.
+    if (bin && bin->rpath && !bin->runpath && !bin->rpath->empty())
       dirs = split_search_path(*bin->rpath, ":", dst_context(walk, loaded));
     return *rpath_memo.emplace(key, keep_list(std::move(dirs))).first->second;
   }
@@ -291,7 +292,8 @@ struct Resolver::Impl {
     if (it != runpath_memo.end()) return *it->second;
     std::vector<std::string> dirs;
     const Binary* bin = binary_of(walk, loaded);
-    if (bin && bin->runpath) dirs = split_search_path(*bin->runpath, ":", dst_context(walk, loaded));
+    if (bin && bin->runpath && !bin->runpath->empty())  // ignored when empty, as an empty RPATH
+      dirs = split_search_path(*bin->runpath, ":", dst_context(walk, loaded));
     return *runpath_memo.emplace(key, keep_list(std::move(dirs))).first->second;
   }
 

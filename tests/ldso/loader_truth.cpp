@@ -88,7 +88,9 @@ LoaderTrace parse_trace(const std::string& listing, const RunPlace& place) {
       continue;
     }
     std::string path = strip_address(line);
-    if (path.find('/') == std::string::npos) continue;  // linux-vdso.so.1
+    if (starts_with(path, "linux-vdso") || starts_with(path, "linux-gate")) continue;
+    // Any other name without '/' was opened by that name in the working directory (an empty
+    // RUNPATH entry), and the loader prints no " => " for a path that equals the name.
     trace.parsed = true;
     std::string canonical = canonical_in(place, path);
     trace.by_name.emplace(path, canonical);

@@ -250,6 +250,12 @@ TEST_CASE("ldso rule: executable RPATH ignored beside RUNPATH") { check_rule("ex
 TEST_CASE("ldso rule: library RPATH dropped beside RUNPATH") { check_rule("lib_rpath_and_runpath"); }
 TEST_CASE("ldso rule: RPATH, LD_LIBRARY_PATH, RUNPATH order") { check_rule("search_order"); }
 TEST_CASE("ldso rule: RUNPATH is not inherited") { check_rule("runpath_not_inherited"); }
+TEST_CASE("ldso rule: an empty RPATH or RUNPATH is ignored, an empty entry is the working directory") {
+  for (const char* rule : {"empty_rpath", "empty_runpath", "empty_runpath_entry"}) {
+    CAPTURE(rule);
+    check_rule(rule);
+  }
+}
 TEST_CASE("ldso rule: $ORIGIN and ${ORIGIN} in RPATH and RUNPATH") { check_rule("origin_tokens"); }
 TEST_CASE("ldso rule: $ORIGIN of a symlinked executable") { check_rule("origin_symlink_exe"); }
 TEST_CASE("ldso rule: $ORIGIN through a symlinked directory") { check_rule("origin_symlink_dir"); }
@@ -280,7 +286,7 @@ TEST_CASE("ldso fixtures: every built rule has a test case") {
   std::set<std::string> tested = {
       "bfs_order", "preload", "etc_preload", "root_cache", "needed_slash", "soname_reuse",
       "rpath_chain", "rpath_blocked", "exe_rpath_and_runpath", "lib_rpath_and_runpath",
-      "search_order", "runpath_not_inherited", "origin_tokens", "origin_symlink_exe",
+      "search_order", "runpath_not_inherited", "empty_rpath", "empty_runpath", "empty_runpath_entry", "origin_tokens", "origin_symlink_exe",
       "origin_symlink_dir", "origin_symlink_lib", "lib_platform", "nodeflib", "wrong_class",
       "wrong_machine", "hwcaps", "legacy_hwcaps", "missing", "own_loader", "own_loader_root"};
   std::set<std::string> built;
