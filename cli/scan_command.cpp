@@ -113,8 +113,10 @@ void add_scan_command(CLI::App& app, int& exit_code) {
   app.add_option("--preload", args->scan.preload,
                  "LD_PRELOAD of the target process (default: this environment's; for an image, its config's)");
   app.add_flag("--no-etc-preload", args->scan.no_etc_preload, "ignore /etc/ld.so.preload");
-  app.add_flag("--bind-now", args->scan.target.bind_now,
-               "model LD_BIND_NOW=1: every undefined symbol must bind at load, not at first call");
+  if (const char* bind_now = std::getenv("LD_BIND_NOW"); bind_now && *bind_now) args->scan.target.bind_now = true;
+  CLI::Option* bind_now = app.add_flag("--bind-now", args->scan.target.bind_now,
+               "model LD_BIND_NOW=1: every undefined symbol must bind at load, not at first call "
+               "(default: this environment's LD_BIND_NOW; for an image, its config's)");
   app.add_option("--page-size", args->scan.target.page_size,
                  "page size of the target's aarch64 or ppc64 kernel in bytes (4096, 16384, 65536): every object must map with it")
       ->check(CLI::IsMember({uint64_t{4096}, uint64_t{16384}, uint64_t{65536}}));
@@ -166,8 +168,9 @@ void add_scan_command(CLI::App& app, int& exit_code) {
   app.add_flag("--no-color", args->no_color, "never colour the output");
   add_verify_options(app, args->verify);
   // CLI11 runs the top-level callback after a subcommand's: the scan runs only without one.
-  app.callback([args, &exit_code, &app, tunables] {
+  app.callback([args, &exit_code, &app, tunables, bind_now] {
     args->scan.glibc_tunables_given = tunables->count() > 0;
+    args->scan.bind_now_given = bind_now->count() > 0;
     if (app.get_subcommands().empty()) exit_code = run(*args);
   });
 }

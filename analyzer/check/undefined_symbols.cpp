@@ -74,6 +74,14 @@ bool defines_version(const Binary& binary, std::string_view version) {
   return false;
 }
 
+// A VER_FLG_WEAK need that is missing only warns (dl-version.c), so the lookup of a symbol of
+// that version still runs and fails.
+bool need_is_weak(const Binary& requester, const Symbol& ref) {
+  for (const VersionNeed& need : requester.version_needs)
+    if (need.version == ref.version && need.file == ref.version_file) return need.weak;
+  return false;
+}
+
 struct RootFacts {
   size_t root = 0;
   bool program = false;          // an executable: nothing comes before it in the scope
@@ -295,7 +303,8 @@ std::optional<Finding> unresolved(const CheckContext& ctx, const SymbolIndex& sy
     provider = symbols.loaded(facts.root, ref.version_file);
     if (!provider) return std::nullopt;  // library-not-found
     const Binary& p = *ctx.graph.objects[*provider].binary;
-    if (!p.version_defs.empty() && !defines_version(p, ref.version)) return std::nullopt;  // version check fails first
+    if (!p.version_defs.empty() && !defines_version(p, ref.version) && !need_is_weak(*requester.binary, ref))
+      return std::nullopt;  // the version check fails first
   } else if (facts.missing_for(symbols, object)) {
     return std::nullopt;  // the missing library may define it; the loader stops before binding
   }

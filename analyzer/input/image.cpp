@@ -407,6 +407,7 @@ ImageEnvironment environment_of_config(const nlohmann::json& config) {
   env.ld_library_path = value("LD_LIBRARY_PATH");
   env.ld_preload = value("LD_PRELOAD");
   env.glibc_tunables = value("GLIBC_TUNABLES");
+  env.bind_now = !value("LD_BIND_NOW").empty();
   env.requirements = requirements_of(settings);
   if (auto caps = settings.find("NVIDIA_DRIVER_CAPABILITIES"); caps != settings.end()) env.driver_capabilities = caps->second;
   env.legacy_cuda_image = is_legacy_cuda_image(settings);

@@ -35,6 +35,7 @@ struct ImageEnvironment {
   std::string ld_library_path;  // "" when the config sets none
   std::string ld_preload;
   std::string glibc_tunables;
+  bool bind_now = false;  // LD_BIND_NOW set to a non-empty value, as glibc reads it
   std::string working_dir = "/";  // config.WorkingDir: where empty and relative LD_LIBRARY_PATH entries point
   bool config_read = false;     // false: the config was missing or unreadable, so nothing is known to be set
   ContainerRequirements requirements;

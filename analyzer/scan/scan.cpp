@@ -103,10 +103,12 @@ void add_roots_within_budget(Resolver& resolver, const std::vector<std::string>&
   }
 }
 
-// The target as the options give it; an image's processes start with its GLIBC_TUNABLES, not this shell's.
+// The target as the options give it; an image's processes start with its GLIBC_TUNABLES and
+// LD_BIND_NOW, not this shell's.
 Target target_for(const ScanOptions& options, const std::optional<ImageEnvironment>& image) {
   Target target = options.target;
   if (image && !options.glibc_tunables_given) target.glibc_tunables = image->glibc_tunables;
+  if (image && !options.bind_now_given) target.bind_now = image->bind_now;
   return target;
 }
 

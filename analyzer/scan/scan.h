@@ -22,6 +22,7 @@ struct ScanOptions {
   ImageChoice image;                          // --image NAME, --platform os/arch[/variant]: the image of an archive
   std::optional<std::string> ld_library_path; // --ld-library-path (overrides the environment)
   bool glibc_tunables_given = false;          // --glibc-tunables, not this environment's GLIBC_TUNABLES
+  bool bind_now_given = false;                // --bind-now, not this environment's LD_BIND_NOW
   std::optional<std::string> preload;         // --preload (overrides LD_PRELOAD)
   bool no_etc_preload = false;                // ignore /etc/ld.so.preload
   Target target;

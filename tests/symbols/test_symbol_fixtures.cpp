@@ -32,8 +32,9 @@ std::optional<LoadError> parse_error(const std::string& text) {
   static const std::regex undefined(R"(undefined symbol: ([^,\s;()]+)(, version ([^\s;()]+))?)");
   static const std::regex version(R"(version [`']([^']+)' not found \(required by)");
   std::smatch m;
-  if (std::regex_search(text, m, version))
-    return LoadError{"symbol-version-not-found", (text.find("weak version") != std::string::npos ? "weak " : "") + m[1].str()};
+  bool weak = text.find("weak version") != std::string::npos;  // only noted: a lookup error may follow
+  if (std::regex_search(text, m, version) && !(weak && text.find("undefined symbol") != std::string::npos))
+    return LoadError{"symbol-version-not-found", (weak ? "weak " : "") + m[1].str()};
   if (std::regex_search(text, m, undefined))
     return LoadError{"undefined-symbol", m[2].matched ? m[1].str() + ", version " + m[3].str() : m[1].str()};
   return std::nullopt;
@@ -94,7 +95,7 @@ const std::vector<std::string> kCases = {"removed_func",  "removed_func_now", "f
                                          "data_ref",      "copy_ref",         "copy_same",        "copy_grown",
                                          "weak_ref",
                                          "version_missing",
-                                         "weak_version",  "weak_version_flag", "interposed",
+                                         "weak_version",  "weak_version_flag", "weak_need_strong_ref", "interposed",
                                          "host_symbol",   "versioned_ok"};
 
 }  // namespace
@@ -253,6 +254,22 @@ TEST_CASE("lazy binding: what depscan only warns about fails at the first call")
     CHECK(p.warnings.count(*at_call.error) == 1);
     CHECK(p.doc["findings"].dump().find("first called") != std::string::npos);
   }
+}
+
+TEST_CASE("LD_BIND_NOW in depscan's environment is the default of --bind-now, as glibc reads it (any non-empty value)") {
+  auto undefined_severity = [](const std::string& env) {
+    auto r = run_command(env + " " + shell_quote(depscan_bin()) + " --format json " + shell_quote(fixture_dir("removed_func") + "/app"));
+    json doc = json::parse(r.output, nullptr, false);
+    REQUIRE(!doc.is_discarded());
+    std::string severity;
+    for (const json& f : doc["findings"])
+      if (f["code"] == "undefined-symbol") severity = f["severity"];
+    return severity;
+  };
+  CHECK(undefined_severity("env -u LD_BIND_NOW") == "warning");
+  CHECK(undefined_severity("env LD_BIND_NOW=") == "warning");
+  CHECK(undefined_severity("env LD_BIND_NOW=1") == "error");
+  CHECK(undefined_severity("env LD_BIND_NOW=no") == "error");
 }
 
 TEST_CASE("a weak version need is noted by the loader and predicted as a warning") {

@@ -266,6 +266,9 @@ TEST_CASE("an image config's Env: LD_LIBRARY_PATH and LD_PRELOAD, the last setti
   CHECK(env.ld_preload == "libx.so");
   CHECK(env.glibc_tunables == "glibc.rtld.optional_static_tls=4096");
   CHECK(env.working_dir == "/srv");
+  CHECK_FALSE(env.bind_now);
+  CHECK(environment_of_config(json::parse(R"({"config": {"Env": ["LD_BIND_NOW=1"]}})")).bind_now);
+  CHECK_FALSE(environment_of_config(json::parse(R"({"config": {"Env": ["LD_BIND_NOW="]}})")).bind_now);
   CHECK(environment_of_config(json::parse(R"({"config": {"WorkingDir": "relative"}})")).working_dir == "/");
   for (const char* odd : {R"({"config": {"Env": "LD_LIBRARY_PATH=/x"}})", R"({"config": []})", R"({})", R"({"Env": ["LD_PRELOAD=y"]})"}) {
     CAPTURE(odd);
