@@ -56,6 +56,23 @@ Finding no_version_info(const Object& requester, size_t requester_index, const O
                  "", requester.path};
 }
 
+// glibc's _dl_check_map_versions finds the object a need names among every loaded object, and
+// asserts it exists: a DT_VERNEED file that no DT_NEEDED brings in (removed with patchelf
+// --remove-needed) stops the process before it starts, whichever object defines the symbols.
+Finding unloaded_version_file(const Object& requester, size_t requester_index, const VersionNeed& need) {
+  return Finding{"symbol-version-not-found", Severity::Error, requester_index,
+                 fmt::format("Inconsistency detected by ld.so: dl-version.c: _dl_check_map_versions: Assertion "
+                             "`needed != NULL' failed! ({} needs {} from {}, which nothing in the process loads: "
+                             "it is not among its DT_NEEDED entries)", requester.path, need.version, need.file),
+                 fmt::format("add {} back to the DT_NEEDED entries of {} (patchelf --add-needed {}), or rebuild it "
+                             "so that its version needs name a library it loads", need.file, requester.path, need.file),
+                 requester.path};
+}
+
+bool needs_by_name(const Binary& binary, std::string_view file) {
+  return std::find(binary.needed.begin(), binary.needed.end(), file) != binary.needed.end();
+}
+
 }  // namespace
 
 std::vector<Finding> check_symbol_versions(const CheckContext& ctx, const SymbolIndex& symbols) {
@@ -73,7 +90,11 @@ std::vector<Finding> check_symbol_versions(const CheckContext& ctx, const Symbol
         end = run + 1;
         while (end < needs.size() && needs[end].file == needs[run].file) ++end;
         auto provider_index = symbols.loaded(root, needs[run].file);
-        if (!provider_index) continue;  // not loaded: library-not-found says so
+        if (!provider_index) {  // when it is NEEDED, library-not-found says so
+          if (!needs_by_name(*requester.binary, needs[run].file) && seen.emplace(o, SIZE_MAX, needs[run].file).second)
+            out.push_back(unloaded_version_file(requester, o, needs[run]));
+          continue;
+        }
         auto& done = checked[o];
         if (std::find(done.begin(), done.end(), std::pair(run, *provider_index)) != done.end()) continue;
         done.emplace_back(run, *provider_index);

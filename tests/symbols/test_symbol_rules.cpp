@@ -225,6 +225,7 @@ TEST_CASE("symbol-version-not-found: weak needs warn, unloaded providers are ski
   GraphBuilder g;
   Binary app = elf(std::nullopt, true);
   app.version_needs = {verneed("libfoo.so.1", "FOO_3", 4, true), verneed("libgone.so", "GONE_1", 5)};
+  app.needed = {"libfoo.so.1", "libgone.so"};
   size_t a = g.add("/opt/app", app);
   size_t lib = g.add("/lib/libfoo.so.1", versioned_libfoo());
   g.edge(a, "libfoo.so.1", lib);
@@ -235,6 +236,25 @@ TEST_CASE("symbol-version-not-found: weak needs warn, unloaded providers are ski
   REQUIRE(found.size() == 1);
   CHECK(found[0].severity == Severity::Warning);
   CHECK(found[0].message.find("weak version 'FOO_3'") != std::string::npos);
+}
+
+TEST_CASE("symbol-version-not-found: a need naming a file no DT_NEEDED loads stops the loader") {
+  GraphBuilder g;
+  Binary app = elf(std::nullopt, true);
+  app.version_needs = {verneed("libfoo.so.1", "FOO_1", 2), verneed("libfoo.so.1", "FOO_2", 3)};
+  app.needed = {"libalt.so.1"};
+  size_t a = g.add("/opt/app", app);
+  Binary same_versions = versioned_libfoo();
+  same_versions.soname = "libalt.so.1";
+  size_t alt = g.add("/lib/libalt.so.1", same_versions);
+  g.edge(a, "libalt.so.1", alt);
+  g.root({a, alt});
+  CheckRun run;
+  auto found = run.run(g.graph, versions);
+  REQUIRE(found.size() == 1);
+  CHECK(found[0].severity == Severity::Error);
+  CHECK(found[0].message.find("Assertion `needed != NULL' failed! (/opt/app needs FOO_1 from libfoo.so.1, which nothing") !=
+        std::string::npos);
 }
 
 TEST_CASE("symbol-version-not-found: a provider without versions only gets a note") {
