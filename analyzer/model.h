@@ -64,6 +64,8 @@ struct SymbolText : std::string_view {
   SymbolText(std::string&&) = delete;
 };
 
+inline constexpr uint16_t kNoVersym = 0xffff;  // Symbol::version_index in an object without DT_VERSYM
+
 struct Symbol {                // one dynamic symbol (entry 0, the null symbol, is not stored); 64 bytes, in this order
   SymbolText name;             // the views point into Binary::symbol_strings
   SymbolText version;          // version name from verdef (defined) or verneed (undefined, or copy-relocated); empty if none

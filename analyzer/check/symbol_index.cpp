@@ -8,7 +8,6 @@
 namespace depscan {
 namespace {
 
-constexpr uint16_t kNoVersym = 0xffff;
 // Below this many symbols a second thread costs more than it saves (none without symbol tables).
 constexpr size_t kSymbolsWorthAThread = 8192;
 

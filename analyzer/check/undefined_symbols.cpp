@@ -335,6 +335,33 @@ std::optional<Finding> unresolved(const CheckContext& ctx, const SymbolIndex& sy
 
 }  // namespace
 
+// check_match (dl-lookup.c) asserts when a versioned reference meets its name in the very file its
+// version need names and that file has no symbol versioning at all (no DT_VERSYM): a library
+// rebuilt without its version script under the same name. glibc only.
+std::optional<Finding> unversioned_version_file(const CheckContext& ctx, const SymbolIndex& symbols,
+                                                const RootFacts& facts, size_t object, const Symbol& ref,
+                                                const Binding& binding) {
+  if (facts.musl || ref.version.empty() || ref.version_file.empty() || binding.symbol->version_index != kNoVersym)
+    return std::nullopt;
+  auto named = symbols.loaded(facts.root, ref.version_file);
+  const Object& provider = ctx.graph.objects[binding.object];
+  if (!named || ctx.graph.objects[*named].path != provider.path) return std::nullopt;
+  const Object& requester = ctx.graph.objects[object];
+  Finding f;
+  f.code = "symbol-version-not-found";
+  f.severity = fails_at_load(*requester.binary, ref, ctx.target, false) ? Severity::Error : Severity::Warning;
+  f.object = object;
+  f.path = requester.path;
+  f.message = fmt::format("Inconsistency detected by ld.so: dl-lookup.c: check_match: Assertion `version->filename == "
+                          "NULL || ! _dl_name_match_p (version->filename, map)' failed! ({} binds {}@{} in {}, which "
+                          "has no symbol versioning at all); {}",
+                          requester.path, ref.name, ref.version, provider.path,
+                          when_it_fails(*requester.binary, ref, ctx.target, false));
+  f.fix = fmt::format("install the {} that {} was built against (it defines {}), or rebuild {} against the installed one",
+                      ref.version_file, requester.path, ref.version, requester.path);
+  return f;
+}
+
 std::vector<Finding> check_undefined_symbols(const CheckContext& ctx, const SymbolIndex& symbols) {
   std::map<std::tuple<size_t, std::string_view, std::string_view>, Finding> found;
   std::map<size_t, std::pair<size_t, std::vector<std::string>>> host_symbols;  // object -> root, names
@@ -349,7 +376,11 @@ std::vector<Finding> check_undefined_symbols(const CheckContext& ctx, const Symb
       for (const SymbolIndex::Reference& reference : symbols.references(o)) {
         const Symbol& ref = *reference.symbol;
         if (ref.binding != SymbolBinding::Global) continue;
-        if (symbols.bind_in(root, o, reference)) continue;
+        if (auto binding = symbols.bind_in(root, o, reference)) {
+          if (auto f = unversioned_version_file(ctx, symbols, facts, o, ref, *binding))
+            found.try_emplace({o, ref.name, ref.version}, std::move(*f));
+          continue;
+        }
         if (may_come_from_host(facts, ref) && !facts.missing_for(symbols, o) &&
             !named_provider(ctx.graph, symbols, root, o, ref)) {
           auto& [first_root, names] = host_symbols.try_emplace(o, root, std::vector<std::string>()).first->second;

@@ -10,7 +10,7 @@
 namespace depscan::elf {
 namespace {
 
-constexpr uint16_t kVersymHidden = 0x8000, kVersymIndexMask = 0x7fff, kNoVersym = 0xffff;
+constexpr uint16_t kVersymHidden = 0x8000, kVersymIndexMask = 0x7fff;
 constexpr uint16_t kShnAbs = 0xfff1;
 
 Problem count_from_sysv_hash(const Image& image, uint64_t address, uint64_t& count) {

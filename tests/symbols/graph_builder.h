@@ -14,8 +14,6 @@
 
 namespace depscan::test {
 
-inline constexpr uint16_t kNoVersym = 0xffff;
-
 // Where the hand-built symbols' strings live: for the whole test run.
 inline StringArena& strings() {
   static StringArena arena;
