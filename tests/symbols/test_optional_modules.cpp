@@ -1,5 +1,6 @@
 // Extension modules a distribution imports only inside try/except ImportError (matrix
-// optional_modules): numba's TBB and OpenMP threading layers fall back to its own workqueue.
+// optional_modules): numba's TBB and OpenMP threading layers fall back to its own workqueue, CuPy
+// goes on without cuTENSOR.
 #include <doctest/doctest.h>
 
 #include "analyzer/check/optional_modules.h"
@@ -59,4 +60,34 @@ TEST_CASE("a module numba imports only for its TBB threading layer: its errors a
   findings[0].message = "x";
   apply_optional_modules(findings, ctx, installed);
   CHECK(findings[0].severity == Severity::Error);
+}
+
+TEST_CASE("CuPy's cuTENSOR module without cuTENSOR: a warning naming the fallback, for the CUDA 12 and 13 builds") {
+  for (const char* major : {"12", "13"}) {
+    CAPTURE(major);
+    GraphBuilder g;
+    size_t module = g.add("/sp/cupy_backends/cuda/libs/cutensor.cpython-311-x86_64-linux-gnu.so", elf());
+    size_t cusparse = g.add("/sp/cupy_backends/cuda/libs/cusparse.cpython-311-x86_64-linux-gnu.so", elf());
+    g.root({module});
+    g.root({cusparse});
+    CheckRun run;
+    auto matrix = load_embedded_matrix();
+    REQUIRE(matrix.ok());
+    run.matrix = *matrix;
+    std::vector<Finding> findings{error_about(module, "libcutensor.so.2: cannot open shared object file"),
+                                  error_about(cusparse, "libcusparse.so.12: cannot open shared object file")};
+    Distribution cupy;
+    cupy.name = std::string("cupy-cuda") + major + "x";
+    cupy.version = "14.2.0";
+    cupy.site_packages = "/sp";
+    cupy.files = {"/sp/cupy_backends/cuda/libs/cutensor.cpython-311-x86_64-linux-gnu.so",
+                  "/sp/cupy_backends/cuda/libs/cusparse.cpython-311-x86_64-linux-gnu.so"};
+    std::vector<Distribution> installed{cupy};
+    CheckContext ctx{g.graph, run.matrix, run.target, *run.fs};
+    apply_optional_modules(findings, ctx, installed);
+    CHECK(findings[0].severity == Severity::Warning);
+    CHECK(findings[0].message.find("imports this module only for cuTENSOR") != std::string::npos);
+    CHECK(findings[0].fix.starts_with(std::string("pip install \"cutensor-cu") + major + ">=2.3,<3\""));
+    CHECK(findings[1].severity == Severity::Error);  // cuSPARSE is imported unguarded
+  }
 }
