@@ -341,6 +341,11 @@ OptionalModule parse_optional_module(const json& j, const std::string& where) {
   return OptionalModule{f.text("distribution"), f.text("file"), f.text("why"), f.text("fix"), f.source()};
 }
 
+PythonPreload parse_python_preload(const json& j, const std::string& where) {
+  Fields f(j, where, {"distribution", "file", "by", "source"});
+  return PythonPreload{f.text("distribution"), f.text("file"), f.text("by"), f.source()};
+}
+
 // Rows of one distribution must describe releases apart: one row per release.
 void check_variant_ranges(const std::vector<PythonVariants>& rows, const std::string& where) {
   auto ends_by = [](const std::string& before, const std::string& since) {  // "" is the open end of either
@@ -391,7 +396,7 @@ struct MatrixLoader {
   }
   static void libraries(Matrix& m, const json& j, const std::string& where) {
     Fields f(j, where, {"schema", "note", "components", "cudnn_series", "dlopen", "pip_packages", "python_variants",
-                        "optional_modules"});
+                        "optional_modules", "python_preloads"});
     m.components_ = parse_rows<ComponentRow>(f, "components", parse_component);
     m.cudnn_series_ = parse_rows<CudnnSeries>(f, "cudnn_series", parse_cudnn_series);
     m.dlopen_ = parse_rows<DlopenRow>(f, "dlopen", parse_dlopen);
@@ -401,6 +406,8 @@ struct MatrixLoader {
     }
     if (f.has("optional_modules"))
       m.optional_modules_ = parse_rows<OptionalModule>(f, "optional_modules", parse_optional_module);
+    if (f.has("python_preloads"))
+      m.python_preloads_ = parse_rows<PythonPreload>(f, "python_preloads", parse_python_preload);
     if (f.has("pip_packages")) pip_packages(m, j["pip_packages"], where + ": pip_packages");
   }
   static void pip_packages(Matrix& m, const json& j, const std::string& where) {
@@ -715,6 +722,12 @@ const PythonVariants* Matrix::python_variants_for(std::string_view distribution,
 
 const OptionalModule* Matrix::optional_module(std::string_view distribution, std::string_view relative) const {
   for (const OptionalModule& row : optional_modules_)
+    if (row.distribution == distribution && glob_match(row.file, relative)) return &row;
+  return nullptr;
+}
+
+const PythonPreload* Matrix::python_preload(std::string_view distribution, std::string_view relative) const {
+  for (const PythonPreload& row : python_preloads_)
     if (row.distribution == distribution && glob_match(row.file, relative)) return &row;
   return nullptr;
 }

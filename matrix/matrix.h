@@ -213,6 +213,14 @@ struct OptionalModule {           // an extension module a distribution imports 
   bool operator==(const OptionalModule&) const = default;
 };
 
+struct PythonPreload {            // a library a distribution's own Python code loads by its path before it is needed
+  std::string distribution;      // librmm-cu12
+  std::string file;              // glob under site-packages: librmm/lib64/librmm.so
+  std::string by;                // the code that loads it, and who calls it before the modules that need it
+  std::string source;
+  bool operator==(const PythonPreload&) const = default;
+};
+
 // ------------------------------------------------------------------ the matrix
 
 class Matrix {
@@ -238,6 +246,8 @@ class Matrix {
   const PythonVariants* python_variants_for(std::string_view distribution, std::string_view version) const;
   // The optional_modules row whose glob matches a file of the distribution (relative to site-packages), or null.
   const OptionalModule* optional_module(std::string_view distribution, std::string_view relative) const;
+  // The python_preloads row whose glob matches a file of the distribution (relative to site-packages), or null.
+  const PythonPreload* python_preload(std::string_view distribution, std::string_view relative) const;
 
   // The driver-table row of a toolkit: the newest release of the same major.minor at or below
   // it (12.4 -> 12.4 GA; 12.6.2 -> 12.6 Update 1/2), else that major.minor's first release (10.2 ->
@@ -313,6 +323,7 @@ class Matrix {
   std::string pip_source_;
   std::vector<PythonVariants> python_variants_;
   std::vector<OptionalModule> optional_modules_;
+  std::vector<PythonPreload> python_preloads_;
 
   friend struct MatrixLoader;
   friend struct MatrixCodec;

@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <map>
 #include <optional>
+#include <set>
 #include <unordered_map>
 
 #include <fmt/format.h>
@@ -156,6 +157,42 @@ void add_once(std::vector<Finding>& out, std::map<std::pair<std::string, std::st
   else if (f.severity > out[it->second].severity) out[it->second] = std::move(f);
 }
 
+// Libraries the shipping distribution's Python code loads by path first: one info finding per
+// library, however many modules need it (RAPIDS' librmm.so: 140 modules).
+class PreloadedLibraries {
+ public:
+  void add(const Graph& g, const Edge& edge, const ShippedLibraries::Shipped& shipped, const PythonPreload& row) {
+    auto [it, inserted] = uses_.try_emplace(shipped.path, Use{edge.from, edge.name, &shipped, &row, {}});
+    it->second.requesters.insert(file_path(g.objects[edge.from]));
+  }
+  void emit(const Graph& g, std::vector<Finding>& out) const {
+    for (const auto& [path, use] : uses_) {
+      const Object& first = g.objects[use.first];
+      size_t others = use.requesters.size() - 1;
+      const Distribution& d = *use.shipped->distribution;
+      out.push_back(Finding{
+          "library-not-found", Severity::Info, use.first,
+          fmt::format("{}: not on the loader's search path of {}{}; {} {} installs it at {} and loads it by that path "
+                      "first: {}, so the import works (the loader then finds it by its soname)",
+                      use.name, first.path, others ? fmt::format(" and {} other files", others) : "", d.name, d.version,
+                      path, use.row->by),
+          fmt::format("nothing to do when the modules are imported through {}'s Python package; a program that loads "
+                      "them itself must load {} first (ctypes.CDLL)", d.name, path),
+          ""});
+    }
+  }
+
+ private:
+  struct Use {
+    size_t first;
+    std::string name;
+    const ShippedLibraries::Shipped* shipped;
+    const PythonPreload* row;
+    std::set<std::string> requesters;
+  };
+  std::map<std::string, Use> uses_;
+};
+
 }  // namespace
 
 std::vector<Finding> check_missing_libraries(const CheckContext& ctx) {
@@ -165,6 +202,7 @@ std::vector<Finding> check_missing_libraries(const CheckContext& ctx) {
   OptionalReach optional(g, ctx.matrix);
   std::optional<OtherRoots> others;  // built on the first missing library
   std::map<std::pair<std::string, std::string>, size_t> seen;
+  PreloadedLibraries preloaded;
   for (const Edge& edge : g.edges) {
     if (edge.to) continue;
     // dlopen edges belong to the CUDA checks; the loader ignores a preload it cannot load
@@ -189,12 +227,18 @@ std::vector<Finding> check_missing_libraries(const CheckContext& ctx) {
     if (found && !edge.tried.empty()) {
       // CuPy's modules need libcublas.so.12 from site-packages/nvidia/cublas/lib and load it first.
       const Object& importer = g.objects[edge.from];
+      bool program = importer.binary && importer.binary->is_executable();  // no Python code runs before it
+      if (const PythonPreload* row = program ? nullptr : python_preload_of(ctx, *found)) {
+        preloaded.add(g, edge, *found, *row);
+        continue;
+      }
       f.severity = Severity::Warning;
       f.message += shipped_note(*found, "the import");
       f.fix = fmt::format("{}; tried: {}", shipped_fix(*found, "importing " + importer.path, importer), tried);
     }
     add_once(out, seen, g, edge, std::move(f));
   }
+  preloaded.emit(g, out);
   for (Finding& f : unchecked_windows_dlls(g)) out.push_back(std::move(f));
   for (size_t i = 0; i < g.objects.size(); ++i) {
     const Object& obj = g.objects[i];

@@ -22,6 +22,11 @@ const ShippedLibraries::Shipped* shipped_library(const CheckContext& ctx, const 
   return ctx.shipped ? ctx.shipped->find(name) : nullptr;
 }
 
+const PythonPreload* python_preload_of(const CheckContext& ctx, const ShippedLibraries::Shipped& shipped) {
+  const Distribution& d = *shipped.distribution;
+  return ctx.matrix.python_preload(normalize_dist_name(d.name), relative_to_site_packages(d, shipped.path));
+}
+
 // PyTorch (torch/__init__.py, for cuDNN's dlopen of libnvrtc: pytorch/pytorch#145580), JAX
 // (jax_plugins/xla_cuda12/__init__.py) and CuPy (through cuda-pathfinder) load such a file by its
 // path first; the loader then finds it by its soname.

@@ -11,6 +11,7 @@
 #include "analyzer/check/check.h"
 #include "analyzer/input/distribution.h"
 #include "analyzer/model.h"
+#include "matrix/matrix.h"
 
 namespace depscan {
 
@@ -32,6 +33,10 @@ class ShippedLibraries {
 
 // The file named `name` that ctx.shipped lists, or null (no install, or no distribution ships it).
 const ShippedLibraries::Shipped* shipped_library(const CheckContext& ctx, const std::string& name);
+
+// The python_preloads row saying the shipping distribution's own Python code loads this file by its
+// path before the modules that need it are imported (RAPIDS' load_library()), or null.
+const PythonPreload* python_preload_of(const CheckContext& ctx, const ShippedLibraries::Shipped& shipped);
 
 // Appended to a library-not-found message: "; nvidia-cuda-nvrtc-cu12 12.8.93 installs it at P,
 // where the loader does not look: <what> works only when ...". `what`: "the import", "the dlopen".

@@ -1,6 +1,7 @@
 // library-not-found over hand-built graphs: one finding per requester and name across roots, and a
 // warning where the failure is one root's view only (a grafted library that every program loading
-// it finds through that program's RPATH; a plugin opened only on demand).
+// it finds through that program's RPATH; a plugin opened only on demand), and one info finding for a
+// library its wheel's own Python code loads by path first.
 #include <doctest/doctest.h>
 
 #include "analyzer/check/shipped_libraries.h"
@@ -129,4 +130,45 @@ TEST_CASE("library-not-found: a program that cannot start stays an error, howeve
   REQUIRE(found.size() == 1);
   CHECK(found[0].severity == Severity::Error);
   CHECK(found[0].message.find("it is found when") == std::string::npos);
+}
+
+TEST_CASE("library-not-found: a library its wheel's own Python code loads by path first is one info finding") {
+  // RAPIDS: librmm-cu12's librmm/load.py loads lib64/librmm.so before rmm imports its modules.
+  GraphBuilder g;
+  size_t buffer = g.add("/sp/rmm/pylibrmm/device_buffer.abi3.so", elf());
+  size_t stream = g.add("/sp/rmm/pylibrmm/cuda_stream.abi3.so", elf());
+  size_t tool = g.add("/sp/bin/rmm_tool", elf(std::nullopt, true));
+  for (size_t module : {buffer, stream, tool}) {
+    size_t root = g.graph.roots.size();
+    g.edge(module, "librmm.so", std::nullopt, How::NotFound, EdgeKind::Needed, root);
+    g.graph.edges.back().tried.push_back(Attempt{"/usr/lib/librmm.so", "not found"});
+    g.root({module});
+  }
+  Distribution librmm;
+  librmm.name = "librmm-cu12";
+  librmm.version = "26.10.0";
+  librmm.site_packages = "/sp";
+  librmm.files = {"/sp/librmm/lib64/librmm.so", "/sp/librmm/load.py"};
+  std::vector<Distribution> installed{librmm};
+  ShippedLibraries shipped(&installed);
+  CheckRun run;
+  auto matrix = load_embedded_matrix();
+  REQUIRE(matrix.ok());
+  run.matrix = *matrix;
+  run.shipped = &shipped;
+  auto found = run.run(g.graph, missing);
+  REQUIRE(found.size() == 2);
+  const Finding& program = found[0].severity == Severity::Info ? found[1] : found[0];
+  const Finding& modules = found[0].severity == Severity::Info ? found[0] : found[1];
+  CHECK(program.severity != Severity::Info);  // no Python code runs before a program starts
+  CHECK(program.object == tool);
+  CHECK(modules.severity == Severity::Info);
+  CHECK(modules.message.find("librmm.so: not on the loader's search path of /sp/rmm/pylibrmm/") == 0);
+  CHECK(modules.message.find(" and 1 other files; librmm-cu12 26.10.0 installs it at /sp/librmm/lib64/librmm.so and "
+                             "loads it by that path first: librmm/load.py's load_library()") != std::string::npos);
+
+  installed[0].name = "librmm-cu99";  // a distribution the matrix does not name: the note for Python code to load it first
+  ShippedLibraries other(&installed);
+  run.shipped = &other;
+  for (const Finding& f : run.run(g.graph, missing)) CHECK(f.severity == Severity::Warning);
 }
