@@ -451,10 +451,15 @@ class DlopenEdges {
     const Object& o = resolver_.graph().objects[object];  // not held: add() grows the objects
     std::string self = soname_or_file_name(o), section(rodata_section_name(*o.binary));
     bool pe = o.binary->format == Format::Pe;
+    // A bare name beside a versioned one is the fallback tried when that fails (libcudf's
+    // "libnvrtc.so.{}" then "libnvrtc.so"); a versioned one the object NEEDs never fails to load.
+    std::vector<std::string> needed = o.binary->needed;
     for (const std::string& name : names) {
       bool is_self = pe ? equals_ignoring_case(name, self) : name == self;
       if (is_self || name.find('%') != std::string::npos || !is_cuda_name(name)) continue;
-      if (version_from_file_name(name) == std::nullopt && has_versioned_sibling(names, name)) continue;
+      if (version_from_file_name(name) == std::nullopt &&
+          (has_versioned_sibling(names, name) || has_versioned_sibling(needed, name)))
+        continue;
       if (covered_by_probe(object, name)) continue;
       add(root, object, name, true, fmt::format("string \"{}\" in {} of {}", name, section, self));
     }

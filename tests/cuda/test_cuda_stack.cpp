@@ -563,6 +563,16 @@ TEST_CASE("dlopen-library-not-found: TensorFlow-like loading by name, and cuDNN 
   }
 }
 
+TEST_CASE("a bare library name beside a versioned one the object NEEDs is a fallback, not a dlopen of its own") {
+  json r = scan("--root " + shell_quote(sysroot()) + " /opt/cuda12/libfallback.so");
+  auto edges = dlopen_edges(r);
+  CHECK(edge_named(edges, r, "/libfallback.so", "libnvrtc.so") == nullptr);
+  CHECK(findings(r, "dlopen-library-not-found").empty());
+  // without the NEEDED entry the bare name is opened on its own (cuDNN 8's libnvrtc.so)
+  json cudnn8 = scan_app("tf_app", "--ld-library-path /opt/cuda12:/opt/cudnn8/lib");
+  CHECK(mentions(findings(cudnn8, "dlopen-library-not-found"), "libcudnn_cnn_infer.so.8 opens libnvrtc.so with dlopen"));
+}
+
 TEST_CASE("cuda-major-mismatch: CUDA 12 runtime with CUDA 13 cuBLAS") {
   json r = scan_app("app_mixed_majors");
   auto found = findings(r, "cuda-major-mismatch");
