@@ -48,6 +48,10 @@ std::vector<Finding> check_program_interpreters(const CheckContext& ctx);
 // Library roots whose class and machine have no loader in the analysed system (loader-missing).
 std::vector<Finding> check_library_loaders(const CheckContext& ctx);
 
+// Objects whose RPATH or RUNPATH makes the loader search the process's working directory: an
+// empty or a relative entry (search-path-working-directory).
+std::vector<Finding> check_working_directory_search(const CheckContext& ctx);
+
 // Libraries loaded with dlopen that need an executable stack, which glibc 2.41 and later refuse
 // unless the stack is executable already (executable-stack).
 std::vector<Finding> check_executable_stack(const CheckContext& ctx);

@@ -180,6 +180,7 @@ ScanReport run_scan(const ScanOptions& options) {
   for (auto& f : check_program_interpreters(ctx)) report.result.findings.push_back(std::move(f));  // PT_INTERP
   for (auto& f : check_library_loaders(ctx)) report.result.findings.push_back(std::move(f));       // a library's loader
   for (auto& f : check_missing_libraries(ctx)) report.result.findings.push_back(std::move(f));
+  for (auto& f : check_working_directory_search(ctx)) report.result.findings.push_back(std::move(f));  // RPATH ".", ""
   for (auto& f : check_executable_stack(ctx)) report.result.findings.push_back(std::move(f));  // PT_GNU_STACK
   for (auto& f : check_page_size(ctx)) report.result.findings.push_back(std::move(f));         // PT_LOAD vs pages
   for (auto& f : check_cpu_isa_level(ctx)) report.result.findings.push_back(std::move(f));     // x86 ISA marker
