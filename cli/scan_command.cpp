@@ -116,7 +116,7 @@ void add_scan_command(CLI::App& app, int& exit_code) {
   if (const char* bind_now = std::getenv("LD_BIND_NOW"); bind_now && *bind_now) args->scan.target.bind_now = true;
   CLI::Option* bind_now = app.add_flag("--bind-now", args->scan.target.bind_now,
                "model LD_BIND_NOW=1: every undefined symbol must bind at load, not at first call "
-               "(default: this environment's LD_BIND_NOW; for an image, its config's)");
+               "(default: this environment's LD_BIND_NOW; for an image, its config's; --bind-now=false turns it off)");
   app.add_option("--page-size", args->scan.target.page_size,
                  "page size of the target's aarch64 or ppc64 kernel in bytes (4096, 16384, 65536): every object must map with it")
       ->check(CLI::IsMember({uint64_t{4096}, uint64_t{16384}, uint64_t{65536}}));

@@ -720,16 +720,24 @@ const PythonVariants* Matrix::python_variants_for(std::string_view distribution,
   return nullptr;
 }
 
-const OptionalModule* Matrix::optional_module(std::string_view distribution, std::string_view relative) const {
-  for (const OptionalModule& row : optional_modules_)
+namespace {
+
+// The row of a distribution whose file glob matches a file relative to site-packages, or null.
+template <class Row>
+const Row* row_for_file(const std::vector<Row>& rows, std::string_view distribution, std::string_view relative) {
+  for (const Row& row : rows)
     if (row.distribution == distribution && glob_match(row.file, relative)) return &row;
   return nullptr;
 }
 
+}  // namespace
+
+const OptionalModule* Matrix::optional_module(std::string_view distribution, std::string_view relative) const {
+  return row_for_file(optional_modules_, distribution, relative);
+}
+
 const PythonPreload* Matrix::python_preload(std::string_view distribution, std::string_view relative) const {
-  for (const PythonPreload& row : python_preloads_)
-    if (row.distribution == distribution && glob_match(row.file, relative)) return &row;
-  return nullptr;
+  return row_for_file(python_preloads_, distribution, relative);
 }
 
 std::vector<const DlopenRow*> Matrix::dlopen_rows_for(std::string_view soname) const {

@@ -174,7 +174,7 @@ class PreloadedLibraries {
           "library-not-found", Severity::Info, use.first,
           fmt::format("{}: not on the loader's search path of {}{}; {} {} installs it at {} and loads it by that path "
                       "first: {}, so the import works (the loader then finds it by its soname)",
-                      use.name, first.path, others ? fmt::format(" and {} other files", others) : "", d.name, d.version,
+                      use.name, first.path, others ? fmt::format(" and {} other file{}", others, others == 1 ? "" : "s") : "", d.name, d.version,
                       path, use.row->by),
           fmt::format("nothing to do when the modules are imported through {}'s Python package; a program that loads "
                       "them itself must load {} first (ctypes.CDLL)", d.name, path),
@@ -224,11 +224,13 @@ std::vector<Finding> check_missing_libraries(const CheckContext& ctx) {
     }
     // A library the loading program's own search finds (auditwheel's grafted libraries) needs no preload.
     const auto* found = found_by_another_root ? nullptr : shipped_library(ctx, edge.name);
-    if (found && !edge.tried.empty()) {
+    // No Python code runs before a program starts: it cannot load the file first.
+    const Binary* start = edge.root < g.roots.size() ? g.objects[g.roots[edge.root]].binary.get() : nullptr;
+    bool program = start && start->is_executable();
+    if (found && !edge.tried.empty() && !program) {
       // CuPy's modules need libcublas.so.12 from site-packages/nvidia/cublas/lib and load it first.
       const Object& importer = g.objects[edge.from];
-      bool program = importer.binary && importer.binary->is_executable();  // no Python code runs before it
-      if (const PythonPreload* row = program ? nullptr : python_preload_of(ctx, *found)) {
+      if (const PythonPreload* row = python_preload_of(ctx, *found)) {
         preloaded.add(g, edge, *found, *row);
         continue;
       }

@@ -1,6 +1,7 @@
 // dl-version.c at load time: every DT_VERNEED (file, version) of every loaded object must be
 // defined in the DT_VERDEF of the loaded object known by that file name.
 #include <algorithm>
+#include <map>
 #include <set>
 #include <tuple>
 
@@ -59,11 +60,14 @@ Finding no_version_info(const Object& requester, size_t requester_index, const O
 // glibc's _dl_check_map_versions finds the object a need names among every loaded object, and
 // asserts it exists: a DT_VERNEED file that no DT_NEEDED brings in (removed with patchelf
 // --remove-needed) stops the process before it starts, whichever object defines the symbols.
-Finding unloaded_version_file(const Object& requester, size_t requester_index, const VersionNeed& need) {
-  return Finding{"symbol-version-not-found", Severity::Error, requester_index,
+// A library scanned on its own may be loaded by a program that has loaded that file already.
+Finding unloaded_version_file(const Object& requester, size_t requester_index, const VersionNeed& need, bool program) {
+  return Finding{"symbol-version-not-found", program ? Severity::Error : Severity::Warning, requester_index,
                  fmt::format("Inconsistency detected by ld.so: dl-version.c: _dl_check_map_versions: Assertion "
-                             "`needed != NULL' failed! ({} needs {} from {}, which nothing in the process loads: "
-                             "it is not among its DT_NEEDED entries)", requester.path, need.version, need.file),
+                             "`needed != NULL' failed! ({} needs {} from {}, which {}: it is not among its DT_NEEDED "
+                             "entries)", requester.path, need.version, need.file,
+                             program ? "nothing in the process loads"
+                                     : "nothing loaded with it loads, unless the program that loads it has loaded that file first"),
                  fmt::format("add {} back to the DT_NEEDED entries of {} (patchelf --add-needed {}), or rebuild it "
                              "so that its version needs name a library it loads", need.file, requester.path, need.file),
                  requester.path};
@@ -78,11 +82,14 @@ bool needs_by_name(const Binary& binary, std::string_view file) {
 std::vector<Finding> check_symbol_versions(const CheckContext& ctx, const SymbolIndex& symbols) {
   std::vector<Finding> out;
   std::set<std::tuple<size_t, size_t, std::string>> seen;  // requester, provider, version
+  std::map<std::pair<size_t, std::string>, size_t> unloaded;  // requester, file -> its finding in `out`
   // The needs of one file checked against one provider give the same answer in every root: a
   // run of an object's needs (one file) is checked once per provider it met.
   std::vector<std::vector<std::pair<size_t, size_t>>> checked(ctx.graph.objects.size());  // per requester: (run, provider)
   for (size_t root = 0; root < ctx.graph.load_order.size(); ++root) {
     if (root < ctx.graph.root_loaders.size() && ctx.graph.root_loaders[root].musl) continue;  // musl checks no versions
+    const Binary* start = root < ctx.graph.roots.size() ? ctx.graph.objects[ctx.graph.roots[root]].binary.get() : nullptr;
+    bool program = start && start->is_executable();
     for (size_t o : symbols.members(root)) {
       const Object& requester = ctx.graph.objects[o];
       const std::vector<VersionNeed>& needs = requester.binary->version_needs;
@@ -91,8 +98,11 @@ std::vector<Finding> check_symbol_versions(const CheckContext& ctx, const Symbol
         while (end < needs.size() && needs[end].file == needs[run].file) ++end;
         auto provider_index = symbols.loaded(root, needs[run].file);
         if (!provider_index) {  // when it is NEEDED, library-not-found says so
-          if (!needs_by_name(*requester.binary, needs[run].file) && seen.emplace(o, SIZE_MAX, needs[run].file).second)
-            out.push_back(unloaded_version_file(requester, o, needs[run]));
+          if (needs_by_name(*requester.binary, needs[run].file)) continue;
+          Finding f = unloaded_version_file(requester, o, needs[run], program);
+          auto [it, first] = unloaded.try_emplace({o, needs[run].file}, out.size());
+          if (first) out.push_back(std::move(f));
+          else if (f.severity > out[it->second].severity) out[it->second] = std::move(f);
           continue;
         }
         auto& done = checked[o];

@@ -195,7 +195,7 @@ std::string when_it_fails(const Binary& requester, const Symbol& ref, const Targ
   if (is_data(ref.type)) return "fails at load: data reference";
   if (ref.bound_at_load) return "fails at load: a relocation the loader applies at start-up names it (a function pointer, vtable or -fno-plt call), lazy binding or not";
   if (requester.bind_now()) return "fails at load: the object is linked with -z now (BIND_NOW)";
-  if (target.bind_now) return "fails at load: LD_BIND_NOW=1";
+  if (target.bind_now) return "fails at load: LD_BIND_NOW is set (--bind-now)";
   return "fails only when first called (lazy binding); at load with LD_BIND_NOW=1";
 }
 
@@ -333,8 +333,6 @@ std::optional<Finding> unresolved(const CheckContext& ctx, const SymbolIndex& sy
   return f;
 }
 
-}  // namespace
-
 // check_match (dl-lookup.c) asserts when a versioned reference meets its name in the very file its
 // version need names and that file has no symbol versioning at all (no DT_VERSYM): a library
 // rebuilt without its version script under the same name. glibc only.
@@ -361,6 +359,8 @@ std::optional<Finding> unversioned_version_file(const CheckContext& ctx, const S
                       ref.version_file, requester.path, ref.version, requester.path);
   return f;
 }
+
+}  // namespace
 
 std::vector<Finding> check_undefined_symbols(const CheckContext& ctx, const SymbolIndex& symbols) {
   std::map<std::tuple<size_t, std::string_view, std::string_view>, Finding> found;

@@ -27,11 +27,13 @@ char32_t code_point_at(std::string_view text, size_t at, size_t length) {
   return point;
 }
 
-// Code points a terminal would act on or that reorder what is shown: C1 controls (U+009B is
-// CSI) and the bidirectional formatting characters, which can make a name read as another.
+// Code points a terminal would act on, or that hide or reorder what is shown, so a name can read as
+// another: C1 controls (U+009B is CSI), the bidirectional formatting characters, the zero-width
+// ones and the line and paragraph separators.
 bool is_hidden_control(char32_t point) {
-  return (point >= 0x80 && point <= 0x9f) || point == 0x61c || point == 0x200e || point == 0x200f ||
-         (point >= 0x202a && point <= 0x202e) || (point >= 0x2066 && point <= 0x2069);
+  return (point >= 0x80 && point <= 0x9f) || point == 0x61c || (point >= 0x200b && point <= 0x200f) ||
+         (point >= 0x2028 && point <= 0x202e) || (point >= 0x2060 && point <= 0x2064) ||
+         (point >= 0x2066 && point <= 0x2069) || point == 0xfeff;
 }
 
 std::string escaped(std::string_view text, bool keep_colour, bool keep_lines) {

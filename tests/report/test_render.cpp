@@ -235,6 +235,7 @@ TEST_CASE("bytes that are not UTF-8 and bidirectional controls are escaped, so a
   CHECK(one_line("\xc0\xaf\xed\xa0\x80") == "\\xc0\\xaf\\xed\\xa0\\x80");  // overlong, surrogate
   CHECK(one_line("libcudnn\xe2\x80\xaeos.9") == "libcudnn\\u202eos.9");         // RIGHT-TO-LEFT OVERRIDE
   CHECK(one_line("a\xe2\x81\xa6" "b\xe2\x81\xa9" "c\xe2\x80\x8f" "d\xd8\x9c") == "a\\u2066b\\u2069c\\u200fd\\u061c");
+  CHECK(one_line("lib\xe2\x80\x8bzw\xef\xbb\xbf.so\xe2\x80\xa8") == "lib\\u200bzw\\ufeff.so\\u2028");  // zero-width, BOM, LS
   CHECK(one_line("\xe2\x80\x94\xf0\x9f\x98\x80\xe4\xb8\xad") == "\xe2\x80\x94\xf0\x9f\x98\x80\xe4\xb8\xad");  // em dash, emoji, CJK kept
   ScanReport r = sample_report();
   r.result.graph.edges[1].name = "libmissing\xe2\x80\xae" "os.so";

@@ -207,7 +207,7 @@ size_t read_symbols(const le::Binary& elf, Binary& out) {
     symbol.type = type_of(s.type());
     symbol.visibility = s.other() & 3;
     symbol.size = static_cast<uint32_t>(std::min<uint64_t>(s.size(), UINT32_MAX));
-    symbol.version_index = 0xffff;
+    symbol.version_index = kNoVersym;
     if (s.has_version()) {
       uint16_t raw = s.symbol_version().value();
       symbol.hidden = raw & 0x8000;
