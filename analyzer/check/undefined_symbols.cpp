@@ -360,6 +360,22 @@ std::optional<Finding> unversioned_version_file(const CheckContext& ctx, const S
   return f;
 }
 
+// Of the names a library root leaves to its host, those that bind where another root of the scan
+// loads that library (libtorch_nvshmem.so's c10::cuda symbols, defined by libc10_cuda.so, which
+// libtorch_cuda.so loads with it) come from the libraries loaded with it, not from a host.
+void drop_names_bound_elsewhere(const Graph& graph, const SymbolIndex& symbols, size_t own_root, size_t object,
+                                std::vector<std::string>& names) {
+  for (size_t root = 0; root < graph.load_order.size() && root < graph.roots.size() && !names.empty(); ++root) {
+    if (root == own_root || graph.roots[root] == object) continue;
+    const std::vector<size_t>& members = symbols.members(root);
+    if (std::find(members.begin(), members.end(), object) == members.end()) continue;
+    for (const SymbolIndex::Reference& reference : symbols.references(object)) {
+      auto named = std::find(names.begin(), names.end(), reference.symbol->name);
+      if (named != names.end() && symbols.bind_in(root, object, reference)) names.erase(named);
+    }
+  }
+}
+
 }  // namespace
 
 std::vector<Finding> check_undefined_symbols(const CheckContext& ctx, const SymbolIndex& symbols) {
@@ -396,7 +412,10 @@ std::vector<Finding> check_undefined_symbols(const CheckContext& ctx, const Symb
   }
   std::vector<Finding> out;
   for (auto& [key, f] : found) out.push_back(std::move(f));
-  for (auto& [object, entry] : host_symbols) add_host_symbol_findings(ctx.graph, entry.first, object, entry.second, out);
+  for (auto& [object, entry] : host_symbols) {
+    drop_names_bound_elsewhere(ctx.graph, symbols, entry.first, object, entry.second);
+    if (!entry.second.empty()) add_host_symbol_findings(ctx.graph, entry.first, object, entry.second, out);
+  }
   return out;
 }
 

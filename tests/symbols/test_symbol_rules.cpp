@@ -408,6 +408,34 @@ TEST_CASE("undefined-symbol: a library root may get its symbols from the program
   CHECK(found[0].message.find("the program that loads /lib/libplugin.so must") != std::string::npos);
 }
 
+TEST_CASE("undefined-symbol: a library root's names that bind where another root loads it are not left to a host") {
+  // libtorch_nvshmem.so's c10::cuda symbols: libc10_cuda.so defines them, and libtorch_cuda.so loads both.
+  GraphBuilder g;
+  Binary plugin = elf("libplugin.so");
+  plugin.symbols = {ref("peer_function"), ref("host_function")};
+  Binary peer = elf("libpeer.so");
+  peer.symbols = {def("peer_function")};
+  size_t p = g.add("/lib/libplugin.so", plugin);
+  size_t d = g.add("/lib/libpeer.so", peer);
+  size_t user = g.add("/lib/libuser.so", elf("libuser.so"));
+  g.root({p});
+  g.edge(user, "libpeer.so", d, How::Runpath, EdgeKind::Needed, 1);
+  g.edge(user, "libplugin.so", p, How::Runpath, EdgeKind::Needed, 1);
+  g.root({user, d, p});
+  CheckRun run;
+  auto found = run.run(g.graph, undefined);
+  REQUIRE(found.size() == 1);
+  CHECK(found[0].message.find("host_function") != std::string::npos);  // nothing loaded with it defines this one
+  CHECK(found[0].message.find("peer_function") == std::string::npos);
+
+  g.graph.roots.pop_back();  // scanned alone, both are left to the host
+  g.graph.load_order.pop_back();
+  g.graph.edges.clear();
+  auto alone = run.run(g.graph, undefined);
+  REQUIRE(alone.size() == 1);
+  CHECK(alone[0].message.find("peer_function") != std::string::npos);
+}
+
 TEST_CASE("python-extension: a CPython extension module gets the C API from the interpreter, not a warning") {
   GraphBuilder g;
   Binary module = elf();
