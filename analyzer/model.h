@@ -187,6 +187,9 @@ struct Binary {
   bool nodeflib() const;       // DF_1_NODEFLIB
   bool static_tls() const;     // DF_STATIC_TLS: initial-exec TLS accesses, which need static TLS
   bool is_executable() const;  // ET_EXEC, or ET_DYN with an interpreter (PIE)
+  // An executable that is not also a library: libc.so.6, libcap and Qt's libraries carry
+  // PT_INTERP to run as programs, but have a SONAME and no DF_1_PIE.
+  bool is_program_only() const;
   // The names of the symbols versioned by `need`: the undefined ones and the program's copies
   // (copy relocations), in symbol-table order.
   std::vector<std::string> symbols_needing(const VersionNeed& need) const;

@@ -226,7 +226,7 @@ std::vector<Finding> check_missing_libraries(const CheckContext& ctx) {
     const auto* found = found_by_another_root ? nullptr : shipped_library(ctx, edge.name);
     // No Python code runs before a program starts: it cannot load the file first.
     const Binary* start = edge.root < g.roots.size() ? g.objects[g.roots[edge.root]].binary.get() : nullptr;
-    bool program = start && start->is_executable();
+    bool program = start && start->is_program_only();
     if (found && !edge.tried.empty() && !program) {
       // CuPy's modules need libcublas.so.12 from site-packages/nvidia/cublas/lib and load it first.
       const Object& importer = g.objects[edge.from];

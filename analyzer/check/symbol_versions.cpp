@@ -89,7 +89,7 @@ std::vector<Finding> check_symbol_versions(const CheckContext& ctx, const Symbol
   for (size_t root = 0; root < ctx.graph.load_order.size(); ++root) {
     if (root < ctx.graph.root_loaders.size() && ctx.graph.root_loaders[root].musl) continue;  // musl checks no versions
     const Binary* start = root < ctx.graph.roots.size() ? ctx.graph.objects[ctx.graph.roots[root]].binary.get() : nullptr;
-    bool program = start && start->is_executable();
+    bool program = start && start->is_program_only();
     for (size_t o : symbols.members(root)) {
       const Object& requester = ctx.graph.objects[o];
       const std::vector<VersionNeed>& needs = requester.binary->version_needs;

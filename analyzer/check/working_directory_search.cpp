@@ -20,26 +20,48 @@ bool any_glibc_root(const Graph& g) {
   return false;
 }
 
+// Whether the loader takes `entry` as an absolute directory: it starts with '/', or with $ORIGIN or
+// ${ORIGIN} (the object's directory). $LIB and $PLATFORM expand to relative names
+// (lib/x86_64-linux-gnu, x86_64), and what is no token ($ORIGIN_X, $$ORIGIN) stays as written.
+bool is_absolute_entry(std::string_view entry) {
+  if (entry.starts_with('/')) return true;
+  for (std::string_view origin : {"$ORIGIN", "${ORIGIN}"})
+    if (entry.starts_with(origin) && (entry.size() == origin.size() || entry[origin.size()] == '/')) return true;
+  return false;
+}
+
+struct RelativeEntry {
+  std::string text;
+  size_t position = 0;  // 1-based, among `count` entries
+  size_t count = 0;
+};
+
 // The first entry of `list` that the loader takes relative to the working directory, or nullopt.
-// An entry starting with '$' is a dynamic string token ($ORIGIN), expanded before use.
-std::optional<std::string> working_directory_entry(std::string_view list, bool empty_counts) {
+std::optional<RelativeEntry> working_directory_entry(std::string_view list, bool empty_counts) {
   if (list.empty()) return std::nullopt;  // decompose_rpath ignores an empty list altogether
-  size_t start = 0;
+  std::optional<RelativeEntry> found;
+  size_t start = 0, position = 0;
   while (true) {
     size_t end = list.find(':', start);
     std::string_view entry = list.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start);
-    if (entry.empty() ? empty_counts : entry[0] != '/' && entry[0] != '$') return std::string(entry);
-    if (end == std::string_view::npos) return std::nullopt;
+    ++position;
+    if (!found && (entry.empty() ? empty_counts : !is_absolute_entry(entry)))
+      found = RelativeEntry{std::string(entry), position, 0};
+    if (end == std::string_view::npos) break;
     start = end + 1;
   }
+  if (found) found->count = position;
+  return found;
 }
 
 Finding working_directory_finding(size_t index, const Object& o, const char* tag, std::string_view list,
-                                  const std::string& entry) {
-  std::string what = entry.empty() ? "an empty entry, which the loader reads as the working directory"
-                                   : fmt::format("the relative entry '{}', which the loader takes relative to the "
+                                  const RelativeEntry& relative) {
+  const std::string& entry = relative.text;
+  std::string where = fmt::format("entry {} of {}", relative.position, relative.count);
+  std::string what = entry.empty() ? fmt::format("an empty {}, which the loader reads as the working directory", where)
+                                   : fmt::format("the relative {} '{}', which the loader takes relative to the "
                                                  "working directory, not to the file",
-                                                 shortened(entry));
+                                                 where, shortened(entry));
   return Finding{"search-path-working-directory", Severity::Warning, index,
                  fmt::format("{} has {} '{}' with {}: the libraries it needs are looked for in whatever directory "
                              "the process is started from, so a file of a needed name placed there is loaded and its "

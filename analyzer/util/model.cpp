@@ -96,6 +96,11 @@ bool Binary::is_executable() const {
   return file_type == kEtExec || (file_type == kEtDyn && !interpreter.empty());
 }
 
+bool Binary::is_program_only() const {
+  constexpr uint16_t kEtExec = 2;
+  return is_executable() && (file_type == kEtExec || (dt_flags_1 & kDf1Pie) || !soname);
+}
+
 bool Binary::needs_executable_stack() const {
   constexpr uint32_t kPfX = 1;
   if (stack_flags) return *stack_flags & kPfX;

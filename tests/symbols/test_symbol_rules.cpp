@@ -239,22 +239,35 @@ TEST_CASE("symbol-version-not-found: weak needs warn, unloaded providers are ski
 }
 
 TEST_CASE("symbol-version-not-found: a need naming a file no DT_NEEDED loads stops the loader") {
-  GraphBuilder g;
-  Binary app = elf(std::nullopt, true);
-  app.version_needs = {verneed("libfoo.so.1", "FOO_1", 2), verneed("libfoo.so.1", "FOO_2", 3)};
-  app.needed = {"libalt.so.1"};
-  size_t a = g.add("/opt/app", app);
-  Binary same_versions = versioned_libfoo();
-  same_versions.soname = "libalt.so.1";
-  size_t alt = g.add("/lib/libalt.so.1", same_versions);
-  g.edge(a, "libalt.so.1", alt);
-  g.root({a, alt});
-  CheckRun run;
-  auto found = run.run(g.graph, versions);
+  auto findings_with = [](Binary app) {
+    GraphBuilder g;
+    app.version_needs = {verneed("libfoo.so.1", "FOO_1", 2), verneed("libfoo.so.1", "FOO_2", 3)};
+    app.needed = {"libalt.so.1"};
+    size_t a = g.add("/opt/app", app);
+    Binary same_versions = versioned_libfoo();
+    same_versions.soname = "libalt.so.1";
+    size_t alt = g.add("/lib/libalt.so.1", same_versions);
+    g.edge(a, "libalt.so.1", alt);
+    g.root({a, alt});
+    CheckRun run;
+    return run.run(g.graph, versions);
+  };
+  auto found = findings_with(elf(std::nullopt, true));
   REQUIRE(found.size() == 1);
   CHECK(found[0].severity == Severity::Error);
   CHECK(found[0].message.find("Assertion `needed != NULL' failed! (/opt/app needs FOO_1 from libfoo.so.1, which nothing") !=
         std::string::npos);
+
+  // a library that carries PT_INTERP as libc.so.6 does is still a library: its host may have loaded the file
+  Binary runnable = elf("librunnable.so.1");
+  runnable.interpreter = "/lib64/ld-linux-x86-64.so.2";
+  auto library = findings_with(runnable);
+  REQUIRE(library.size() == 1);
+  CHECK(library[0].severity == Severity::Warning);
+  runnable.dt_flags_1 = kDf1Pie;  // a PIE program that happens to have a SONAME
+  auto pie = findings_with(runnable);
+  REQUIRE(pie.size() == 1);
+  CHECK(pie[0].severity == Severity::Error);
 }
 
 TEST_CASE("symbol-version-not-found: a provider without versions only gets a note") {

@@ -30,14 +30,19 @@ TEST_CASE("an empty or relative RPATH or RUNPATH entry searches the working dire
   auto stray = findings_for(std::nullopt, std::string("$ORIGIN:"));
   REQUIRE(stray.size() == 1);
   CHECK(stray[0].severity == Severity::Warning);
-  CHECK(stray[0].message.find("/opt/lib/libx.so has RUNPATH '$ORIGIN:' with an empty entry") == 0);
+  CHECK(stray[0].message.find("/opt/lib/libx.so has RUNPATH '$ORIGIN:' with an empty entry 2 of 2, which") == 0);
   CHECK(stray[0].fix.find("remove the stray ':'") == 0);
 
   auto relative = findings_for(std::string("/opt/lib:lib/plugins"), std::nullopt);
   REQUIRE(relative.size() == 1);
-  CHECK(relative[0].message.find("has RPATH '/opt/lib:lib/plugins' with the relative entry 'lib/plugins'") != std::string::npos);
+  CHECK(relative[0].message.find("has RPATH '/opt/lib:lib/plugins' with the relative entry 2 of 2 'lib/plugins'") != std::string::npos);
   CHECK(relative[0].fix.find("use $ORIGIN/lib/plugins") == 0);
 
+  for (const char* relative_token : {"$LIB/x", "$PLATFORM", "$ORIGIN_X", "$$ORIGIN/lib", "${LIB}"}) {
+    CAPTURE(relative_token);
+    CHECK(findings_for(std::nullopt, std::string(relative_token)).size() == 1);  // lib/x86_64-linux-gnu/x: relative
+  }
+  CHECK(findings_for(std::nullopt, std::string("${ORIGIN}/../lib:$ORIGIN")).empty());
   CHECK(findings_for(std::nullopt, std::string("")).empty());  // an empty list is ignored altogether
   CHECK(findings_for(std::string("$ORIGIN/../lib:/usr/lib"), std::nullopt).empty());
   CHECK(findings_for(std::string("lib"), std::string("$ORIGIN")).empty());  // RPATH beside RUNPATH is dropped
