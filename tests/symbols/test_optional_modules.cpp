@@ -31,23 +31,32 @@ Finding error_about(size_t object, const std::string& message) {
   return f;
 }
 
-}  // namespace
-
-TEST_CASE("a module numba imports only for its TBB threading layer: its errors are warnings") {
+// Two library roots of a distribution, `optional` and `other` (site-packages /sp), each with a
+// library-not-found error, after apply_optional_modules.
+std::vector<Finding> applied(const Distribution& installed, const std::string& optional, const std::string& optional_missing,
+                             const std::string& other) {
   GraphBuilder g;
-  size_t tbbpool = g.add("/sp/numba/np/ufunc/tbbpool.cpython-311-x86_64-linux-gnu.so", elf());
-  size_t workqueue = g.add("/sp/numba/np/ufunc/workqueue.cpython-311-x86_64-linux-gnu.so", elf());
-  g.root({tbbpool});
-  g.root({workqueue});
+  size_t first = g.add("/sp/" + optional, elf());
+  size_t second = g.add("/sp/" + other, elf());
+  g.root({first});
+  g.root({second});
   CheckRun run;
   auto matrix = load_embedded_matrix();
   REQUIRE(matrix.ok());
   run.matrix = *matrix;
-  std::vector<Finding> findings{error_about(tbbpool, "libtbb.so.12: cannot open shared object file"),
-                                error_about(workqueue, "libfoo.so.1: cannot open shared object file")};
-  std::vector<Distribution> installed{numba()};
+  std::vector<Finding> findings{error_about(first, optional_missing + ": cannot open shared object file"),
+                                error_about(second, "libfoo.so.1: cannot open shared object file")};
   CheckContext ctx{g.graph, run.matrix, run.target, *run.fs};
-  apply_optional_modules(findings, ctx, installed);
+  apply_optional_modules(findings, ctx, {installed});
+  return findings;
+}
+
+}  // namespace
+
+TEST_CASE("a module numba imports only for its TBB threading layer: its errors are warnings") {
+  const std::string tbbpool = "numba/np/ufunc/tbbpool.cpython-311-x86_64-linux-gnu.so";
+  const std::string workqueue = "numba/np/ufunc/workqueue.cpython-311-x86_64-linux-gnu.so";
+  auto findings = applied(numba(), tbbpool, "libtbb.so.12", workqueue);
   CHECK(findings[0].severity == Severity::Warning);
   CHECK(findings[0].message.find("; numba 0.68.1 imports this module only for its TBB threading layer") != std::string::npos);
   CHECK(findings[0].message.ends_with("(optional)"));
@@ -55,36 +64,22 @@ TEST_CASE("a module numba imports only for its TBB threading layer: its errors a
   CHECK(findings[1].severity == Severity::Error);  // workqueue is numba's last resort: not optional
   CHECK(findings[1].fix == "install it");
 
-  installed[0].name = "numba-cuda";  // another distribution's file of that name is not numba's module
-  findings[0].severity = Severity::Error;
-  findings[0].message = "x";
-  apply_optional_modules(findings, ctx, installed);
-  CHECK(findings[0].severity == Severity::Error);
+  Distribution other = numba();
+  other.name = "numba-cuda";  // another distribution's file of that name is not numba's module
+  CHECK(applied(other, tbbpool, "libtbb.so.12", workqueue)[0].severity == Severity::Error);
 }
 
 TEST_CASE("CuPy's cuTENSOR module without cuTENSOR: a warning naming the fallback, for the CUDA 12 and 13 builds") {
+  const std::string cutensor = "cupy_backends/cuda/libs/cutensor.cpython-311-x86_64-linux-gnu.so";
+  const std::string cusparse = "cupy_backends/cuda/libs/cusparse.cpython-311-x86_64-linux-gnu.so";
   for (const char* major : {"12", "13"}) {
     CAPTURE(major);
-    GraphBuilder g;
-    size_t module = g.add("/sp/cupy_backends/cuda/libs/cutensor.cpython-311-x86_64-linux-gnu.so", elf());
-    size_t cusparse = g.add("/sp/cupy_backends/cuda/libs/cusparse.cpython-311-x86_64-linux-gnu.so", elf());
-    g.root({module});
-    g.root({cusparse});
-    CheckRun run;
-    auto matrix = load_embedded_matrix();
-    REQUIRE(matrix.ok());
-    run.matrix = *matrix;
-    std::vector<Finding> findings{error_about(module, "libcutensor.so.2: cannot open shared object file"),
-                                  error_about(cusparse, "libcusparse.so.12: cannot open shared object file")};
     Distribution cupy;
     cupy.name = std::string("cupy-cuda") + major + "x";
     cupy.version = "14.2.0";
     cupy.site_packages = "/sp";
-    cupy.files = {"/sp/cupy_backends/cuda/libs/cutensor.cpython-311-x86_64-linux-gnu.so",
-                  "/sp/cupy_backends/cuda/libs/cusparse.cpython-311-x86_64-linux-gnu.so"};
-    std::vector<Distribution> installed{cupy};
-    CheckContext ctx{g.graph, run.matrix, run.target, *run.fs};
-    apply_optional_modules(findings, ctx, installed);
+    cupy.files = {"/sp/" + cutensor, "/sp/" + cusparse};
+    auto findings = applied(cupy, cutensor, "libcutensor.so.2", cusparse);
     CHECK(findings[0].severity == Severity::Warning);
     CHECK(findings[0].message.find("imports this module only for cuTENSOR") != std::string::npos);
     CHECK(findings[0].fix.starts_with(std::string("pip install \"cutensor-cu") + major + ">=2.3,<3\""));
