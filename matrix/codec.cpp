@@ -10,7 +10,7 @@
 namespace depscan {
 namespace {
 
-constexpr std::string_view kMagic = "depscan-matrix-bin/5";
+constexpr std::string_view kMagic = "depscan-matrix-bin/6";
 
 // Each row type's fields, in encoding order, for the writer and the reader alike.
 template <class Row, class Type>
@@ -54,6 +54,8 @@ template <class Io, RowOf<OptionalModule> Row>
 void fields(Io& io, Row& r) { io(r.distribution, r.file, r.why, r.fix, r.source); }
 template <class Io, RowOf<PythonPreload> Row>
 void fields(Io& io, Row& r) { io(r.distribution, r.file, r.by, r.source); }
+template <class Io, RowOf<LoadedFirst> Row>
+void fields(Io& io, Row& r) { io(r.distributions, r.modules, r.libraries, r.by, r.source); }
 
 class Writer {
  public:
@@ -165,7 +167,7 @@ struct MatrixCodec {
     w(m.frameworks_);
     w.patch_count(frameworks_length_at, w.size() - frameworks_start);
     w(m.gpus_, m.components_, m.cudnn_series_, m.dlopen_, m.pip_packages_, m.pip_source_, m.python_variants_,
-      m.optional_modules_, m.python_preloads_);
+      m.optional_modules_, m.python_preloads_, m.loaded_first_);
     return std::string(kMagic) + w.take();
   }
 
@@ -181,7 +183,7 @@ struct MatrixCodec {
       if (framework_reader.failed() || !framework_reader.at_end()) return Error{"the compiled matrix is truncated"};
     }
     r(m.gpus_, m.components_, m.cudnn_series_, m.dlopen_, m.pip_packages_, m.pip_source_, m.python_variants_,
-      m.optional_modules_, m.python_preloads_);
+      m.optional_modules_, m.python_preloads_, m.loaded_first_);
     if (r.failed() || !r.at_end()) return Error{"the compiled matrix is truncated"};
     return m;
   }

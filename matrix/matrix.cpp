@@ -152,6 +152,16 @@ class Fields {
     for (const json& item : array(key)) out.push_back(text_value(item, key));
     return out;
   }
+  // An array of arrays of strings ([["a", "b"], ["c"]]).
+  std::vector<std::vector<std::string>> text_lists(const char* key) const {
+    std::vector<std::vector<std::string>> out;
+    for (const json& list : array(key)) {
+      if (!list.is_array()) fail(where_, fmt::format("'{}' must hold arrays of strings", key));
+      std::vector<std::string>& texts = out.emplace_back();
+      for (const json& item : list) texts.push_back(text_value(item, key));
+    }
+    return out;
+  }
   std::vector<int> integers(const char* key) const {
     std::vector<int> out;
     for (const json& item : array(key)) {
@@ -346,6 +356,19 @@ PythonPreload parse_python_preload(const json& j, const std::string& where) {
   return PythonPreload{f.text("distribution"), f.text("file"), f.text("by"), f.source()};
 }
 
+LoadedFirst parse_loaded_first(const json& j, const std::string& where) {
+  Fields f(j, where, {"distributions", "modules", "libraries", "by", "source"});
+  LoadedFirst row{f.texts("distributions"), f.texts("modules"), f.text_lists("libraries"), f.text("by"), f.source()};
+  if (row.distributions.empty() || row.modules.empty()) fail(where, "'distributions' and 'modules' must not be empty");
+  for (const std::vector<std::string>& candidates : row.libraries) {
+    if (candidates.empty()) fail(where, "'libraries' holds an empty list of paths");
+    for (const std::string& path : candidates)
+      if (path.empty() || path.front() == '/' || path.find("..") != std::string::npos)
+        fail(where, fmt::format("'libraries' holds paths under site-packages, not \"{}\"", path));
+  }
+  return row;
+}
+
 // Rows of one distribution must describe releases apart: one row per release.
 void check_variant_ranges(const std::vector<PythonVariants>& rows, const std::string& where) {
   auto ends_by = [](const std::string& before, const std::string& since) {  // "" is the open end of either
@@ -396,7 +419,7 @@ struct MatrixLoader {
   }
   static void libraries(Matrix& m, const json& j, const std::string& where) {
     Fields f(j, where, {"schema", "note", "components", "cudnn_series", "dlopen", "pip_packages", "python_variants",
-                        "optional_modules", "python_preloads"});
+                        "optional_modules", "python_preloads", "loaded_first"});
     m.components_ = parse_rows<ComponentRow>(f, "components", parse_component);
     m.cudnn_series_ = parse_rows<CudnnSeries>(f, "cudnn_series", parse_cudnn_series);
     m.dlopen_ = parse_rows<DlopenRow>(f, "dlopen", parse_dlopen);
@@ -408,6 +431,7 @@ struct MatrixLoader {
       m.optional_modules_ = parse_rows<OptionalModule>(f, "optional_modules", parse_optional_module);
     if (f.has("python_preloads"))
       m.python_preloads_ = parse_rows<PythonPreload>(f, "python_preloads", parse_python_preload);
+    if (f.has("loaded_first")) m.loaded_first_ = parse_rows<LoadedFirst>(f, "loaded_first", parse_loaded_first);
     if (f.has("pip_packages")) pip_packages(m, j["pip_packages"], where + ": pip_packages");
   }
   static void pip_packages(Matrix& m, const json& j, const std::string& where) {
@@ -738,6 +762,14 @@ const OptionalModule* Matrix::optional_module(std::string_view distribution, std
 
 const PythonPreload* Matrix::python_preload(std::string_view distribution, std::string_view relative) const {
   return row_for_file(python_preloads_, distribution, relative);
+}
+
+const LoadedFirst* Matrix::loaded_first(std::string_view distribution, std::string_view relative) const {
+  for (const LoadedFirst& row : loaded_first_)
+    if (std::ranges::find(row.distributions, distribution) != row.distributions.end() &&
+        std::ranges::any_of(row.modules, [&](const std::string& glob) { return glob_match(glob, relative); }))
+      return &row;
+  return nullptr;
 }
 
 std::vector<const DlopenRow*> Matrix::dlopen_rows_for(std::string_view soname) const {

@@ -221,6 +221,18 @@ struct PythonPreload {            // a library a distribution's own Python code 
   bool operator==(const PythonPreload&) const = default;
 };
 
+// Libraries a distribution's Python code has loaded into the process before one of its modules is
+// loaded (CuPy's cuda-pathfinder loads the NVIDIA wheels' cuBLAS before cupy_backends.cuda.libs.cublas):
+// the module's NEEDED entries with their sonames bind to those copies, not to what its search finds.
+struct LoadedFirst {
+  std::vector<std::string> distributions;              // cupy-cuda12x, cupy-cuda13x
+  std::vector<std::string> modules;                    // globs under site-packages
+  std::vector<std::vector<std::string>> libraries;     // in load order; each: paths under site-packages, the first that exists
+  std::string by;                                      // the code that loads them, and when
+  std::string source;
+  bool operator==(const LoadedFirst&) const = default;
+};
+
 // ------------------------------------------------------------------ the matrix
 
 class Matrix {
@@ -248,6 +260,8 @@ class Matrix {
   const OptionalModule* optional_module(std::string_view distribution, std::string_view relative) const;
   // The python_preloads row whose glob matches a file of the distribution (relative to site-packages), or null.
   const PythonPreload* python_preload(std::string_view distribution, std::string_view relative) const;
+  // The loaded_first row whose module globs match a file of the distribution (relative to site-packages), or null.
+  const LoadedFirst* loaded_first(std::string_view distribution, std::string_view relative) const;
 
   // The driver-table row of a toolkit: the newest release of the same major.minor at or below
   // it (12.4 -> 12.4 GA; 12.6.2 -> 12.6 Update 1/2), else that major.minor's first release (10.2 ->
@@ -324,6 +338,7 @@ class Matrix {
   std::vector<PythonVariants> python_variants_;
   std::vector<OptionalModule> optional_modules_;
   std::vector<PythonPreload> python_preloads_;
+  std::vector<LoadedFirst> loaded_first_;
 
   friend struct MatrixLoader;
   friend struct MatrixCodec;

@@ -8,10 +8,14 @@ FileOwners::FileOwners(const std::vector<Distribution>& distributions) {
 }
 
 const Distribution* FileOwners::of(const Object& object) const {
+  if (const Distribution* d = of_path(object.path)) return d;
+  return of_path(object.realpath);
+}
+
+const Distribution* FileOwners::of_path(std::string_view path) const {
   if (by_path_.empty()) return nullptr;
-  for (std::string_view path : {std::string_view(object.path), std::string_view(object.realpath)})
-    if (auto it = by_path_.find(path); it != by_path_.end()) return it->second;
-  return nullptr;
+  auto it = by_path_.find(path);
+  return it != by_path_.end() ? it->second : nullptr;
 }
 
 }  // namespace depscan

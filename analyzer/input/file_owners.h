@@ -18,6 +18,8 @@ class FileOwners {
 
   // The first distribution that lists the object's path, else its real path; null if none does.
   const Distribution* of(const Object& object) const;
+  // The distribution whose RECORD lists this logical path, or null.
+  const Distribution* of_path(std::string_view path) const;
 
  private:
   std::unordered_map<std::string_view, const Distribution*> by_path_;

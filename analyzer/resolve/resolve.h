@@ -5,6 +5,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -53,6 +54,13 @@ struct ResolveOptions {
   std::function<WindowsDllLists()> windows_dlls;
 };
 
+// A library the process loaded by its path before the root: a Python package's own code loads
+// some libraries before it imports the module that needs them (matrix loaded_first).
+struct LoadedBeforeRoot {
+  std::string path;
+  std::string by;  // who loads it, for the edge's label
+};
+
 // The resolver is incremental: roots are added one by one, and dlopen edges (issue 4) are added
 // after the NEEDED graph is complete, each resolving with dlopen's rules from a given object.
 class Resolver {
@@ -63,8 +71,9 @@ class Resolver {
   Resolver& operator=(const Resolver&) = delete;
 
   // Loads a root (executable or library) with its preloads and NEEDED closure, breadth-first.
-  // Returns the root's index in graph().roots.
-  size_t add_root(const std::string& logical_path);
+  // `loaded_first` are loaded with their NEEDED closures after the preloads and before the root's
+  // NEEDED entries, which bind to them by soname. Returns the root's index in graph().roots.
+  size_t add_root(const std::string& logical_path, std::span<const LoadedBeforeRoot> loaded_first = {});
   // Makes room for the edges of about `count` roots at once. The edge list would otherwise copy
   // itself to a new place several times as it grows; room it never uses is never touched.
   void reserve_roots(size_t count);

@@ -602,19 +602,35 @@ struct Resolver::Impl {
 
   // Processes the BFS queue until it is empty: NEEDED (and PE delay imports) of each object.
   void drain(RootWalk& walk, size_t root_index) {
-    while (walk.next < walk.queue.size()) {
-      size_t current = walk.queue[walk.next++];
-      const Binary* bin = binary_of(walk, current);
-      if (!bin) continue;
-      for (const std::string& needed : bin->needed) {
-        Request rq{needed, EdgeKind::Needed, current, true, false, ""};
-        record(walk, root_index, resolve(walk, root_index, rq));
-      }
-      for (const std::string& delayed : bin->delay_needed) {
-        Request rq{delayed, EdgeKind::Delay, current, true, false, ""};
-        record(walk, root_index, resolve(walk, root_index, rq));
-      }
+    while (walk.next < walk.queue.size()) load_needed_of(walk, root_index, walk.queue[walk.next++]);
+  }
+
+  void load_needed_of(RootWalk& walk, size_t root_index, size_t current) {
+    const Binary* bin = binary_of(walk, current);
+    if (!bin) return;
+    for (const std::string& needed : bin->needed) {
+      Request rq{needed, EdgeKind::Needed, current, true, false, ""};
+      record(walk, root_index, resolve(walk, root_index, rq));
     }
+    for (const std::string& delayed : bin->delay_needed) {
+      Request rq{delayed, EdgeKind::Delay, current, true, false, ""};
+      record(walk, root_index, resolve(walk, root_index, rq));
+    }
+  }
+
+  // The preloads' and `loaded_first`'s closures are complete before the root's NEEDED entries are
+  // searched: the process had them all when it loaded the root. Preload edges carry them: like
+  // LD_PRELOAD objects they are in the global scope and come before the root's own NEEDED.
+  void load_before_root(RootWalk& walk, size_t root_index, size_t root_position,
+                        std::span<const LoadedBeforeRoot> loaded_first) {
+    walk.next = root_position + 1;
+    drain(walk, root_index);
+    for (const LoadedBeforeRoot& library : loaded_first) {
+      Request rq{library.path, EdgeKind::Preload, kNone, false, false, library.by};
+      record(walk, root_index, resolve(walk, root_index, rq));
+      drain(walk, root_index);
+    }
+    load_needed_of(walk, root_index, walk.queue[root_position]);
   }
 
   const std::vector<std::string>& etc_preload_entries() {
@@ -760,7 +776,7 @@ struct Resolver::Impl {
     return musl_loader(*loader, object, musl_libc);
   }
 
-  size_t add_root(const std::string& path) {
+  size_t add_root(const std::string& path, std::span<const LoadedBeforeRoot> loaded_first) {
     size_t root_index = graph.roots.size();
     auto bin = cache.get(path);
     size_t object = object_for(path, bin);
@@ -793,8 +809,10 @@ struct Resolver::Impl {
     if (walk.pe) walk.names.emplace(pe_name_key(basename_of(path)), index);
     else if (walk.main == kNone) walk.names.emplace(path, index);  // known by the path it was opened by
     if (!walk.pe) seed_interpreter(walk, b);
+    size_t root_position = walk.queue.size();
     enter_scope(walk, index, root_index);
     if (!walk.pe) load_preloads(walk, root_index);  // queued after the root, before its NEEDED
+    if (!walk.pe && !loaded_first.empty()) load_before_root(walk, root_index, root_position, loaded_first);
     drain(walk, root_index);
     return root_index;
   }
@@ -804,7 +822,9 @@ Resolver::Resolver(BinaryCache& cache, ResolveOptions options)
     : impl_(std::make_unique<Impl>(cache, std::move(options))) {}
 Resolver::~Resolver() = default;
 
-size_t Resolver::add_root(const std::string& logical_path) { return impl_->add_root(logical_path); }
+size_t Resolver::add_root(const std::string& logical_path, std::span<const LoadedBeforeRoot> loaded_first) {
+  return impl_->add_root(logical_path, loaded_first);
+}
 
 void Resolver::reserve_roots(size_t count) {
   // A CUDA library loads about 20 objects, each found once by name and again as "already loaded".

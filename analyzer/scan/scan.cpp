@@ -24,6 +24,7 @@
 #include "analyzer/scan/prefetch.h"
 #include "analyzer/scan/cuda_audit.h"
 #include "analyzer/scan/dlopen_edges.h"
+#include "analyzer/scan/loaded_first.h"
 #include "analyzer/scan/merge_findings.h"
 #include "analyzer/util/phase_timer.h"
 #include "matrix/matrix.h"
@@ -83,7 +84,8 @@ namespace {
 // of /usr/lib/x86_64-linux-gnu) the remaining roots are named in one error, not analysed.
 constexpr size_t kMaxScanEdges = 100'000;
 
-void add_roots_within_budget(Resolver& resolver, const std::vector<std::string>& roots, std::vector<Finding>& findings) {
+void add_roots_within_budget(Resolver& resolver, const std::vector<std::string>& roots,
+                             const std::vector<std::vector<LoadedBeforeRoot>>& loaded_first, std::vector<Finding>& findings) {
   resolver.reserve_roots(roots.size());
   for (size_t i = 0; i < roots.size(); ++i) {
     if (resolver.graph().edges.size() >= kMaxScanEdges) {
@@ -99,7 +101,7 @@ void add_roots_within_budget(Resolver& resolver, const std::vector<std::string>&
       findings.push_back(std::move(f));
       return;
     }
-    resolver.add_root(roots[i]);
+    resolver.add_root(roots[i], i < loaded_first.size() ? loaded_first[i] : std::span<const LoadedBeforeRoot>());
   }
 }
 
@@ -157,17 +159,26 @@ ScanReport run_scan(const ScanOptions& options) {
   if (inputs.image_environment) use_image_environment(resolve.env, *inputs.image_environment, options);
   uint32_t cpu_isa_levels = resolve.env.isa_levels;
   Resolver& resolver = work->resolver.emplace(cache, std::move(resolve));  // ld.so rules
-  add_roots_within_budget(resolver, roots, report.result.findings);
-  timer.mark("resolve");
-  // Knowledge, decoded here: a second thread to decode it beside the reading cost more than it saved.
   std::vector<Finding> matrix_findings;
-  Matrix& matrix = work->matrix = matrix_for(options, inputs, matrix_findings);
+  auto decode_matrix = [&]() -> Matrix& {
+    work->matrix = matrix_for(options, inputs, matrix_findings);
+    timer.mark("matrix");
+    return work->matrix;
+  };
+  // Knowledge, decoded after resolving (a second thread to decode it beside the reading cost more
+  // than it saved), unless a Python install's roots need it first.
+  FileOwners owners(inputs.distributions);
+  bool python = !inputs.distributions.empty();
+  Matrix* decoded = python ? &decode_matrix() : nullptr;
+  add_roots_within_budget(resolver, roots, python ? libraries_loaded_first(roots, *decoded, owners, *fs)
+                                                  : std::vector<std::vector<LoadedBeforeRoot>>(),
+                          report.result.findings);
+  timer.mark("resolve");
+  Matrix& matrix = decoded ? *decoded : decode_matrix();
   report.result.findings.insert(report.result.findings.begin(), std::make_move_iterator(matrix_findings.begin()),
                                 std::make_move_iterator(matrix_findings.end()));  // the matrix's come first
-  timer.mark("matrix");
   for (const Finding& f : resolver.diagnostics()) report.result.findings.push_back(f);
   if (options.cuda_audit) report.cuda_audit_root = add_cuda_audit_root(resolver, matrix, *fs);  // no file: the CUDA stack a program would load
-  FileOwners owners(inputs.distributions);
   if (options.dlopen_edges) add_dlopen_edges(resolver, matrix, *fs, &owners);  // run-time edges: known (matrix) and inferred (.rodata) dlopen
   timer.mark("dlopen edges");
   report.result.graph = resolver.take_graph();

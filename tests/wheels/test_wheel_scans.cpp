@@ -251,6 +251,92 @@ TEST_CASE("the real loader: the extension fails alone and loads once the shipped
   CHECK(load({shipped, ext}).exit_code == 0);
 }
 
+namespace {
+
+const char* kCupy12 = "cupy_cuda12x-14.2.0-cp311-cp311-manylinux2014_x86_64.whl";
+const char* kCusparse12 = "nvidia_cusparse_cu12-12.5.10.65-py3-none-manylinux2014_x86_64.whl";
+const char* kNvjitlink12 = "nvidia_nvjitlink_cu12-12.9.86-py3-none-manylinux2010_x86_64.whl";
+const std::string kCusparseModule = "cupy_backends/cuda/libs/cusparse.cpython-311-x86_64-linux-gnu.so";
+
+// The edges of the root that `object` is, from that object, of one kind, in the order they were made.
+std::vector<json> root_edges_from(const json& report, size_t object, const std::string& kind) {
+  std::vector<json> out;
+  for (const json& e : report["edges"])
+    if (e["from"] == object && report["roots"][e["root"].get<size_t>()] == object && e["kind"] == kind) out.push_back(e);
+  return out;
+}
+
+std::vector<std::string> names_of(const std::vector<json>& edges) {
+  std::vector<std::string> out;
+  for (const json& e : edges) out.push_back(e["name"]);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("CuPy's cuda-pathfinder loads the NVIDIA wheels' nvJitLink and cuSPARSE before the module: its NEEDED binds to them") {
+  TempDir root("wheels-pathfinder-root");  // no system cuSPARSE: the module's own search finds none
+  Scan s = scan("--root " + shell_quote(root.str()) + wheels({kCupy12, kCusparse12, kNvjitlink12}), "pathfinder");
+  REQUIRE(s.report.is_object());
+  auto module = object_at(s.report, "site-packages/" + kCusparseModule);
+  REQUIRE(module);
+  std::vector<json> first = root_edges_from(s.report, *module, "preload");
+  CHECK(names_of(first) == std::vector<std::string>{"site-packages/nvidia/nvjitlink/lib/libnvJitLink.so.12",
+                                                    "site-packages/nvidia/cusparse/lib/libcusparse.so.12"});
+  for (const json& e : first) CHECK(e["how_detail"] == "loaded first by CuPy's cuda.pathfinder (direct path)");
+  std::vector<json> needed = root_edges_from(s.report, *module, "needed");
+  REQUIRE(names_of(needed).front() == "libcusparse.so.12");
+  CHECK(needed.front()["how"] == "already_loaded");
+  CHECK(s.report["objects"][needed.front()["to"].get<size_t>()]["path"] == "site-packages/nvidia/cusparse/lib/libcusparse.so.12");
+  auto cusparse = object_at(s.report, "site-packages/nvidia/cusparse/lib/libcusparse.so.12");
+  REQUIRE(cusparse);
+  bool jitlink_bound = false;  // cuSPARSE has no RUNPATH: in the module's process, the nvJitLink loaded before it
+  for (const json& e : s.report["edges"])
+    if (e["from"] == *cusparse && e["root"] == needed.front()["root"] && e["name"] == "libnvJitLink.so.12")
+      jitlink_bound = e["how"] == "already_loaded";
+  CHECK(jitlink_bound);
+  for (const json& f : findings(s.report, "library-not-found"))  // the empty root has no C library, nothing else is missing
+    if (f["message"].get<std::string>().find("(needed by site-packages/cupy_backends") != std::string::npos)
+      CHECK(f["message"].get<std::string>().starts_with("libc.so.6:"));
+
+  SUBCASE("without the cuSPARSE wheel: pathfinder has loaded nvJitLink, and the module's libcusparse.so.12 is missing") {
+    Scan alone = scan("--root " + shell_quote(root.str()) + wheels({kCupy12, kNvjitlink12}), "pathfinder-missing");
+    REQUIRE(alone.report.is_object());
+    auto m = object_at(alone.report, "site-packages/" + kCusparseModule);
+    REQUIRE(m);
+    CHECK(names_of(root_edges_from(alone.report, *m, "preload")) ==
+          std::vector<std::string>{"site-packages/nvidia/nvjitlink/lib/libnvJitLink.so.12"});
+    bool missing = false;
+    for (const json& f : findings(alone.report, "library-not-found"))
+      missing |= f["message"].get<std::string>().starts_with("libcusparse.so.12: cannot open shared object file");
+    CHECK(missing);
+    CHECK(alone.exit_code == 1);
+  }
+}
+
+TEST_CASE("the real loader: after pathfinder's loads, CuPy's module maps the cuSPARSE depscan binds it to") {
+  TempDir site("wheels-pathfinder-site");
+  REQUIRE(unzip_wheels(site.str(), wheels({kCupy12, kCusparse12, kNvjitlink12})));
+  Scan s = scan("--python-env " + shell_quote(site.str()) + " --no-etc-preload", "pathfinder-loader");
+  REQUIRE(s.report.is_object());
+  std::string module_path = site.str() + "/" + kCusparseModule;
+  auto module = object_at(s.report, module_path);
+  REQUIRE(module);
+  std::vector<json> needed = root_edges_from(s.report, *module, "needed");
+  REQUIRE_FALSE(needed.empty());
+  REQUIRE_FALSE(needed.front()["to"].is_null());
+  std::string expected = fs::canonical(s.report["objects"][needed.front()["to"].get<size_t>()]["path"].get<std::string>());
+  std::string args;
+  for (const std::string& path : names_of(root_edges_from(s.report, *module, "preload"))) args += " " + shell_quote(path);
+  // Loads the libraries as pathfinder does (RTLD_GLOBAL), then the module, and prints where libcusparse.so.12 is mapped.
+  auto mapped = run_command("python3 -c 'import ctypes, os, sys\nfor p in sys.argv[2:]: ctypes.CDLL(p, os.RTLD_NOW | os.RTLD_GLOBAL)\n"
+                            "ctypes.CDLL(sys.argv[1])\nprint(sorted({l.split()[-1] for l in open(\"/proc/self/maps\") "
+                            "if l.rstrip().endswith(\"/libcusparse.so.12\")}))' " +
+                            shell_quote(module_path) + args + " 2>&1");
+  CHECK(mapped.exit_code == 0);
+  CHECK(mapped.output == "['" + expected + "']\n");
+}
+
 TEST_CASE("a library opened with dlopen that another installed wheel ships off the search path: named, with the preload") {
   TempDir root("wheels-dlopen-root");
   Scan s = scan("--root " + shell_quote(root.str()) + wheels({"dlopener-1.0-cp311-cp311-manylinux2014_x86_64.whl", kCudart}),

@@ -1,0 +1,23 @@
+// What a Python package has loaded into the process before it loads one of its modules (matrix
+// loaded_first): CuPy's cuda-pathfinder loads the NVIDIA wheels' libraries, bitsandbytes imports
+// torch. The module's NEEDED entries bind to those copies by soname.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "analyzer/input/file_owners.h"
+#include "analyzer/input/fs.h"
+#include "analyzer/resolve/resolve.h"
+#include "matrix/matrix.h"
+
+namespace depscan {
+
+// One list per root, in the roots' order; empty for a root no row describes. For each library of
+// a row, the first of its paths that is a file under the root's site-packages; none: skipped (the
+// package then asks the loader for the soname, as the module's own NEEDED entry does).
+std::vector<std::vector<LoadedBeforeRoot>> libraries_loaded_first(const std::vector<std::string>& roots,
+                                                                   const Matrix& matrix, const FileOwners& owners,
+                                                                   const FileSystem& fs);
+
+}  // namespace depscan

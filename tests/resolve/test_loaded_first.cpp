@@ -1,0 +1,66 @@
+// Libraries a process loaded before a root (a Python package's own loads, matrix loaded_first):
+// their NEEDED closures are complete before the root's NEEDED entries are searched, which bind to
+// them by soname. Compared with the real loader through Python's ctypes.
+#include <doctest/doctest.h>
+
+#include "resolve_support.h"
+
+namespace depscan::test {
+namespace {
+
+struct LoadedFirstWalk {
+  std::unique_ptr<FileSystem> fs = make_real_fs();
+  BinaryCache cache{*fs};
+  Resolver resolver{cache, ResolveOptions{clean_environment(), {}}};
+  size_t root;
+
+  LoadedFirstWalk(const std::string& module, const std::vector<LoadedBeforeRoot>& first)
+      : root(resolver.add_root(module, first)) {}
+
+  const Edge* edge(size_t from_object, const std::string& name) const {
+    for (const Edge& e : resolver.graph().edges)
+      if (e.root == root && e.from == from_object && e.name == name) return &e;
+    return nullptr;
+  }
+  size_t root_object() const { return resolver.graph().roots[root]; }
+  std::string path_of(const Edge* e) const { return e && e->to ? resolver.graph().objects[*e->to].path : "not found"; }
+};
+
+// 1 when Python's ctypes loads every path in order (RTLD_GLOBAL, as pathfinder and torch do), else 0.
+std::string python_loads(const std::vector<std::string>& paths) {
+  std::string args;
+  for (const std::string& p : paths) args += " " + shell_quote(p);
+  return run_command("python3 -c 'import ctypes, os, sys\ntry:\n  [ctypes.CDLL(p, os.RTLD_NOW | os.RTLD_GLOBAL) for p in "
+                     "sys.argv[1:]]; print(1)\nexcept OSError:\n  print(0)'" + args).output;
+}
+
+}  // namespace
+
+TEST_CASE("a library loaded before the root: its closure comes first, and the root's NEEDED binds to it by soname") {
+  const std::string host = resolve_fixture("loadedfirst/host/libhost.so");
+  const std::string hostdep = resolve_fixture("loadedfirst/host/libhostdep.so");
+  const std::string module = resolve_fixture("loadedfirst/mod/module.so");
+
+  LoadedFirstWalk with(module, {{host, "loaded first by a test"}});
+  const Edge* first = with.edge(with.root_object(), host);
+  REQUIRE(first);
+  CHECK(first->kind == EdgeKind::Preload);
+  CHECK(first->how == How::Preload);
+  CHECK(first->how_detail == "loaded first by a test (direct path)");
+  const Edge* needed = with.edge(with.root_object(), "libhostdep.so");
+  REQUIRE(needed);
+  CHECK(needed->how == How::AlreadyLoaded);  // found by libhost.so's RUNPATH before the module's own search
+  CHECK(with.path_of(needed) == hostdep);
+  const std::vector<size_t>& order = with.resolver.graph().load_order[with.root];
+  REQUIRE(order.size() >= 3);
+  CHECK(with.resolver.graph().objects[order[0]].path == module);  // the root first, as for every root
+  CHECK(with.resolver.graph().objects[order[1]].path == host);
+  CHECK(with.resolver.graph().objects[order[2]].path == hostdep);
+  CHECK(python_loads({host, module}) == "1\n");
+
+  LoadedFirstWalk alone(module, {});
+  CHECK(alone.path_of(alone.edge(alone.root_object(), "libhostdep.so")) == "not found");
+  CHECK(python_loads({module}) == "0\n");
+}
+
+}  // namespace depscan::test
