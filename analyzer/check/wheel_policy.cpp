@@ -199,6 +199,22 @@ Finding violation_finding(const Graph& graph, const Outside& outside, const Viol
                       "the CUDA toolkit the wheel needs{}", hint ? "; " + *hint : ""), ""};
 }
 
+// One object per file of the distribution: the one named by its own path rather than through a
+// ../ detour (torch/lib/../../nvidia/...), which a module loaded after torch may have reached first.
+std::vector<size_t> objects_of(const Graph& graph, const std::string& owner) {
+  std::map<std::string_view, size_t> by_file;
+  std::vector<size_t> objects;
+  for (size_t i = 0; i < graph.objects.size(); ++i) {
+    const Object& o = graph.objects[i];
+    if (o.owner != owner) continue;
+    auto [at, added] = by_file.try_emplace(o.realpath, objects.size());
+    if (added) objects.push_back(i);
+    else if (graph.objects[objects[at->second]].path.find("/../") != std::string::npos && o.path.find("/../") == std::string::npos)
+      objects[at->second] = i;
+  }
+  return objects;
+}
+
 }  // namespace
 
 std::vector<Finding> check_wheel_policy(const CheckContext& ctx, const std::vector<Distribution>& dists) {
@@ -211,10 +227,7 @@ std::vector<Finding> check_wheel_policy(const CheckContext& ctx, const std::vect
   for (const Distribution& dist : dists) {
     Claim claim = claimed_policy(*policies, dist);
     if (!claim.policy) continue;
-    std::vector<size_t> objects;
-    std::set<std::string> seen;
-    for (size_t i = 0; i < ctx.graph.objects.size(); ++i)
-      if (ctx.graph.objects[i].owner == dist.name && seen.insert(ctx.graph.objects[i].realpath).second) objects.push_back(i);
+    std::vector<size_t> objects = objects_of(ctx.graph, dist.name);
     if (objects.empty()) continue;
     std::string who = dist.wheel_file.empty() ? dist.name + " " + dist.version : dist.wheel_file;
     std::string best = best_met(*policies, claim, ctx.graph, objects, outside);

@@ -589,6 +589,16 @@ TEST_CASE("a manylinux_2_17 wheel needing GLIBC_2.34 and a system library names 
   CHECK(any_message_has(violations, "site-packages/newglibc/libnew_glibc.so"));
   CHECK(any_message_has(violations, "libarchive.so.13"));
   CHECK(any_message_has(violations, "manylinux_2_17"));
+
+  SUBCASE("reached first through another wheel's ../ detour, the library is still named by its own path") {
+    Scan both = scan(wheels({"detour-1.0-cp311-cp311-manylinux_2_17_x86_64.whl", "newglibc-1.0-cp311-cp311-manylinux_2_17_x86_64.whl"}),
+                     "policy-detour");
+    REQUIRE(both.report.is_object());
+    REQUIRE(object_at(both.report, "site-packages/detour/../newglibc/libnew_glibc.so"));  // the detour's object comes first
+    auto named = findings(both.report, "wheel-policy-violation");
+    CHECK(any_message_has(named, "site-packages/newglibc/libnew_glibc.so: needs pthread_create@GLIBC_2.34"));
+    CHECK_FALSE(any_message_has(named, "/../"));
+  }
 }
 
 TEST_CASE("aarch64 and ppc64le wheels: checked against their architecture's symbol versions; manylinux1 has neither") {
