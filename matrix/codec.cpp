@@ -54,8 +54,10 @@ template <class Io, RowOf<OptionalModule> Row>
 void fields(Io& io, Row& r) { io(r.distribution, r.file, r.why, r.fix, r.source); }
 template <class Io, RowOf<PythonPreload> Row>
 void fields(Io& io, Row& r) { io(r.distribution, r.file, r.by, r.source); }
+template <class Io, RowOf<LoadedFirstLibrary> Row>
+void fields(Io& io, Row& r) { io(r.paths, r.global); }
 template <class Io, RowOf<LoadedFirst> Row>
-void fields(Io& io, Row& r) { io(r.distributions, r.modules, r.libraries, r.by, r.source); }
+void fields(Io& io, Row& r) { io(r.distributions, r.since, r.before, r.modules, r.libraries, r.by, r.source); }
 
 class Writer {
  public:

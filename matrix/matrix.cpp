@@ -152,16 +152,6 @@ class Fields {
     for (const json& item : array(key)) out.push_back(text_value(item, key));
     return out;
   }
-  // An array of arrays of strings ([["a", "b"], ["c"]]).
-  std::vector<std::vector<std::string>> text_lists(const char* key) const {
-    std::vector<std::vector<std::string>> out;
-    for (const json& list : array(key)) {
-      if (!list.is_array()) fail(where_, fmt::format("'{}' must hold arrays of strings", key));
-      std::vector<std::string>& texts = out.emplace_back();
-      for (const json& item : list) texts.push_back(text_value(item, key));
-    }
-    return out;
-  }
   std::vector<int> integers(const char* key) const {
     std::vector<int> out;
     for (const json& item : array(key)) {
@@ -356,16 +346,23 @@ PythonPreload parse_python_preload(const json& j, const std::string& where) {
   return PythonPreload{f.text("distribution"), f.text("file"), f.text("by"), f.source()};
 }
 
+LoadedFirstLibrary parse_loaded_first_library(const json& j, const std::string& where) {
+  Fields f(j, where, {"paths", "global"});
+  LoadedFirstLibrary library{f.texts("paths"), f.flag("global")};
+  if (library.paths.empty()) fail(where, "'paths' is empty");
+  for (const std::string& path : library.paths)
+    if (path.empty() || path.front() == '/' || path.find("..") != std::string::npos)
+      fail(where, fmt::format("'paths' holds paths under site-packages, not \"{}\"", path));
+  return library;
+}
+
 LoadedFirst parse_loaded_first(const json& j, const std::string& where) {
-  Fields f(j, where, {"distributions", "modules", "libraries", "by", "source"});
-  LoadedFirst row{f.texts("distributions"), f.texts("modules"), f.text_lists("libraries"), f.text("by"), f.source()};
+  Fields f(j, where, {"distributions", "since", "before", "modules", "libraries", "by", "source"});
+  LoadedFirst row{f.texts("distributions"), f.optional_text("since"), f.optional_text("before"), f.texts("modules"),
+                  parse_rows<LoadedFirstLibrary>(f, "libraries", parse_loaded_first_library), f.text("by"), f.source()};
   if (row.distributions.empty() || row.modules.empty()) fail(where, "'distributions' and 'modules' must not be empty");
-  for (const std::vector<std::string>& candidates : row.libraries) {
-    if (candidates.empty()) fail(where, "'libraries' holds an empty list of paths");
-    for (const std::string& path : candidates)
-      if (path.empty() || path.front() == '/' || path.find("..") != std::string::npos)
-        fail(where, fmt::format("'libraries' holds paths under site-packages, not \"{}\"", path));
-  }
+  for (const std::string* bound : {&row.since, &row.before})
+    if (!bound->empty() && !Version::parse(*bound)) fail(where, fmt::format("'{}' is not a version", *bound));
   return row;
 }
 
@@ -764,11 +761,16 @@ const PythonPreload* Matrix::python_preload(std::string_view distribution, std::
   return row_for_file(python_preloads_, distribution, relative);
 }
 
-const LoadedFirst* Matrix::loaded_first(std::string_view distribution, std::string_view relative) const {
-  for (const LoadedFirst& row : loaded_first_)
-    if (std::ranges::find(row.distributions, distribution) != row.distributions.end() &&
-        std::ranges::any_of(row.modules, [&](const std::string& glob) { return glob_match(glob, relative); }))
-      return &row;
+const LoadedFirst* Matrix::loaded_first(std::string_view distribution, std::string_view version,
+                                        std::string_view relative) const {
+  auto release = Version::parse(version);
+  for (const LoadedFirst& row : loaded_first_) {
+    if (std::ranges::find(row.distributions, distribution) == row.distributions.end()) continue;
+    if ((!row.since.empty() || !row.before.empty()) && !release) continue;
+    if (!row.since.empty() && *release < *Version::parse(row.since)) continue;
+    if (!row.before.empty() && !(*release < *Version::parse(row.before))) continue;
+    if (std::ranges::any_of(row.modules, [&](const std::string& glob) { return glob_match(glob, relative); })) return &row;
+  }
   return nullptr;
 }
 

@@ -224,11 +224,18 @@ struct PythonPreload {            // a library a distribution's own Python code 
 // Libraries a distribution's Python code has loaded into the process before one of its modules is
 // loaded (CuPy's cuda-pathfinder loads the NVIDIA wheels' cuBLAS before cupy_backends.cuda.libs.cublas):
 // the module's NEEDED entries with their sonames bind to those copies, not to what its search finds.
+struct LoadedFirstLibrary {
+  std::vector<std::string> paths;  // under site-packages; the first that exists is loaded
+  bool global = false;             // RTLD_GLOBAL: its symbols are in every later object's lookup scope
+  bool operator==(const LoadedFirstLibrary&) const = default;
+};
+
 struct LoadedFirst {
-  std::vector<std::string> distributions;              // cupy-cuda12x, cupy-cuda13x
-  std::vector<std::string> modules;                    // globs under site-packages
-  std::vector<std::vector<std::string>> libraries;     // in load order; each: paths under site-packages, the first that exists
-  std::string by;                                      // the code that loads them, and when
+  std::vector<std::string> distributions;       // cupy-cuda12x, cupy-cuda13x
+  std::string since, before;                    // the releases the row describes: since <= version < before ("" = open)
+  std::vector<std::string> modules;             // globs under site-packages
+  std::vector<LoadedFirstLibrary> libraries;    // in load order
+  std::string by;                               // who loads them, for the edge's label
   std::string source;
   bool operator==(const LoadedFirst&) const = default;
 };
@@ -260,8 +267,9 @@ class Matrix {
   const OptionalModule* optional_module(std::string_view distribution, std::string_view relative) const;
   // The python_preloads row whose glob matches a file of the distribution (relative to site-packages), or null.
   const PythonPreload* python_preload(std::string_view distribution, std::string_view relative) const;
-  // The loaded_first row whose module globs match a file of the distribution (relative to site-packages), or null.
-  const LoadedFirst* loaded_first(std::string_view distribution, std::string_view relative) const;
+  // The loaded_first row for that release of the distribution whose module globs match one of its
+  // files (relative to site-packages), or null.
+  const LoadedFirst* loaded_first(std::string_view distribution, std::string_view version, std::string_view relative) const;
 
   // The driver-table row of a toolkit: the newest release of the same major.minor at or below
   // it (12.4 -> 12.4 GA; 12.6.2 -> 12.6 Update 1/2), else that major.minor's first release (10.2 ->

@@ -65,7 +65,8 @@ std::string_view how_label(const Edge& e) {
     case How::Runpath: return detail_or(e, "runpath");  // musl: "runpath of app" up the chain
     case How::LdSoCache: return "ld.so.cache";
     case How::DefaultPath: return "default path";
-    case How::DirectPath: return "direct path";
+    case How::DirectPath:  // "loaded first by import torch (direct path)" says who opened it
+      return e.how_detail.starts_with("direct path") ? "direct path" : detail_or(e, "direct path");
     case How::AlreadyLoaded: return "already loaded";
     case How::Preload: return detail_or(e, "preload");
     case How::SearchOrder: return detail_or(e, "search order");

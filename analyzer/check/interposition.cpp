@@ -35,7 +35,8 @@ bool is_allocator_function(std::string_view name) {
 
 bool is_preloaded(const Graph& graph, const SymbolIndex& symbols, size_t root, size_t object) {
   for (size_t i : symbols.edges_of(root))
-    if (const Edge& e = graph.edges[i]; e.kind == EdgeKind::Preload && e.to == object) return true;
+    if (const Edge& e = graph.edges[i]; e.kind == EdgeKind::Preload && e.how == How::Preload && e.to == object)
+      return true;  // LD_PRELOAD or /etc/ld.so.preload, not a library a Python package loaded first
   return false;
 }
 

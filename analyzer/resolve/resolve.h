@@ -58,7 +58,8 @@ struct ResolveOptions {
 // some libraries before it imports the module that needs them (matrix loaded_first).
 struct LoadedBeforeRoot {
   std::string path;
-  std::string by;  // who loads it, for the edge's label
+  std::string by;       // who loads it, for the edge's label
+  bool global = false;  // RTLD_GLOBAL: a preload edge (global scope); else a dlopen edge (its own scope)
 };
 
 // The resolver is incremental: roots are added one by one, and dlopen edges (issue 4) are added

@@ -77,7 +77,7 @@ struct Request {
   size_t requester = kNone;    // Loaded index of the object asking (its RPATH/RUNPATH apply)
   bool expand_bare_names = true;  // NEEDED: DSTs expanded even without '/'
   bool dlopen = false;         // the new object gets no l_loader (__RTLD_CALLMAP)
-  std::string_view preload_source;  // "LD_PRELOAD" / "/etc/ld.so.preload"
+  std::string_view loaded_by;  // a preload's "LD_PRELOAD" / "/etc/ld.so.preload"; a Python package (loaded_first)
 };
 
 }  // namespace
@@ -478,9 +478,9 @@ struct Resolver::Impl {
   // A file was found: reuse an object with the same file id, or load it.
   std::pair<Edge, size_t> attach(RootWalk& walk, Edge edge, std::string_view name,
                                  const std::string& path, const Request& rq) {
-    if (rq.kind == EdgeKind::Preload) {
-      edge.how_detail = std::string(rq.preload_source) + " (" + edge.how_detail + ")";
-      edge.how = How::Preload;
+    if (!rq.loaded_by.empty()) {
+      edge.how_detail = std::string(rq.loaded_by) + " (" + edge.how_detail + ")";
+      if (rq.kind == EdgeKind::Preload) edge.how = How::Preload;
     }
     // A path an earlier root loaded already has its object: its file id and model are known.
     auto known = object_by_path.find(path);
@@ -619,15 +619,18 @@ struct Resolver::Impl {
   }
 
   // The preloads' and `loaded_first`'s closures are complete before the root's NEEDED entries are
-  // searched: the process had them all when it loaded the root. Preload edges carry them: like
-  // LD_PRELOAD objects they are in the global scope and come before the root's own NEEDED.
+  // searched: the process had them all when it loaded the root. A library loaded RTLD_GLOBAL is a
+  // preload edge (global scope, as LD_PRELOAD's); one loaded RTLD_LOCAL a dlopen edge.
   void load_before_root(RootWalk& walk, size_t root_index, size_t root_position,
                         std::span<const LoadedBeforeRoot> loaded_first) {
     walk.next = root_position + 1;
     drain(walk, root_index);
     for (const LoadedBeforeRoot& library : loaded_first) {
-      Request rq{library.path, EdgeKind::Preload, kNone, false, false, library.by};
-      record(walk, root_index, resolve(walk, root_index, rq));
+      Request rq{library.path, library.global ? EdgeKind::Preload : EdgeKind::Dlopen, kNone, false, !library.global,
+                 library.by};
+      auto result = resolve(walk, root_index, rq);
+      if (result.first.how == How::Preload) result.first.how = How::DirectPath;  // not LD_PRELOAD's interposition
+      record(walk, root_index, std::move(result));
       drain(walk, root_index);
     }
     load_needed_of(walk, root_index, walk.queue[root_position]);
@@ -812,7 +815,8 @@ struct Resolver::Impl {
     size_t root_position = walk.queue.size();
     enter_scope(walk, index, root_index);
     if (!walk.pe) load_preloads(walk, root_index);  // queued after the root, before its NEEDED
-    if (!walk.pe && !loaded_first.empty()) load_before_root(walk, root_index, root_position, loaded_first);
+    bool library_root = walk.main == kNone;  // a program is started, not loaded into a process
+    if (!walk.pe && library_root && !loaded_first.empty()) load_before_root(walk, root_index, root_position, loaded_first);
     drain(walk, root_index);
     return root_index;
   }

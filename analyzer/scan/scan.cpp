@@ -170,7 +170,7 @@ ScanReport run_scan(const ScanOptions& options) {
   FileOwners owners(inputs.distributions);
   bool python = !inputs.distributions.empty();
   Matrix* decoded = python ? &decode_matrix() : nullptr;
-  add_roots_within_budget(resolver, roots, python ? libraries_loaded_first(roots, *decoded, owners, *fs)
+  add_roots_within_budget(resolver, roots, python ? libraries_loaded_first(roots, inputs.distributions, *decoded, owners, *fs)
                                                   : std::vector<std::vector<LoadedBeforeRoot>>(),
                           report.result.findings);
   timer.mark("resolve");

@@ -200,43 +200,55 @@ TEST_CASE("python variants: bitsandbytes' builds per CUDA version, and rows the 
   CHECK(overlap.error().find("x releases overlap") != std::string::npos);
 }
 
-TEST_CASE("loaded first: CuPy's pathfinder libraries and bitsandbytes' torch, and rows naming paths outside site-packages are refused") {
+TEST_CASE("loaded first: CuPy 14's pathfinder libraries and torch's for torchvision; bad rows are refused") {
   Matrix m = embedded();
-  const LoadedFirst* cusparse = m.loaded_first("cupy-cuda12x", "cupy_backends/cuda/libs/cusparse.cpython-311-x86_64-linux-gnu.so");
+  const std::string module = "cupy_backends/cuda/libs/cusparse.cpython-311-x86_64-linux-gnu.so";
+  const LoadedFirst* cusparse = m.loaded_first("cupy-cuda12x", "14.2.0", module);
   REQUIRE(cusparse);
-  CHECK(cusparse == m.loaded_first("cupy-cuda13x", "cupy_backends/cuda/libs/cusparse.cpython-312-x86_64-linux-gnu.so"));
+  CHECK(cusparse == m.loaded_first("cupy-cuda13x", "14.0.0", module));
+  CHECK_FALSE(m.loaded_first("cupy-cuda12x", "13.6.0", module));  // no pathfinder before CuPy 14
+  CHECK_FALSE(m.loaded_first("cupy-cuda12x", "not a version", module));
   REQUIRE(cusparse->libraries.size() == 2);  // its dependency first, as pathfinder loads them
-  CHECK(cusparse->libraries[0] == std::vector<std::string>{"nvidia/cu13/lib/libnvJitLink.so.13", "nvidia/cu13/lib/libnvJitLink.so.12",
-                                                           "nvidia/nvjitlink/lib/libnvJitLink.so.13",
-                                                           "nvidia/nvjitlink/lib/libnvJitLink.so.12"});
-  CHECK(cusparse->libraries[1] == std::vector<std::string>{"nvidia/cu13/lib/libcusparse.so.12", "nvidia/cusparse/lib/libcusparse.so.12"});
-  const LoadedFirst* solver = m.loaded_first("cupy-cuda12x", "cupyx/_cusolver.cpython-311-x86_64-linux-gnu.so");
+  CHECK(cusparse->libraries[0].paths == std::vector<std::string>{"nvidia/cu13/lib/libnvJitLink.so.13", "nvidia/cu13/lib/libnvJitLink.so.12",
+                                                                 "nvidia/nvjitlink/lib/libnvJitLink.so.13",
+                                                                 "nvidia/nvjitlink/lib/libnvJitLink.so.12"});
+  CHECK(cusparse->libraries[1].paths == std::vector<std::string>{"nvidia/cu13/lib/libcusparse.so.12", "nvidia/cusparse/lib/libcusparse.so.12"});
+  CHECK(cusparse->libraries[1].global);  // ctypes.CDLL(path, RTLD_NOW | RTLD_GLOBAL)
+  const LoadedFirst* solver = m.loaded_first("cupy-cuda12x", "14.2.0", "cupyx/_cusolver.cpython-311-x86_64-linux-gnu.so");
   REQUIRE(solver);
   CHECK(solver->libraries.size() == 5);
-  CHECK(solver->libraries.back().back() == "nvidia/cusolver/lib/libcusolver.so.11");
-  CHECK_FALSE(m.loaded_first("cupy-cuda12x", "cupy_backends/cuda/libs/nvrtc.cpython-311-x86_64-linux-gnu.so"));  // dlopen'd later
-  CHECK_FALSE(m.loaded_first("cupylike", "cupy_backends/cuda/libs/cusparse.cpython-311-x86_64-linux-gnu.so"));
-  const LoadedFirst* bnb = m.loaded_first("bitsandbytes", "bitsandbytes/libbitsandbytes_cuda132.so");
-  REQUIRE(bnb);
-  CHECK(bnb->libraries == std::vector<std::vector<std::string>>{{"torch/lib/libtorch_global_deps.so"}, {"torch/lib/libtorch_python.so"}});
-  CHECK(bnb->by == "loaded first by import torch");
+  CHECK(solver->libraries.back().paths.back() == "nvidia/cusolver/lib/libcusolver.so.11");
+  REQUIRE(m.loaded_first("cupy-cuda13x", "14.2.0", "cupy/cuda/jitify.cpython-312-x86_64-linux-gnu.so"));
+  CHECK_FALSE(m.loaded_first("cupy-cuda12x", "14.2.0", "cupy_backends/cuda/libs/nvrtc.cpython-311-x86_64-linux-gnu.so"));
+  CHECK_FALSE(m.loaded_first("cupylike", "14.2.0", module));
+  const LoadedFirst* vision = m.loaded_first("torchvision", "0.29.2", "torchvision/_C.so");
+  REQUIRE(vision);
+  REQUIRE(vision->libraries.size() == 2);
+  CHECK(vision->libraries[0].paths == std::vector<std::string>{"torch/lib/libtorch_global_deps.so"});
+  CHECK(vision->libraries[0].global);
+  CHECK_FALSE(vision->libraries[1].global);  // torch._C is opened RTLD_LOCAL
+  CHECK(vision->by == "loaded first by import torch");
 
   TempDir dir("cuda-matrix-loaded-first");
-  auto row = [](const std::string& libraries) {
+  auto row = [](const std::string& libraries, const std::string& bounds = "") {
     return R"({"schema": "depscan-matrix/libraries/1", "components": [], "cudnn_series": [], "dlopen": [],
-               "loaded_first": [{"distributions": ["x"], "modules": ["x/*.so"], "libraries": )" + libraries +
+               "loaded_first": [{"distributions": ["x"], )" + bounds + R"( "modules": ["x/*.so"], "libraries": )" + libraries +
            R"(, "by": "b", "source": "s"}]})";
   };
-  auto good = load_matrix_file(write(dir, "good.json", row(R"([["a/lib.so", "b/lib.so"]])")));
+  auto good = load_matrix_file(write(dir, "good.json", row(R"([{"paths": ["a/lib.so", "b/lib.so"], "global": true}])")));
   REQUIRE_MESSAGE(good, (good ? "" : good.error()));
-  REQUIRE(good->loaded_first("x", "x/m.so"));
-  CHECK(good->loaded_first("x", "x/m.so")->libraries[0][1] == "b/lib.so");
-  for (const char* bad : {R"([["/usr/lib/libx.so"]])", R"([["../x/lib.so"]])", R"([[""]])", R"(["a/lib.so"])"}) {
+  REQUIRE(good->loaded_first("x", "1.0", "x/m.so"));
+  CHECK(good->loaded_first("x", "1.0", "x/m.so")->libraries[0].paths[1] == "b/lib.so");
+  for (const char* bad : {R"([{"paths": ["/usr/lib/libx.so"]}])", R"([{"paths": ["../x/lib.so"]}])", R"([{"paths": [""]}])",
+                          R"([{"paths": []}])", R"([["a/lib.so"]])"}) {
     CAPTURE(bad);
     auto refused = load_matrix_file(write(dir, "bad.json", row(bad)));
     REQUIRE_FALSE(refused);
     CHECK(refused.error().find("libraries") != std::string::npos);
   }
+  auto bad_bound = load_matrix_file(write(dir, "bound.json", row(R"([{"paths": ["a/lib.so"]}])", R"("since": "soon",)")));
+  REQUIRE_FALSE(bad_bound);
+  CHECK(bad_bound.error().find("'soon' is not a version") != std::string::npos);
 }
 
 TEST_CASE("a matrix file replaces a section, and bad files are refused with the reason") {

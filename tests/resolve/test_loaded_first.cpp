@@ -26,7 +26,7 @@ struct LoadedFirstWalk {
   std::string path_of(const Edge* e) const { return e && e->to ? resolver.graph().objects[*e->to].path : "not found"; }
 };
 
-// 1 when Python's ctypes loads every path in order (RTLD_GLOBAL, as pathfinder and torch do), else 0.
+// 1 when Python's ctypes loads every path in order (RTLD_GLOBAL, as pathfinder does), else 0.
 std::string python_loads(const std::vector<std::string>& paths) {
   std::string args;
   for (const std::string& p : paths) args += " " + shell_quote(p);
@@ -41,11 +41,11 @@ TEST_CASE("a library loaded before the root: its closure comes first, and the ro
   const std::string hostdep = resolve_fixture("loadedfirst/host/libhostdep.so");
   const std::string module = resolve_fixture("loadedfirst/mod/module.so");
 
-  LoadedFirstWalk with(module, {{host, "loaded first by a test"}});
+  LoadedFirstWalk with(module, {{host, "loaded first by a test", true}});
   const Edge* first = with.edge(with.root_object(), host);
   REQUIRE(first);
-  CHECK(first->kind == EdgeKind::Preload);
-  CHECK(first->how == How::Preload);
+  CHECK(first->kind == EdgeKind::Preload);  // RTLD_GLOBAL: in the global scope, as a preload is
+  CHECK(first->how == How::DirectPath);     // but not LD_PRELOAD, whose interposition is on purpose
   CHECK(first->how_detail == "loaded first by a test (direct path)");
   const Edge* needed = with.edge(with.root_object(), "libhostdep.so");
   REQUIRE(needed);
@@ -57,6 +57,12 @@ TEST_CASE("a library loaded before the root: its closure comes first, and the ro
   CHECK(with.resolver.graph().objects[order[1]].path == host);
   CHECK(with.resolver.graph().objects[order[2]].path == hostdep);
   CHECK(python_loads({host, module}) == "1\n");
+
+  LoadedFirstWalk local(module, {{host, "loaded first by a test", false}});  // RTLD_LOCAL: a dlopen of its own
+  const Edge* opened = local.edge(local.root_object(), host);
+  REQUIRE(opened);
+  CHECK(opened->kind == EdgeKind::Dlopen);
+  CHECK(local.path_of(local.edge(local.root_object(), "libhostdep.so")) == hostdep);  // sonames match all the same
 
   LoadedFirstWalk alone(module, {});
   CHECK(alone.path_of(alone.edge(alone.root_object(), "libhostdep.so")) == "not found");
