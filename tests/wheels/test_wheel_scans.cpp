@@ -314,6 +314,24 @@ TEST_CASE("CuPy's cuda-pathfinder loads the NVIDIA wheels' nvJitLink and cuSPARS
   }
 }
 
+TEST_CASE("pathfinder looks in every site-packages: CuPy under lib64/, the NVIDIA wheels under lib/") {
+  TempDir venv("wheels-pathfinder-split");
+  std::string platlib = venv.str() + "/lib64/python3.11/site-packages", purelib = venv.str() + "/lib/python3.11/site-packages";
+  fs::create_directories(platlib);
+  fs::create_directories(purelib);
+  REQUIRE(unzip_wheels(platlib, wheels({kCupy12})));
+  REQUIRE(unzip_wheels(purelib, wheels({kCusparse12, kNvjitlink12})));
+  Scan s = scan("--python-env " + shell_quote(venv.str()) + " --no-etc-preload", "pathfinder-split");
+  REQUIRE(s.report.is_object());
+  auto module = object_at(s.report, platlib + "/" + kCusparseModule);
+  REQUIRE(module);
+  CHECK(names_of(root_edges_from(s.report, *module, "preload")) ==
+        std::vector<std::string>{purelib + "/nvidia/nvjitlink/lib/libnvJitLink.so.12", purelib + "/nvidia/cusparse/lib/libcusparse.so.12"});
+  std::vector<json> needed = root_edges_from(s.report, *module, "needed");
+  REQUIRE_FALSE(needed.empty());
+  CHECK(needed.front()["how"] == "already_loaded");
+}
+
 TEST_CASE("the real loader: after pathfinder's loads, CuPy's module maps the cuSPARSE depscan binds it to") {
   TempDir site("wheels-pathfinder-site");
   REQUIRE(unzip_wheels(site.str(), wheels({kCupy12, kCusparse12, kNvjitlink12})));
@@ -335,6 +353,61 @@ TEST_CASE("the real loader: after pathfinder's loads, CuPy's module maps the cuS
                             shell_quote(module_path) + args + " 2>&1");
   CHECK(mapped.exit_code == 0);
   CHECK(mapped.output == "['" + expected + "']\n");
+}
+
+namespace {
+
+const char* kTorch215 = "torch-2.15.0+cu130-cp311-cp311-manylinux_2_28_x86_64.whl";
+const char* kVision = "torchvision-0.29.2-cp311-cp311-manylinux_2_28_x86_64.whl";
+const char* kCudart13 = "nvidia_cuda_runtime-13.0.96-py3-none-manylinux_2_27_x86_64.whl";
+
+}  // namespace
+
+TEST_CASE("torchvision after import torch: its NEEDED names bind to torch's libraries, torch._C's symbols stay out of its scope") {
+  Scan s = scan(wheels({kTorch215, kVision, kCudart13}), "torch-first");
+  REQUIRE(s.report.is_object());
+  auto vision = object_at(s.report, "site-packages/torchvision/_C.so");
+  REQUIRE(vision);
+  CHECK(names_of(root_edges_from(s.report, *vision, "preload")) ==
+        std::vector<std::string>{"site-packages/torch/lib/libtorch_global_deps.so"});  // RTLD_GLOBAL
+  CHECK(names_of(root_edges_from(s.report, *vision, "dlopen")) ==
+        std::vector<std::string>{"site-packages/torch/lib/libtorch_python.so"});       // torch._C: RTLD_LOCAL
+  std::map<std::string, std::string> bound;
+  for (const json& e : root_edges_from(s.report, *vision, "needed"))
+    bound[e["name"]] = e["how"].get<std::string>() + " " +
+                       (e["to"].is_null() ? "not found" : s.report["objects"][e["to"].get<size_t>()]["path"].get<std::string>());
+  CHECK(bound["libc10.so"] == "already_loaded site-packages/torch/lib/libc10.so");
+  CHECK(bound["libcudart.so.13"] == "already_loaded site-packages/torch/lib/../../nvidia/cu13/lib/libcudart.so.13");
+  for (const json& f : findings(s.report, "library-not-found"))
+    CHECK(f["message"].get<std::string>().find("(needed by site-packages/torchvision") == std::string::npos);
+  auto undefined = findings(s.report, "undefined-symbol");
+  REQUIRE(undefined.size() == 1);  // libtorch_python.so defines it, in torch._C's own scope
+  CHECK(undefined[0]["message"].get<std::string>().starts_with(
+      "symbol lookup error: site-packages/torchvision/image.so: undefined symbol: torch_python_only"));
+}
+
+TEST_CASE("the real loader: after torch's loads, torchvision's _C.so maps torch's libraries and image.so fails on torch._C's symbol") {
+  TempDir site("wheels-torch-site");
+  REQUIRE(unzip_wheels(site.str(), wheels({kTorch215, kVision, kCudart13})));
+  Scan s = scan("--python-env " + shell_quote(site.str()) + " --no-etc-preload", "torch-first-loader");
+  REQUIRE(s.report.is_object());
+  auto vision = object_at(s.report, site.str() + "/torchvision/_C.so");
+  REQUIRE(vision);
+  std::string expected;
+  for (const json& e : root_edges_from(s.report, *vision, "needed"))
+    if (e["name"] == "libcudart.so.13" && !e["to"].is_null())
+      expected = fs::canonical(s.report["objects"][e["to"].get<size_t>()]["path"].get<std::string>());
+  REQUIRE_FALSE(expected.empty());
+  // import torch's loads: libtorch_global_deps.so RTLD_GLOBAL, then libtorch_python.so RTLD_LOCAL.
+  auto after_torch = [&](const std::string& module) {
+    return run_command("python3 -c 'import ctypes, os, sys\nctypes.CDLL(sys.argv[1], os.RTLD_NOW | os.RTLD_GLOBAL)\n"
+                       "ctypes.CDLL(sys.argv[2])\ntry:\n  ctypes.CDLL(sys.argv[3])\nexcept OSError as e:\n  print(e); sys.exit(0)\n"
+                       "print(sorted({l.split()[-1] for l in open(\"/proc/self/maps\") if l.rstrip().endswith(\"/libcudart.so.13\")}))' " +
+                       shell_quote(site.str() + "/torch/lib/libtorch_global_deps.so") + " " +
+                       shell_quote(site.str() + "/torch/lib/libtorch_python.so") + " " + shell_quote(site.str() + module) + " 2>&1");
+  };
+  CHECK(after_torch("/torchvision/_C.so").output == "['" + expected + "']\n");
+  CHECK(after_torch("/torchvision/image.so").output.find("undefined symbol: torch_python_only") != std::string::npos);
 }
 
 TEST_CASE("a library opened with dlopen that another installed wheel ships off the search path: named, with the preload") {
