@@ -630,10 +630,21 @@ struct Resolver::Impl {
                  library.by};
       auto result = resolve(walk, root_index, rq);
       if (result.first.how == How::Preload) result.first.how = How::DirectPath;  // not LD_PRELOAD's interposition
+      if (!result.first.to) report_not_loaded_first(walk, library, result.first.how_detail);
       record(walk, root_index, std::move(result));
       drain(walk, root_index);
     }
     load_needed_of(walk, root_index, walk.queue[root_position]);
+  }
+
+  // The file is there (the rows name existing files) but cannot be loaded: ctypes raises, and so
+  // does the import that loads it first.
+  void report_not_loaded_first(const RootWalk& walk, const LoadedBeforeRoot& library, const std::string& why) {
+    const std::string& module = graph.objects[walk.root_object].path;
+    diagnostics.push_back({"library-not-found", Severity::Error, walk.root_object,
+                           fmt::format("{}: cannot be loaded ({}), {}, so importing {} fails", library.path, why,
+                                       library.by, module),
+                           fmt::format("reinstall the distribution that ships {}", basename_of(library.path)), ""});
   }
 
   const std::vector<std::string>& etc_preload_entries() {

@@ -3,6 +3,8 @@
 // them by soname. Compared with the real loader through Python's ctypes.
 #include <doctest/doctest.h>
 
+#include <fstream>
+
 #include "resolve_support.h"
 
 namespace depscan::test {
@@ -67,6 +69,21 @@ TEST_CASE("a library loaded before the root: its closure comes first, and the ro
   LoadedFirstWalk alone(module, {});
   CHECK(alone.path_of(alone.edge(alone.root_object(), "libhostdep.so")) == "not found");
   CHECK(python_loads({module}) == "0\n");
+}
+
+TEST_CASE("a file loaded before the root that cannot be loaded is an error: the import that loads it fails") {
+  TempDir dir("resolve-loaded-first-bad");
+  const std::string bad = dir.str() + "/libbad.so";
+  std::ofstream(bad) << "not a shared object\n";
+  const std::string module = resolve_fixture("loadedfirst/mod/module.so");
+  LoadedFirstWalk walk(module, {{bad, "loaded first by a test", true}});
+  const std::vector<Finding>& diagnostics = walk.resolver.diagnostics();
+  REQUIRE(diagnostics.size() == 1);
+  CHECK(diagnostics[0].code == "library-not-found");
+  CHECK(diagnostics[0].severity == Severity::Error);
+  CHECK(diagnostics[0].message.starts_with(bad + ": cannot be loaded ("));
+  CHECK(diagnostics[0].message.ends_with("), loaded first by a test, so importing " + module + " fails"));
+  CHECK(python_loads({bad}) == "0\n");
 }
 
 }  // namespace depscan::test
