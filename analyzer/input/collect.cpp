@@ -439,7 +439,7 @@ void show_installed_paths(ScanResult& result, const CollectedInputs& inputs) {
     o.realpath = shown(o.realpath, inputs);
   }
   for (Edge& e : result.graph.edges) {
-    e.name = shown(e.name, inputs);  // a library loaded by its path (matrix loaded_first)
+    if (e.name.find('/') != std::string::npos) e.name = shown(e.name, inputs);  // loaded by its path (loaded_first)
     e.how_detail = shown(e.how_detail, inputs);
     // Lists that name no temporary path stay shared.
     bool names_temporary = std::any_of(e.tried.begin(), e.tried.end(),

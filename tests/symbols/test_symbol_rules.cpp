@@ -590,6 +590,33 @@ TEST_CASE("symbol-interposed: weak (inline, template) copies and the program's o
   }
 }
 
+TEST_CASE("symbol-interposed: LD_PRELOAD's copy is quiet, a copy a Python package loaded first is not") {
+  for (How how : {How::Preload, How::DirectPath}) {
+    CAPTURE(static_cast<int>(how));
+    GraphBuilder g;
+    Binary m = elf(std::nullopt);
+    m.needed = {"libcudart.so.12"};
+    m.symbols = {ref("cudaMalloc")};
+    Binary c = elf("libcudart-copy.so");
+    c.symbols = {def("cudaMalloc")};
+    Binary r = elf("libcudart.so.12");
+    r.symbols = {def("cudaMalloc")};
+    size_t module = g.add("/venv/pkg/module.so", m), copy = g.add("/venv/other/libcudart-copy.so", c),
+           cudart = g.add("/venv/nvidia/libcudart.so.12", r);
+    g.edge(module, "/venv/other/libcudart-copy.so", copy, how, EdgeKind::Preload);
+    g.edge(module, "libcudart.so.12", cudart);
+    g.root({module, copy, cudart});
+    CheckRun run;
+    auto found = run.run(g.graph, interposed);
+    if (how == How::Preload) {
+      CHECK(found.empty());  // LD_PRELOAD interposes on purpose
+    } else {
+      REQUIRE(found.size() == 1);
+      CHECK(found[0].message.find("bind to /venv/other/libcudart-copy.so") != std::string::npos);
+    }
+  }
+}
+
 namespace {
 
 struct FloorGraph {
