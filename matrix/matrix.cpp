@@ -323,6 +323,11 @@ PipPackage parse_pip_package(const json& j, const std::string& where) {
   return PipPackage{f.text("component"), f.integer("cuda_major"), f.text("package")};
 }
 
+void check_release_bounds(const std::string& since, const std::string& before, const std::string& where) {
+  for (const std::string* bound : {&since, &before})
+    if (!bound->empty() && !Version::parse(*bound)) fail(where, fmt::format("'{}' is not a version", *bound));
+}
+
 PythonVariants parse_python_variants(const json& j, const std::string& where) {
   Fields f(j, where, {"distribution", "since", "before", "cuda_file", "cpu_file", "others", "rule", "override_variable",
                       "source"});
@@ -331,8 +336,7 @@ PythonVariants parse_python_variants(const json& j, const std::string& where) {
   if (row.rule != "same_major_nearest" && row.rule != "exact") fail(where, fmt::format("unknown rule '{}'", row.rule));
   if (std::count(row.cuda_file.begin(), row.cuda_file.end(), '{') != 1 || row.cuda_file.find("{version}") == std::string::npos)
     fail(where, "'cuda_file' needs one {version}");
-  for (const std::string* bound : {&row.since, &row.before})
-    if (!bound->empty() && !Version::parse(*bound)) fail(where, fmt::format("'{}' is not a version", *bound));
+  check_release_bounds(row.since, row.before, where);
   return row;
 }
 
@@ -361,8 +365,7 @@ LoadedFirst parse_loaded_first(const json& j, const std::string& where) {
   LoadedFirst row{f.texts("distributions"), f.optional_text("since"), f.optional_text("before"), f.texts("modules"),
                   parse_rows<LoadedFirstLibrary>(f, "libraries", parse_loaded_first_library), f.text("by"), f.source()};
   if (row.distributions.empty() || row.modules.empty()) fail(where, "'distributions' and 'modules' must not be empty");
-  for (const std::string* bound : {&row.since, &row.before})
-    if (!bound->empty() && !Version::parse(*bound)) fail(where, fmt::format("'{}' is not a version", *bound));
+  check_release_bounds(row.since, row.before, where);
   return row;
 }
 
@@ -729,15 +732,22 @@ std::vector<const PipPackage*> Matrix::pip_packages_of(std::string_view componen
   return out;
 }
 
+namespace {
+
+// since <= release < before, "" being an open end; an unreadable release is in no bounded range.
+bool in_releases(const std::optional<Version>& release, const std::string& since, const std::string& before) {
+  if (since.empty() && before.empty()) return true;
+  if (!release) return false;
+  return (since.empty() || !(*release < *Version::parse(since))) && (before.empty() || *release < *Version::parse(before));
+}
+
+}  // namespace
+
 const PythonVariants* Matrix::python_variants_for(std::string_view distribution, std::string_view version) const {
   auto release = Version::parse(version);
   if (!release) return nullptr;
-  for (const PythonVariants& row : python_variants_) {
-    if (row.distribution != distribution) continue;
-    if (!row.since.empty() && *release < *Version::parse(row.since)) continue;
-    if (!row.before.empty() && !(*release < *Version::parse(row.before))) continue;
-    return &row;
-  }
+  for (const PythonVariants& row : python_variants_)
+    if (row.distribution == distribution && in_releases(release, row.since, row.before)) return &row;
   return nullptr;
 }
 
@@ -766,9 +776,7 @@ const LoadedFirst* Matrix::loaded_first(std::string_view distribution, std::stri
   auto release = Version::parse(version);
   for (const LoadedFirst& row : loaded_first_) {
     if (std::ranges::find(row.distributions, distribution) == row.distributions.end()) continue;
-    if ((!row.since.empty() || !row.before.empty()) && !release) continue;
-    if (!row.since.empty() && *release < *Version::parse(row.since)) continue;
-    if (!row.before.empty() && !(*release < *Version::parse(row.before))) continue;
+    if (!in_releases(release, row.since, row.before)) continue;
     if (std::ranges::any_of(row.modules, [&](const std::string& glob) { return glob_match(glob, relative); })) return &row;
   }
   return nullptr;

@@ -21,9 +21,10 @@ std::vector<LoadedBeforeRoot> loaded_before(const LoadedFirst& row, const std::v
   std::vector<LoadedBeforeRoot> out;
   for (const LoadedFirstLibrary& library : row.libraries)
     for (const std::string& candidate : library.paths) {
-      auto dir = std::ranges::find_if(site_packages, [&](std::string_view d) { return fs.is_regular(fmt::format("{}/{}", d, candidate)); });
+      auto path_in = [&](std::string_view dir) { return fmt::format("{}/{}", dir, candidate); };
+      auto dir = std::ranges::find_if(site_packages, [&](std::string_view d) { return fs.is_regular(path_in(d)); });
       if (dir == site_packages.end()) continue;
-      out.push_back({fmt::format("{}/{}", *dir, candidate), row.by, library.global});
+      out.push_back({path_in(*dir), row.by, library.global});
       break;
     }
   return out;

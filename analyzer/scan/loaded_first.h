@@ -1,6 +1,6 @@
 // What a Python package has loaded into the process before it loads one of its modules (matrix
-// loaded_first): CuPy's cuda-pathfinder loads the NVIDIA wheels' libraries, bitsandbytes imports
-// torch. The module's NEEDED entries bind to those copies by soname.
+// loaded_first): CuPy's cuda-pathfinder loads the NVIDIA wheels' libraries; torchvision's modules
+// come after import torch. The module's NEEDED entries bind to those copies by soname.
 #pragma once
 
 #include <string>
