@@ -272,6 +272,31 @@ std::vector<std::string> names_of(const std::vector<json>& edges) {
   return out;
 }
 
+// The real path of the file the root edge of `object` named `name` reached; empty if none did.
+std::string reached_realpath(const json& report, size_t object, const std::string& name) {
+  for (const json& e : root_edges_from(report, object, "needed"))
+    if (e["name"] == name && !e["to"].is_null())
+      return fs::canonical(report["objects"][e["to"].get<size_t>()]["path"].get<std::string>());
+  return "";
+}
+
+struct FirstLoad {
+  std::string path;
+  bool global;
+};
+
+// What the real loader does in Python: loads `first` in order with ctypes (RTLD_GLOBAL or the
+// default RTLD_LOCAL), then `module`; prints the loader's error, or the files mapped as `soname`.
+std::string mapped_after(const std::vector<FirstLoad>& first, const std::string& module, const std::string& soname) {
+  std::string args = shell_quote(soname) + " " + shell_quote(module);
+  for (const FirstLoad& f : first) args += " " + std::string(f.global ? "g" : "l") + " " + shell_quote(f.path);
+  return run_command("python3 -c 'import ctypes, os, sys\nfirst = sys.argv[3:]\n"
+                     "for mode, p in zip(first[::2], first[1::2]): ctypes.CDLL(p, os.RTLD_NOW | os.RTLD_GLOBAL if mode == \"g\" else 0)\n"
+                     "try:\n  ctypes.CDLL(sys.argv[2])\nexcept OSError as e:\n  print(e); sys.exit(0)\n"
+                     "print(sorted({l.split()[-1] for l in open(\"/proc/self/maps\") if l.rstrip().endswith(\"/\" + sys.argv[1])}))' " +
+                     args + " 2>&1").output;
+}
+
 }  // namespace
 
 TEST_CASE("CuPy's cuda-pathfinder loads the NVIDIA wheels' nvJitLink and cuSPARSE before the module: its NEEDED binds to them") {
@@ -340,19 +365,11 @@ TEST_CASE("the real loader: after pathfinder's loads, CuPy's module maps the cuS
   std::string module_path = site.str() + "/" + kCusparseModule;
   auto module = object_at(s.report, module_path);
   REQUIRE(module);
-  std::vector<json> needed = root_edges_from(s.report, *module, "needed");
-  REQUIRE_FALSE(needed.empty());
-  REQUIRE_FALSE(needed.front()["to"].is_null());
-  std::string expected = fs::canonical(s.report["objects"][needed.front()["to"].get<size_t>()]["path"].get<std::string>());
-  std::string args;
-  for (const std::string& path : names_of(root_edges_from(s.report, *module, "preload"))) args += " " + shell_quote(path);
-  // Loads the libraries as pathfinder does (RTLD_GLOBAL), then the module, and prints where libcusparse.so.12 is mapped.
-  auto mapped = run_command("python3 -c 'import ctypes, os, sys\nfor p in sys.argv[2:]: ctypes.CDLL(p, os.RTLD_NOW | os.RTLD_GLOBAL)\n"
-                            "ctypes.CDLL(sys.argv[1])\nprint(sorted({l.split()[-1] for l in open(\"/proc/self/maps\") "
-                            "if l.rstrip().endswith(\"/libcusparse.so.12\")}))' " +
-                            shell_quote(module_path) + args + " 2>&1");
-  CHECK(mapped.exit_code == 0);
-  CHECK(mapped.output == "['" + expected + "']\n");
+  std::string expected = reached_realpath(s.report, *module, "libcusparse.so.12");
+  REQUIRE_FALSE(expected.empty());
+  std::vector<FirstLoad> first;  // as pathfinder loads them: RTLD_GLOBAL
+  for (const std::string& path : names_of(root_edges_from(s.report, *module, "preload"))) first.push_back({path, true});
+  CHECK(mapped_after(first, module_path, "libcusparse.so.12") == "['" + expected + "']\n");
 }
 
 namespace {
@@ -393,21 +410,15 @@ TEST_CASE("the real loader: after torch's loads, torchvision's _C.so maps torch'
   REQUIRE(s.report.is_object());
   auto vision = object_at(s.report, site.str() + "/torchvision/_C.so");
   REQUIRE(vision);
-  std::string expected;
-  for (const json& e : root_edges_from(s.report, *vision, "needed"))
-    if (e["name"] == "libcudart.so.13" && !e["to"].is_null())
-      expected = fs::canonical(s.report["objects"][e["to"].get<size_t>()]["path"].get<std::string>());
+  std::string expected = reached_realpath(s.report, *vision, "libcudart.so.13");
   REQUIRE_FALSE(expected.empty());
   // import torch's loads: libtorch_global_deps.so RTLD_GLOBAL, then libtorch_python.so RTLD_LOCAL.
   auto after_torch = [&](const std::string& module) {
-    return run_command("python3 -c 'import ctypes, os, sys\nctypes.CDLL(sys.argv[1], os.RTLD_NOW | os.RTLD_GLOBAL)\n"
-                       "ctypes.CDLL(sys.argv[2])\ntry:\n  ctypes.CDLL(sys.argv[3])\nexcept OSError as e:\n  print(e); sys.exit(0)\n"
-                       "print(sorted({l.split()[-1] for l in open(\"/proc/self/maps\") if l.rstrip().endswith(\"/libcudart.so.13\")}))' " +
-                       shell_quote(site.str() + "/torch/lib/libtorch_global_deps.so") + " " +
-                       shell_quote(site.str() + "/torch/lib/libtorch_python.so") + " " + shell_quote(site.str() + module) + " 2>&1");
+    return mapped_after({{site.str() + "/torch/lib/libtorch_global_deps.so", true}, {site.str() + "/torch/lib/libtorch_python.so", false}},
+                        site.str() + module, "libcudart.so.13");
   };
-  CHECK(after_torch("/torchvision/_C.so").output == "['" + expected + "']\n");
-  CHECK(after_torch("/torchvision/image.so").output.find("undefined symbol: torch_python_only") != std::string::npos);
+  CHECK(after_torch("/torchvision/_C.so") == "['" + expected + "']\n");
+  CHECK(after_torch("/torchvision/image.so").find("undefined symbol: torch_python_only") != std::string::npos);
 }
 
 TEST_CASE("a library opened with dlopen that another installed wheel ships off the search path: named, with the preload") {
