@@ -86,4 +86,12 @@ TEST_CASE("a file loaded before the root that cannot be loaded is an error: the 
   CHECK(python_loads({bad}) == "0\n");
 }
 
+TEST_CASE("a program is started, not loaded into a process: it takes no library loaded first") {
+  const std::string host = resolve_fixture("loadedfirst/host/libhost.so");
+  LoadedFirstWalk program(resolve_fixture("chain/exe_runpath"), {{host, "loaded first by a test", true}});
+  CHECK_FALSE(program.edge(program.root_object(), host));
+  for (size_t object : program.resolver.graph().load_order[program.root])
+    CHECK(program.resolver.graph().objects[object].path != host);
+}
+
 }  // namespace depscan::test
