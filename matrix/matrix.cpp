@@ -34,6 +34,14 @@ std::optional<Version> Version::parse(std::string_view text) {
   return v;
 }
 
+std::optional<Version> Version::parse_release(std::string_view pep440) {
+  if (size_t bang = pep440.find('!'); bang != std::string_view::npos) pep440.remove_prefix(bang + 1);
+  size_t end = pep440.find_first_not_of("0123456789.");
+  std::string_view release = pep440.substr(0, end);
+  while (release.ends_with('.')) release.remove_suffix(1);
+  return parse(release);
+}
+
 std::string Version::str() const {
   if (!spelled.empty()) return spelled;
   std::string out;
@@ -328,11 +336,26 @@ void check_release_bounds(const std::string& since, const std::string& before, c
     if (!bound->empty() && !Version::parse(*bound)) fail(where, fmt::format("'{}' is not a version", *bound));
 }
 
+// A path or glob under site-packages: relative, and no ".." component to leave it by.
+void check_under_site_packages(const std::string& path, const char* field, const std::string& where) {
+  bool parent = path == ".." || path.starts_with("../") || path.ends_with("/..") || path.find("/../") != std::string::npos;
+  if (path.empty() || path.front() == '/' || parent)
+    fail(where, fmt::format("'{}' holds paths under site-packages, not \"{}\"", field, path));
+}
+
+// Rows name distributions as PEP 503 normalises them, the form lookups use.
+void check_normalised_name(const std::string& name, const std::string& where) {
+  bool normalised = !name.empty() && name.front() != '-' && name.back() != '-' && name.find("--") == std::string::npos &&
+                    std::ranges::all_of(name, [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-'; });
+  if (!normalised) fail(where, fmt::format("distribution '{}' is not normalised (PEP 503: lower case, '-')", name));
+}
+
 PythonVariants parse_python_variants(const json& j, const std::string& where) {
   Fields f(j, where, {"distribution", "since", "before", "cuda_file", "cpu_file", "others", "rule", "override_variable",
                       "source"});
   PythonVariants row{f.text("distribution"), f.optional_text("since"), f.optional_text("before"), f.text("cuda_file"),
                      f.text("cpu_file"), f.texts("others"), f.text("rule"), f.text("override_variable"), f.source()};
+  check_normalised_name(row.distribution, where);
   if (row.rule != "same_major_nearest" && row.rule != "exact") fail(where, fmt::format("unknown rule '{}'", row.rule));
   if (std::count(row.cuda_file.begin(), row.cuda_file.end(), '{') != 1 || row.cuda_file.find("{version}") == std::string::npos)
     fail(where, "'cuda_file' needs one {version}");
@@ -342,21 +365,23 @@ PythonVariants parse_python_variants(const json& j, const std::string& where) {
 
 OptionalModule parse_optional_module(const json& j, const std::string& where) {
   Fields f(j, where, {"distribution", "file", "why", "fix", "source"});
-  return OptionalModule{f.text("distribution"), f.text("file"), f.text("why"), f.text("fix"), f.source()};
+  OptionalModule row{f.text("distribution"), f.text("file"), f.text("why"), f.text("fix"), f.source()};
+  check_normalised_name(row.distribution, where);
+  return row;
 }
 
 PythonPreload parse_python_preload(const json& j, const std::string& where) {
   Fields f(j, where, {"distribution", "file", "by", "source"});
-  return PythonPreload{f.text("distribution"), f.text("file"), f.text("by"), f.source()};
+  PythonPreload row{f.text("distribution"), f.text("file"), f.text("by"), f.source()};
+  check_normalised_name(row.distribution, where);
+  return row;
 }
 
 LoadedFirstLibrary parse_loaded_first_library(const json& j, const std::string& where) {
   Fields f(j, where, {"paths", "global"});
   LoadedFirstLibrary library{f.texts("paths"), f.flag("global")};
   if (library.paths.empty()) fail(where, "'paths' is empty");
-  for (const std::string& path : library.paths)
-    if (path.empty() || path.front() == '/' || path.find("..") != std::string::npos)
-      fail(where, fmt::format("'paths' holds paths under site-packages, not \"{}\"", path));
+  for (const std::string& path : library.paths) check_under_site_packages(path, "paths", where);
   return library;
 }
 
@@ -365,20 +390,40 @@ LoadedFirst parse_loaded_first(const json& j, const std::string& where) {
   LoadedFirst row{f.texts("distributions"), f.optional_text("since"), f.optional_text("before"), f.texts("modules"),
                   parse_rows<LoadedFirstLibrary>(f, "libraries", parse_loaded_first_library), f.text("by"), f.source()};
   if (row.distributions.empty() || row.modules.empty()) fail(where, "'distributions' and 'modules' must not be empty");
+  for (const std::string& name : row.distributions) check_normalised_name(name, where);
+  for (const std::string& glob : row.modules) check_under_site_packages(glob, "modules", where);
   check_release_bounds(row.since, row.before, where);
   return row;
 }
 
+// Whether two release ranges (since <= release < before, "" an open end) share a release.
+bool releases_overlap(const std::string& since_a, const std::string& before_a, const std::string& since_b,
+                      const std::string& before_b) {
+  auto ends_by = [](const std::string& before, const std::string& since) {
+    return !before.empty() && !since.empty() && *Version::parse(before) <= *Version::parse(since);
+  };
+  return !ends_by(before_a, since_b) && !ends_by(before_b, since_a);
+}
+
 // Rows of one distribution must describe releases apart: one row per release.
 void check_variant_ranges(const std::vector<PythonVariants>& rows, const std::string& where) {
-  auto ends_by = [](const std::string& before, const std::string& since) {  // "" is the open end of either
-    return !before.empty() && !since.empty() && *Version::parse(before) <= *Version::parse(since);
+  for (size_t i = 0; i < rows.size(); ++i)
+    for (size_t k = i + 1; k < rows.size(); ++k)
+      if (rows[i].distribution == rows[k].distribution &&
+          releases_overlap(rows[i].since, rows[i].before, rows[k].since, rows[k].before))
+        fail(where, fmt::format("python_variants[{}] and [{}]: {} releases overlap", i, k, rows[i].distribution));
+}
+
+// A module of a release is described by one loaded_first row: the first row found would hide another.
+void check_loaded_first_overlap(const std::vector<LoadedFirst>& rows, const std::string& where) {
+  auto share = [](const std::vector<std::string>& a, const std::vector<std::string>& b) {
+    return std::ranges::any_of(a, [&](const std::string& x) { return std::ranges::find(b, x) != b.end(); });
   };
   for (size_t i = 0; i < rows.size(); ++i)
     for (size_t k = i + 1; k < rows.size(); ++k)
-      if (rows[i].distribution == rows[k].distribution && !ends_by(rows[i].before, rows[k].since) &&
-          !ends_by(rows[k].before, rows[i].since))
-        fail(where, fmt::format("python_variants[{}] and [{}]: {} releases overlap", i, k, rows[i].distribution));
+      if (share(rows[i].distributions, rows[k].distributions) && share(rows[i].modules, rows[k].modules) &&
+          releases_overlap(rows[i].since, rows[i].before, rows[k].since, rows[k].before))
+        fail(where, fmt::format("loaded_first[{}] and [{}] describe the same module of the same releases", i, k));
 }
 
 std::string lower(std::string_view text) {
@@ -431,7 +476,10 @@ struct MatrixLoader {
       m.optional_modules_ = parse_rows<OptionalModule>(f, "optional_modules", parse_optional_module);
     if (f.has("python_preloads"))
       m.python_preloads_ = parse_rows<PythonPreload>(f, "python_preloads", parse_python_preload);
-    if (f.has("loaded_first")) m.loaded_first_ = parse_rows<LoadedFirst>(f, "loaded_first", parse_loaded_first);
+    if (f.has("loaded_first")) {
+      m.loaded_first_ = parse_rows<LoadedFirst>(f, "loaded_first", parse_loaded_first);
+      check_loaded_first_overlap(m.loaded_first_, where);
+    }
     if (f.has("pip_packages")) pip_packages(m, j["pip_packages"], where + ": pip_packages");
   }
   static void pip_packages(Matrix& m, const json& j, const std::string& where) {
@@ -744,7 +792,7 @@ bool in_releases(const std::optional<Version>& release, const std::string& since
 }  // namespace
 
 const PythonVariants* Matrix::python_variants_for(std::string_view distribution, std::string_view version) const {
-  auto release = Version::parse(version);
+  auto release = Version::parse_release(version);
   if (!release) return nullptr;
   for (const PythonVariants& row : python_variants_)
     if (row.distribution == distribution && in_releases(release, row.since, row.before)) return &row;
@@ -773,7 +821,7 @@ const PythonPreload* Matrix::python_preload(std::string_view distribution, std::
 
 const LoadedFirst* Matrix::loaded_first(std::string_view distribution, std::string_view version,
                                         std::string_view relative) const {
-  auto release = Version::parse(version);
+  auto release = Version::parse_release(version);
   for (const LoadedFirst& row : loaded_first_) {
     if (std::ranges::find(row.distributions, distribution) == row.distributions.end()) continue;
     if (!in_releases(release, row.since, row.before)) continue;

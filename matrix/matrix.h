@@ -27,6 +27,9 @@ struct Version {
       : parts(std::move(numbers)), spelled(std::move(text)) {}
 
   static std::optional<Version> parse(std::string_view text);
+  // The release segment of a Python (PEP 440) version: "14.2.0.post1", "14.0.0rc1", "1!2.9.1+cu128"
+  // give 14.2.0, 14.0.0 and 2.9.1 (pre-, post- and dev-releases count as their release).
+  static std::optional<Version> parse_release(std::string_view pep440);
   std::string str() const;  // as spelled when parsed, else the numbers joined by '.'
   int major() const { return parts.empty() ? 0 : parts[0]; }
   int minor() const { return parts.size() < 2 ? 0 : parts[1]; }

@@ -116,7 +116,7 @@ std::optional<std::pair<Version, std::string>> wheel_version(const CheckContext&
   const ShippedLibraries::Shipped* shipped = shipped_library(ctx, file);
   if (!shipped || shipped->distribution->name != o.owner || !normalize_dist_name(o.owner).starts_with(project))
     return std::nullopt;
-  auto version = Version::parse(shipped->distribution->version);
+  auto version = Version::parse_release(shipped->distribution->version);
   if (!version) return std::nullopt;
   return std::make_pair(*version, fmt::format("the version of {}, which installed it", o.owner));
 }

@@ -41,6 +41,16 @@ TEST_CASE("versions parse, compare and keep their spelling") {
   CHECK_FALSE(Version::parse("1..2"));
 }
 
+TEST_CASE("a Python version's release segment drops its epoch, pre-, post-, dev- and local parts") {
+  CHECK(*Version::parse_release("14.2.0.post1") == v("14.2.0"));
+  CHECK(*Version::parse_release("14.0.0rc1") == v("14.0.0"));
+  CHECK(*Version::parse_release("14.1.0.dev0") == v("14.1.0"));
+  CHECK(*Version::parse_release("1!2.9.1+cu128") == v("2.9.1"));
+  CHECK(*Version::parse_release("0.29.2") == v("0.29.2"));
+  CHECK_FALSE(Version::parse_release("post1"));
+  CHECK_FALSE(Version::parse_release(""));
+}
+
 TEST_CASE("the embedded matrix answers the release notes' questions") {
   Matrix m = embedded();
   const DriverRow* cuda124 = m.driver_row(v("12.4"));
@@ -208,6 +218,10 @@ TEST_CASE("loaded first: CuPy 14's pathfinder libraries and torch's for torchvis
   CHECK(cusparse == m.loaded_first("cupy-cuda13x", "14.0.0", module));
   CHECK_FALSE(m.loaded_first("cupy-cuda12x", "13.6.0", module));  // no pathfinder before CuPy 14
   CHECK_FALSE(m.loaded_first("cupy-cuda12x", "not a version", module));
+  CHECK(cusparse == m.loaded_first("cupy-cuda12x", "14.2.0.post1", module));  // post-, pre- and local releases
+  CHECK(cusparse == m.loaded_first("cupy-cuda12x", "14.0.0rc1", module));
+  CHECK(cusparse == m.loaded_first("cupy-cuda12x", "14.1.0+local", module));
+  CHECK_FALSE(m.loaded_first("cupy-cuda12x", "13.6.0.post1", module));
   REQUIRE(cusparse->libraries.size() == 2);  // its dependency first, as pathfinder loads them
   CHECK(cusparse->libraries[0].paths == std::vector<std::string>{"nvidia/cu13/lib/libnvJitLink.so.13", "nvidia/cu13/lib/libnvJitLink.so.12",
                                                                  "nvidia/nvjitlink/lib/libnvJitLink.so.13",
@@ -249,6 +263,40 @@ TEST_CASE("loaded first: CuPy 14's pathfinder libraries and torch's for torchvis
   auto bad_bound = load_matrix_file(write(dir, "bound.json", row(R"([{"paths": ["a/lib.so"]}])", R"("since": "soon",)")));
   REQUIRE_FALSE(bad_bound);
   CHECK(bad_bound.error().find("'soon' is not a version") != std::string::npos);
+  CHECK(load_matrix_file(write(dir, "dots.json", row(R"([{"paths": ["a/lib..so"]}])"))));  // ".." only as a component
+}
+
+TEST_CASE("loaded_first rows name normalised distributions, modules under site-packages, one row per module and release") {
+  TempDir dir("cuda-matrix-loaded-first-rows");
+  auto rows = [](const std::string& first, const std::string& second) {
+    auto one = [](const std::string& fields) {
+      return R"({)" + fields + R"(, "libraries": [{"paths": ["a/lib.so"]}], "by": "b", "source": "s"})";
+    };
+    return R"({"schema": "depscan-matrix/libraries/1", "components": [], "cudnn_series": [], "dlopen": [],
+               "loaded_first": [)" + one(first) + (second.empty() ? "" : ", " + one(second)) + "]}";
+  };
+  auto load = [&](const std::string& first, const std::string& second = "") {
+    return load_matrix_file(write(dir, "rows.json", rows(first, second)));
+  };
+  const std::string x_module = R"("distributions": ["x"], "modules": ["x/*.so"])";
+  CHECK(load(x_module));
+  CHECK(load(x_module + R"(, "before": "2")", x_module + R"(, "since": "2")"));  // releases apart
+  CHECK(load(x_module, R"("distributions": ["x"], "modules": ["x/other.so"])"));
+  struct Refused {
+    std::string first, second, reason;
+  };
+  for (const Refused& refused : std::vector<Refused>{
+           {R"("distributions": ["CuPy_x"], "modules": ["x/*.so"])", "", "not normalised"},
+           {R"("distributions": ["x"], "modules": ["/x/*.so"])", "", "under site-packages"},
+           {R"("distributions": ["x"], "modules": ["x/../*.so"])", "", "under site-packages"},
+           {R"("distributions": ["x"], "modules": [""])", "", "under site-packages"},
+           {x_module, x_module + R"(, "since": "1")", "same module of the same releases"},
+       }) {
+    CAPTURE(refused.first);
+    auto matrix = load(refused.first, refused.second);
+    REQUIRE_FALSE(matrix);
+    CHECK(matrix.error().find(refused.reason) != std::string::npos);
+  }
 }
 
 TEST_CASE("a matrix file replaces a section, and bad files are refused with the reason") {
