@@ -281,6 +281,7 @@ struct Edge {
   std::string source;          // dlopen edges: why the edge exists (matrix row, string found)
   size_t root = 0;             // index into Graph::roots: the scan this edge belongs to
   bool system_provided = false;  // PE, not found: an API set, or a Windows system DLL the scan has no Windows directory for
+  bool loaded_first = false;     // loaded by the root's Python package before the root (matrix loaded_first)
 };
 
 struct Object {

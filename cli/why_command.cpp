@@ -17,6 +17,7 @@
 #include "analyzer/resolve/resolve.h"
 #include "analyzer/resolve/system_layout.h"
 #include "analyzer/scan/dlopen_edges.h"
+#include "analyzer/scan/loaded_first.h"
 #include "analyzer/scan/scan.h"
 #include "cli/commands.h"
 #include "cli/safe_print.h"
@@ -53,10 +54,17 @@ std::string describe(const Graph& g, const Edge& e) {
 
 // The libraries the graph opens at run time, added as a scan adds them (the embedded matrix's
 // dlopen rows and names in read-only data).
-void add_run_time_edges(Resolver& resolver, const FileSystem& fs) {
-  auto matrix = load_embedded_matrix(MatrixUse::Scan);
+void add_run_time_edges(Resolver& resolver, const Expected<Matrix>& matrix, const FileSystem& fs) {
   if (matrix) add_dlopen_edges(resolver, *matrix, fs);
   else print_safe(stderr, "depscan: warning: no dlopen edges: {}\n", matrix.error());
+}
+
+// What the file's Python package loads before it (matrix loaded_first), as a scan of its
+// environment finds it.
+std::vector<LoadedBeforeRoot> loaded_first_of(const std::string& logical, const Expected<Matrix>& matrix,
+                                              const FileSystem& fs) {
+  if (!matrix) return {};
+  return libraries_loaded_first_for_file(logical, *matrix, fs);
 }
 
 // Which loader and glibc's rules the search follows (the hwcaps subdirectories changed with its
@@ -138,8 +146,9 @@ int run(const WhyArgs& args) {
   ResolveOptions resolve = resolve_options_for(args.scan);
   if (image) use_image_environment(resolve.env, image->environment, args.scan);
   Resolver resolver(cache, std::move(resolve));
-  size_t root = resolver.add_root(logical);
-  if (args.dlopen) add_run_time_edges(resolver, *fs);
+  auto matrix = load_embedded_matrix(MatrixUse::Scan);
+  size_t root = resolver.add_root(logical, loaded_first_of(logical, matrix, *fs));
+  if (args.dlopen) add_run_time_edges(resolver, matrix, *fs);
   const Graph& g = resolver.graph();
   size_t root_object = g.roots[root];
   if (!g.objects[root_object].binary) {
@@ -165,7 +174,8 @@ int run(const WhyArgs& args) {
   print_loader(*fs, *g.objects[root_object].binary, args.scan, resolver.own_loader(root));
   print_safe("{} requested by {} ({}), first in load order:\n", first->name, g.objects[first->from].path,
              to_string(first->kind));
-  if (first->kind == EdgeKind::Dlopen) print_safe("  opened at run time with dlopen: {}\n", first->source);
+  if (first->loaded_first) print_safe("  loaded before the module by its Python package: {}\n", first->how_detail);
+  else if (first->kind == EdgeKind::Dlopen) print_safe("  opened at run time with dlopen: {}\n", first->source);
   print_steps(first->tried.to_vector());
   print_safe("  => {}\n", describe(g, *first));
   for (const Edge* e : later)

@@ -98,6 +98,10 @@ void write_edge(JsonWriter& w, const Edge& e) {
   }
   w.key("kind");
   w.value(to_string(e.kind));
+  if (e.loaded_first) {
+    w.key("loaded_first");
+    w.value(true);
+  }
   w.key("name");
   w.value(e.name);
   w.key("root");

@@ -106,6 +106,7 @@ std::vector<Finding> check_dlopen_libraries(const CheckContext& ctx, const CudaS
   std::optional<std::set<std::tuple<size_t, size_t, std::string>>> reached;  // on the first inferred name missing
   for (const Edge& e : g.edges) {
     if (e.kind != EdgeKind::Dlopen || e.to || e.system_provided) continue;  // a Windows DLL: its own info line
+    if (e.loaded_first) continue;  // the resolver reported the file that cannot be loaded
     if (is_driver_name(e.name) && !has_driver) continue;  // no driver at all: the stack summary says so
     const Object& from = g.objects[e.from];
     std::string opener = soname_or_file_name(from);

@@ -45,6 +45,24 @@ std::vector<std::string> find_site_packages(const FileSystem& fs, const std::str
   return found;
 }
 
+std::string_view python_environment_of(std::string_view site_packages) {
+  std::string_view dir = site_packages;
+  while (dir.size() > 1 && dir.ends_with('/')) dir.remove_suffix(1);
+  size_t leaf = dir.rfind('/');
+  if (leaf == std::string_view::npos) return site_packages;
+  std::string_view name = dir.substr(leaf + 1), parent = dir.substr(0, leaf);
+  if (name != "site-packages" && name != "dist-packages") return site_packages;
+  if (parent.ends_with("/Lib")) return parent.substr(0, parent.size() - 4);
+  size_t python = parent.rfind('/');
+  if (python == std::string_view::npos || !parent.substr(python + 1).starts_with("python")) return site_packages;
+  std::string_view lib = parent.substr(0, python);
+  size_t lib_at = lib.rfind('/');
+  std::string_view lib_name = lib_at == std::string_view::npos ? lib : lib.substr(lib_at + 1);
+  if (lib_name != "lib" && lib_name != "lib64") return site_packages;
+  std::string_view prefix = lib_at == std::string_view::npos ? std::string_view() : lib.substr(0, lib_at);
+  return prefix == "/usr/local" ? std::string_view("/usr") : prefix;
+}
+
 bool looks_like_site_packages(const FileSystem& fs, const std::string& dir) {
   for (const std::string& name : fs.list(dir))
     if (ends_with(name, ".dist-info") && fs.is_regular(join_path(join_path(dir, name), "METADATA"))) return true;

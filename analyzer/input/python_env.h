@@ -14,6 +14,11 @@ namespace depscan {
 // site-packages (and dist-packages) directories under a prefix, e.g. lib/python3.12/site-packages.
 std::vector<std::string> find_site_packages(const FileSystem& fs, const std::string& prefix);
 
+// The environment a site-packages directory belongs to, as the directories one interpreter's
+// sys.path holds: the prefix before lib/pythonX.Y/site-packages (lib64, dist-packages, Windows'
+// Lib/site-packages), /usr for /usr/local (Debian's python3 reads both), else the directory itself.
+std::string_view python_environment_of(std::string_view site_packages);
+
 // Whether a directory holds installed distributions (any *.dist-info with METADATA).
 bool looks_like_site_packages(const FileSystem& fs, const std::string& dir);
 

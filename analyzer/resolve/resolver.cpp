@@ -630,6 +630,7 @@ struct Resolver::Impl {
                  library.by};
       auto result = resolve(walk, root_index, rq);
       if (result.first.how == How::Preload) result.first.how = How::DirectPath;  // not LD_PRELOAD's interposition
+      result.first.loaded_first = true;
       if (!result.first.to) report_not_loaded_first(walk, library, result.first.how_detail);
       record(walk, root_index, std::move(result));
       drain(walk, root_index);

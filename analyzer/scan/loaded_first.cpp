@@ -4,15 +4,20 @@
 
 #include <fmt/format.h>
 
+#include "analyzer/input/python_env.h"
+
 namespace depscan {
 namespace {
 
-// The install's site-packages directories, the module's own first: pathfinder looks in every one on
-// sys.path, and torch may sit in another (a distribution's pip puts platlib under lib64/).
+// The site-packages directories of the module's environment, its own first: pathfinder looks in
+// every one on sys.path, and torch may sit in another (a distribution's pip puts platlib under
+// lib64/). Another environment of the same scan is another interpreter's.
 std::vector<std::string_view> search_order(const std::string& own, const std::vector<Distribution>& distributions) {
   std::vector<std::string_view> out{own};
+  std::string_view environment = python_environment_of(own);
   for (const Distribution& d : distributions)
-    if (std::ranges::find(out, d.site_packages) == out.end()) out.push_back(d.site_packages);
+    if (python_environment_of(d.site_packages) == environment && std::ranges::find(out, d.site_packages) == out.end())
+      out.push_back(d.site_packages);
   return out;
 }
 
@@ -30,7 +35,38 @@ std::vector<LoadedBeforeRoot> loaded_before(const LoadedFirst& row, const std::v
   return out;
 }
 
+// The nearest directory above `path` that holds installed distributions, or "".
+std::string site_packages_holding(const std::string& path, const FileSystem& fs) {
+  std::string dir = path;
+  for (size_t slash = dir.rfind('/'); slash != std::string::npos && slash > 0; slash = dir.rfind('/')) {
+    dir.resize(slash);
+    if (looks_like_site_packages(fs, dir)) return dir;
+  }
+  return "";
+}
+
 }  // namespace
+
+std::vector<LoadedBeforeRoot> libraries_loaded_first_for_file(const std::string& path, const Matrix& matrix,
+                                                              const FileSystem& fs) {
+  std::string own = site_packages_holding(path, fs);
+  if (own.empty()) return {};
+  std::vector<std::string> directories{own};
+  auto own_real = fs.canonical(own);
+  auto same_directory = [&](const std::string& dir) {
+    auto real = fs.canonical(dir);
+    return dir == own || (real && own_real && *real == *own_real);
+  };
+  if (std::string environment(python_environment_of(own)); environment != own)
+    for (std::string& dir : find_site_packages(fs, environment))
+      if (!same_directory(dir)) directories.push_back(std::move(dir));
+  std::vector<Distribution> distributions;
+  std::vector<Finding> unread;  // a scan reports these; the question here is one file's
+  for (const std::string& dir : directories)
+    for (Distribution& d : read_distributions(fs, dir, unread)) distributions.push_back(std::move(d));
+  FileOwners owners(distributions);
+  return libraries_loaded_first({path}, distributions, matrix, owners, fs).front();
+}
 
 std::vector<std::vector<LoadedBeforeRoot>> libraries_loaded_first(const std::vector<std::string>& roots,
                                                                    const std::vector<Distribution>& distributions,

@@ -15,11 +15,16 @@ namespace depscan {
 
 // One list per root, in the roots' order; empty for a root no row describes. For each library of
 // a row, the first of its paths that is a file under the root's site-packages, else under another
-// site-packages of the install; none: skipped (the package then asks the loader for the soname, as
+// site-packages of the same environment (python_environment_of); none: skipped (the package then asks the loader for the soname, as
 // the module's own NEEDED entry does).
 std::vector<std::vector<LoadedBeforeRoot>> libraries_loaded_first(const std::vector<std::string>& roots,
                                                                    const std::vector<Distribution>& distributions,
                                                                    const Matrix& matrix, const FileOwners& owners,
                                                                    const FileSystem& fs);
+
+// The same for one file outside a scan (depscan why): the distributions are read from the
+// site-packages directory that holds it and the others of its environment; none: empty.
+std::vector<LoadedBeforeRoot> libraries_loaded_first_for_file(const std::string& path, const Matrix& matrix,
+                                                              const FileSystem& fs);
 
 }  // namespace depscan

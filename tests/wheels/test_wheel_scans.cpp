@@ -357,6 +357,25 @@ TEST_CASE("pathfinder looks in every site-packages: CuPy under lib64/, the NVIDI
   CHECK(needed.front()["how"] == "already_loaded");
 }
 
+TEST_CASE("pathfinder looks only in its own environment: NVIDIA wheels of another venv in the same scan are not loaded") {
+  TempDir envs("wheels-pathfinder-envs");
+  std::string cupy_site = envs.str() + "/a/lib/python3.11/site-packages", nvidia_site = envs.str() + "/b/lib/python3.11/site-packages";
+  fs::create_directories(cupy_site);
+  fs::create_directories(nvidia_site);
+  REQUIRE(unzip_wheels(cupy_site, wheels({kCupy12})));
+  REQUIRE(unzip_wheels(nvidia_site, wheels({kCusparse12, kNvjitlink12})));
+  Scan s = scan(shell_quote(cupy_site) + " " + shell_quote(nvidia_site) + " --no-etc-preload", "pathfinder-envs");
+  REQUIRE(s.report.is_object());
+  auto module = object_at(s.report, cupy_site + "/" + kCusparseModule);
+  REQUIRE(module);
+  CHECK(root_edges_from(s.report, *module, "preload").empty());
+  std::vector<json> needed = root_edges_from(s.report, *module, "needed");
+  REQUIRE(names_of(needed).front() == "libcusparse.so.12");
+  CHECK(needed.front()["how"] != "already_loaded");  // the module's own search: the system's copy, if any
+  if (!needed.front()["to"].is_null())
+    CHECK_FALSE(s.report["objects"][needed.front()["to"].get<size_t>()]["path"].get<std::string>().starts_with(nvidia_site));
+}
+
 TEST_CASE("the real loader: after pathfinder's loads, CuPy's module maps the cuSPARSE depscan binds it to") {
   TempDir site("wheels-pathfinder-site");
   REQUIRE(unzip_wheels(site.str(), wheels({kCupy12, kCusparse12, kNvjitlink12})));
@@ -370,6 +389,17 @@ TEST_CASE("the real loader: after pathfinder's loads, CuPy's module maps the cuS
   std::vector<FirstLoad> first;  // as pathfinder loads them: RTLD_GLOBAL
   for (const std::string& path : names_of(root_edges_from(s.report, *module, "preload"))) first.push_back({path, true});
   CHECK(mapped_after(first, module_path, "libcusparse.so.12") == "['" + expected + "']\n");
+
+  SUBCASE("depscan why answers as the scan: the module's libcusparse.so.12 is the copy pathfinder loaded") {
+    auto why = run_command(depscan_bin() + " why " + shell_quote(module_path) + " libcusparse.so.12 2>&1");
+    std::string wheel_copy = site.str() + "/nvidia/cusparse/lib/libcusparse.so.12";
+    CHECK_MESSAGE(why.exit_code == 0, why.output);
+    CHECK(why.output.find("loaded before the module by its Python package: loaded first by CuPy's cuda.pathfinder") !=
+          std::string::npos);
+    CHECK(why.output.find("=> found " + wheel_copy) != std::string::npos);
+    CHECK(why.output.find("as libcusparse.so.12: found " + wheel_copy + " (real path " + wheel_copy + ") [already loaded]") !=
+          std::string::npos);
+  }
 }
 
 namespace {
@@ -401,6 +431,31 @@ TEST_CASE("torchvision after import torch: its NEEDED names bind to torch's libr
   REQUIRE(undefined.size() == 1);  // libtorch_python.so defines it, in torch._C's own scope
   CHECK(undefined[0]["message"].get<std::string>().starts_with(
       "symbol lookup error: site-packages/torchvision/image.so: undefined symbol: torch_python_only"));
+}
+
+TEST_CASE("a torch._C library that cannot be loaded (RTLD_LOCAL) is one error: importing the module fails, no dlopen is reported") {
+  TempDir site("wheels-torch-broken");
+  REQUIRE(unzip_wheels(site.str(), wheels({kTorch215, kVision, kCudart13})));
+  std::string python_lib = site.str() + "/torch/lib/libtorch_python.so";
+  fs::resize_file(python_lib, 40);
+  Scan s = scan("--python-env " + shell_quote(site.str()) + " --no-etc-preload", "torch-broken");
+  REQUIRE(s.report.is_object());
+  size_t cannot_load = 0;
+  for (const json& f : findings(s.report, "library-not-found"))
+    if (f["message"].get<std::string>().starts_with(python_lib + ": cannot be loaded (")) {
+      CHECK(f["severity"] == "error");
+      CHECK(f["message"].get<std::string>().find(", so importing " + site.str() + "/torchvision/") != std::string::npos);
+      ++cannot_load;
+    }
+  CHECK(cannot_load >= 1);
+  for (const json& f : findings(s.report, "dlopen-library-not-found"))
+    CHECK(f["message"].get<std::string>().find("libtorch_python.so") == std::string::npos);
+  auto vision = object_at(s.report, site.str() + "/torchvision/_C.so");
+  REQUIRE(vision);
+  std::vector<json> local = root_edges_from(s.report, *vision, "dlopen");
+  REQUIRE(local.size() == 1);
+  CHECK(local[0]["loaded_first"] == true);
+  CHECK(local[0]["to"].is_null());
 }
 
 TEST_CASE("the real loader: after torch's loads, torchvision's _C.so maps torch's libraries and image.so fails on torch._C's symbol") {

@@ -9,6 +9,7 @@
 #include "analyzer/check/wheel_policy.h"
 #include "analyzer/input/archive.h"
 #include "analyzer/input/image.h"
+#include "analyzer/input/python_env.h"
 #include "analyzer/input/safe_tree.h"
 #include "analyzer/input/wheel.h"
 #include "matrix/policy.h"
@@ -87,6 +88,19 @@ TEST_CASE("METADATA, WHEEL and RECORD") {
                          "d", layout) ==
         "d/lib.so,sha256=x,9\n../../../bin/tool,sha256=y,3\n\"we,ird.py\",,\n"
         "../../../include/site/python3.11/d/d.h,,\nd/plain.py,,\n");
+}
+
+TEST_CASE("a site-packages directory's environment: the prefix one interpreter's sys.path covers") {
+  CHECK(python_environment_of("/opt/venv/lib/python3.12/site-packages") == "/opt/venv");
+  CHECK(python_environment_of("/opt/venv/lib64/python3.12/site-packages/") == "/opt/venv");
+  CHECK(python_environment_of("/usr/lib/python3/dist-packages") == "/usr");
+  CHECK(python_environment_of("/usr/local/lib/python3.11/dist-packages") == "/usr");  // Debian's python3 reads both
+  CHECK(python_environment_of("C:/Python312/Lib/site-packages") == "C:/Python312");
+  CHECK(python_environment_of("venv/lib/python3.11/site-packages") == "venv");
+  CHECK(python_environment_of("/data/site-packages") == "/data/site-packages");  // no prefix: the directory alone
+  CHECK(python_environment_of("/opt/venv/lib/py/site-packages") == "/opt/venv/lib/py/site-packages");
+  CHECK(python_environment_of("/opt/venv/share/python3.12/site-packages") == "/opt/venv/share/python3.12/site-packages");
+  CHECK(python_environment_of("site-packages") == "site-packages");
 }
 
 TEST_CASE("version specifiers (PEP 440 subset)") {
