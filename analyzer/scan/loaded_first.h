@@ -15,8 +15,8 @@ namespace depscan {
 
 // One list per root, in the roots' order; empty for a root no row describes. For each library of
 // a row, the first of its paths that is a file under the root's site-packages, else under another
-// site-packages of the same environment (python_environment_of); none: skipped (the package then asks the loader for the soname, as
-// the module's own NEEDED entry does).
+// site-packages of the same environment (python_environment_of); none: skipped (the package then
+// asks the loader for the soname, as the module's own NEEDED entry does).
 std::vector<std::vector<LoadedBeforeRoot>> libraries_loaded_first(const std::vector<std::string>& roots,
                                                                    const std::vector<Distribution>& distributions,
                                                                    const Matrix& matrix, const FileOwners& owners,
