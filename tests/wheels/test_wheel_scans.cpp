@@ -339,13 +339,21 @@ TEST_CASE("CuPy's cuda-pathfinder loads the NVIDIA wheels' nvJitLink and cuSPARS
   }
 }
 
+namespace {
+
+// CuPy's wheel unzipped into one site-packages, the NVIDIA wheels it uses into another.
+bool install_cupy_apart(const std::string& cupy_site, const std::string& nvidia_site) {
+  fs::create_directories(cupy_site);
+  fs::create_directories(nvidia_site);
+  return unzip_wheels(cupy_site, wheels({kCupy12})) && unzip_wheels(nvidia_site, wheels({kCusparse12, kNvjitlink12}));
+}
+
+}  // namespace
+
 TEST_CASE("pathfinder looks in every site-packages: CuPy under lib64/, the NVIDIA wheels under lib/") {
   TempDir venv("wheels-pathfinder-split");
   std::string platlib = venv.str() + "/lib64/python3.11/site-packages", purelib = venv.str() + "/lib/python3.11/site-packages";
-  fs::create_directories(platlib);
-  fs::create_directories(purelib);
-  REQUIRE(unzip_wheels(platlib, wheels({kCupy12})));
-  REQUIRE(unzip_wheels(purelib, wheels({kCusparse12, kNvjitlink12})));
+  REQUIRE(install_cupy_apart(platlib, purelib));
   Scan s = scan("--python-env " + shell_quote(venv.str()) + " --no-etc-preload", "pathfinder-split");
   REQUIRE(s.report.is_object());
   auto module = object_at(s.report, platlib + "/" + kCusparseModule);
@@ -360,10 +368,7 @@ TEST_CASE("pathfinder looks in every site-packages: CuPy under lib64/, the NVIDI
 TEST_CASE("pathfinder looks only in its own environment: NVIDIA wheels of another venv in the same scan are not loaded") {
   TempDir envs("wheels-pathfinder-envs");
   std::string cupy_site = envs.str() + "/a/lib/python3.11/site-packages", nvidia_site = envs.str() + "/b/lib/python3.11/site-packages";
-  fs::create_directories(cupy_site);
-  fs::create_directories(nvidia_site);
-  REQUIRE(unzip_wheels(cupy_site, wheels({kCupy12})));
-  REQUIRE(unzip_wheels(nvidia_site, wheels({kCusparse12, kNvjitlink12})));
+  REQUIRE(install_cupy_apart(cupy_site, nvidia_site));
   Scan s = scan(shell_quote(cupy_site) + " " + shell_quote(nvidia_site) + " --no-etc-preload", "pathfinder-envs");
   REQUIRE(s.report.is_object());
   auto module = object_at(s.report, cupy_site + "/" + kCusparseModule);
