@@ -128,8 +128,14 @@ std::vector<Finding> check_dlopen_libraries(const CheckContext& ctx, const CudaS
                  : dlopen_fix(ctx.matrix, e.name, runpath_owner(g, e), cuda_majors_of_root(majors, g, ctx.matrix, e.root)),
               ""};
     if (const auto* found = shipped_library(ctx, e.name)) {  // cuDNN's dlopen of libnvrtc.so.12 in a PyTorch install
-      f.severity = Severity::Warning;
-      f.message += shipped_note(*found, "the dlopen");
+      // The module's own dlopen (CuPy 13's runtime module and libcudart): its package loaded nothing for it.
+      auto package = e.from == g.roots[e.root] ? package_loads_first(ctx, e.root) : std::nullopt;
+      if (package) {
+        f.message += not_loaded_first_note(*found, *package, g, e.root, "the dlopen");
+      } else {
+        f.severity = Severity::Warning;
+        f.message += shipped_note(*found, "the dlopen");
+      }
       f.fix = shipped_fix(*found, fmt::format("{} opens it", basename_of(from.path)), from);
     }
     append_unique(out, std::move(f));

@@ -234,8 +234,12 @@ std::vector<Finding> check_missing_libraries(const CheckContext& ctx) {
         preloaded.add(g, edge, *found, *row);
         continue;
       }
-      f.severity = Severity::Warning;
-      f.message += shipped_note(*found, "the import");
+      if (auto package = package_loads_first(ctx, edge.root)) {  // CuPy 13: no pathfinder; the import fails
+        f.message += not_loaded_first_note(*found, *package, g, edge.root, "the import");
+      } else {
+        f.severity = Severity::Warning;
+        f.message += shipped_note(*found, "the import");
+      }
       f.fix = fmt::format("{}; tried: {}", shipped_fix(*found, "importing " + importer.path, importer), tried);
     }
     add_once(out, seen, g, edge, std::move(f));

@@ -24,7 +24,9 @@ std::vector<Finding> once_per_file(const Graph& graph, FindingFor finding_for) {
 }
 
 // Whether a finding is about the file at `path`: its object's path or real path, else its own path.
+// loader-missing is about the analysed system (no loader for a class), named by its first library.
 inline bool finding_is_about(const Finding& f, const Graph& g, const std::string& path) {
+  if (f.code == "loader-missing") return false;
   if (!f.object || *f.object >= g.objects.size()) return f.path == path;
   const Object& o = g.objects[*f.object];
   return o.path == path || o.realpath == path;

@@ -1,12 +1,14 @@
 #include "analyzer/check/shipped_libraries.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "analyzer/input/fs.h"
 
 namespace depscan {
 
-ShippedLibraries::ShippedLibraries(const std::vector<Distribution>* distributions) {
+ShippedLibraries::ShippedLibraries(const std::vector<Distribution>* distributions, const FileOwners* owners)
+    : owners_(owners) {
   if (!distributions) return;
   for (const Distribution& d : *distributions)
     for (const std::string& file : d.files)
@@ -27,12 +29,36 @@ const PythonPreload* python_preload_of(const CheckContext& ctx, const ShippedLib
   return ctx.matrix.python_preload(normalize_dist_name(d.name), relative_to_site_packages(d, shipped.path));
 }
 
+std::optional<PackageLoadsFirst> package_loads_first(const CheckContext& ctx, size_t root) {
+  if (!ctx.shipped || root >= ctx.graph.roots.size()) return std::nullopt;
+  const Object& module = ctx.graph.objects[ctx.graph.roots[root]];
+  const Distribution* d = ctx.shipped->owner_of(module);
+  if (!d) return std::nullopt;
+  const LoadedFirst* row =
+      ctx.matrix.loaded_first(normalize_dist_name(d->name), d->version, relative_to_site_packages(*d, module.path));
+  if (!row) return std::nullopt;
+  return PackageLoadsFirst{d, row};
+}
+
+std::string not_loaded_first_note(const ShippedLibraries::Shipped& shipped, const PackageLoadsFirst& package,
+                                  const Graph& graph, size_t root, std::string_view what) {
+  std::vector<std::string> loaded;
+  for (const Edge& e : graph.edges)
+    if (e.root == root && e.loaded_first && e.to) loaded.push_back(basename_of(graph.objects[*e.to].path));
+  std::string loads = loaded.empty() ? "loads no library"
+                                     : fmt::format("loads only {}", fmt::join(loaded, ", "));
+  return fmt::format("; {} {} installs it at {}, where the loader does not look, and {} {} {} before this module ({}): "
+                     "{} fails unless Python code that ran earlier has loaded that file",
+                     shipped.distribution->name, shipped.distribution->version, shipped.path,
+                     package.distribution->name, package.distribution->version, loads, package.row->by, what);
+}
+
 // PyTorch (torch/__init__.py, for cuDNN's dlopen of libnvrtc: pytorch/pytorch#145580), JAX
-// (jax_plugins/xla_cuda12/__init__.py) and CuPy (through cuda-pathfinder) load such a file by its
+// (jax_plugins/xla_cuda12/__init__.py) and CuPy 14 and later (through cuda-pathfinder) load such a file by its
 // path first; the loader then finds it by its soname.
 std::string shipped_note(const ShippedLibraries::Shipped& shipped, std::string_view what) {
   return fmt::format("; {} {} installs it at {}, where the loader does not look: {} works only when Python code has "
-                     "loaded that file first, as PyTorch (torch/__init__.py), JAX (jax_plugins) and CuPy "
+                     "loaded that file first, as PyTorch (torch/__init__.py), JAX (jax_plugins) and CuPy 14 "
                      "(cuda-pathfinder) do for the NVIDIA wheels' libraries",
                      shipped.distribution->name, shipped.distribution->version, shipped.path, what);
 }

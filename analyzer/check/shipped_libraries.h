@@ -4,12 +4,14 @@
 
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "analyzer/check/check.h"
 #include "analyzer/input/distribution.h"
+#include "analyzer/input/file_owners.h"
 #include "analyzer/model.h"
 #include "matrix/matrix.h"
 
@@ -22,13 +24,17 @@ class ShippedLibraries {
     std::string path;  // logical path of the file
   };
 
-  explicit ShippedLibraries(const std::vector<Distribution>* distributions);
+  // `owners` (optional) tells which distribution an object belongs to; both must outlive this.
+  explicit ShippedLibraries(const std::vector<Distribution>* distributions, const FileOwners* owners = nullptr);
 
   // The first distribution's file named `name` (libcublas.so.12), or null.
   const Shipped* find(const std::string& name) const;
+  // The distribution that installed the object, or null (unknown, or no owners given).
+  const Distribution* owner_of(const Object& object) const { return owners_ ? owners_->of(object) : nullptr; }
 
  private:
   std::map<std::string, Shipped, std::less<>> by_name_;
+  const FileOwners* owners_ = nullptr;
 };
 
 // The file named `name` that ctx.shipped lists, or null (no install, or no distribution ships it).
@@ -37,6 +43,22 @@ const ShippedLibraries::Shipped* shipped_library(const CheckContext& ctx, const 
 // The python_preloads row saying the shipping distribution's own Python code loads this file by its
 // path before the modules that need it are imported (RAPIDS' load_library()), or null.
 const PythonPreload* python_preload_of(const CheckContext& ctx, const ShippedLibraries::Shipped& shipped);
+
+// What the Python package of a root module loads before importing it (matrix loaded_first).
+struct PackageLoadsFirst {
+  const Distribution* distribution;  // the module's: cupy-cuda12x 13.6.0
+  const LoadedFirst* row;
+};
+
+// The loaded_first row of the root's own distribution and release, when the matrix has one.
+std::optional<PackageLoadsFirst> package_loads_first(const CheckContext& ctx, size_t root);
+
+// Appended to a library-not-found message when the module's package is known not to load the
+// file first: "; cutensor-cu12 2.8.1 installs it at P, where the loader does not look, and
+// cupy-cuda12x 14.2.0 loads only libcublasLt.so.12, libcutensor.so.2 before this module (<by>):
+// <what> fails unless Python code that ran earlier has loaded that file".
+std::string not_loaded_first_note(const ShippedLibraries::Shipped& shipped, const PackageLoadsFirst& package,
+                                  const Graph& graph, size_t root, std::string_view what);
 
 // Appended to a library-not-found message: "; nvidia-cuda-nvrtc-cu12 12.8.93 installs it at P,
 // where the loader does not look: <what> works only when ...". `what`: "the import", "the dlopen".

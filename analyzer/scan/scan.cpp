@@ -185,7 +185,7 @@ ScanReport run_scan(const ScanOptions& options) {
   if (options.gpu_code || !options.target.gpus.empty())                      // GPU code: fatbin listings,
     attach_cuda_code(report.result.graph, *fs);                             //   read only when asked for
   for (auto& f : attribute_owners(report.result.graph, inputs, owners)) report.result.findings.push_back(std::move(f));  // distributions
-  ShippedLibraries shipped(&inputs.distributions);
+  ShippedLibraries shipped(&inputs.distributions, &owners);
   const Target target = target_for(options, inputs.image_environment);
   CheckContext ctx{report.result.graph, matrix, target, *fs, &shipped, cpu_isa_levels};  // checks
   for (auto& f : check_program_interpreters(ctx)) report.result.findings.push_back(std::move(f));  // PT_INTERP

@@ -216,12 +216,21 @@ TEST_CASE("loaded first: CuPy 14's pathfinder libraries and torch's for torchvis
   const LoadedFirst* cusparse = m.loaded_first("cupy-cuda12x", "14.2.0", module);
   REQUIRE(cusparse);
   CHECK(cusparse == m.loaded_first("cupy-cuda13x", "14.0.0", module));
-  CHECK_FALSE(m.loaded_first("cupy-cuda12x", "13.6.0", module));  // no pathfinder before CuPy 14
+  const LoadedFirst* before_pathfinder = m.loaded_first("cupy-cuda12x", "13.6.0", module);
+  REQUIRE(before_pathfinder);  // CuPy 13 has no pathfinder: it loads nothing before this module
+  CHECK(before_pathfinder->libraries.empty());
+  CHECK(before_pathfinder == m.loaded_first("cupy-cuda11x", "13.6.0", module));
+  CHECK_FALSE(m.loaded_first("cupy-cuda12x", "13.5.0", module));  // releases not read
+  const LoadedFirst* cutensor13 = m.loaded_first("cupy-cuda12x", "13.6.0", "cupy_backends/cuda/libs/cutensor.cpython-311-x86_64-linux-gnu.so");
+  REQUIRE(cutensor13);  // import cupy preloads the cuTENSOR wheel's library with ctypes.CDLL's RTLD_LOCAL
+  REQUIRE(cutensor13->libraries.size() == 1);
+  CHECK(cutensor13->libraries[0].paths == std::vector<std::string>{"cutensor/lib/libcutensor.so.2"});
+  CHECK_FALSE(cutensor13->libraries[0].global);
   CHECK_FALSE(m.loaded_first("cupy-cuda12x", "not a version", module));
   CHECK(cusparse == m.loaded_first("cupy-cuda12x", "14.2.0.post1", module));  // post-, pre- and local releases
   CHECK(cusparse == m.loaded_first("cupy-cuda12x", "14.0.0rc1", module));
   CHECK(cusparse == m.loaded_first("cupy-cuda12x", "14.1.0+local", module));
-  CHECK_FALSE(m.loaded_first("cupy-cuda12x", "13.6.0.post1", module));
+  CHECK(m.loaded_first("cupy-cuda12x", "13.6.0.post1", module) == before_pathfinder);
   REQUIRE(cusparse->libraries.size() == 2);  // its dependency first, as pathfinder loads them
   CHECK(cusparse->libraries[0].paths == std::vector<std::string>{"nvidia/cu13/lib/libnvJitLink.so.13", "nvidia/cu13/lib/libnvJitLink.so.12",
                                                                  "nvidia/nvjitlink/lib/libnvJitLink.so.13",
@@ -253,6 +262,9 @@ TEST_CASE("loaded first: CuPy 14's pathfinder libraries and torch's for torchvis
   REQUIRE_MESSAGE(good, (good ? "" : good.error()));
   REQUIRE(good->loaded_first("x", "1.0", "x/m.so"));
   CHECK(good->loaded_first("x", "1.0", "x/m.so")->libraries[0].paths[1] == "b/lib.so");
+  auto nothing_first = load_matrix_file(write(dir, "nothing.json", row("[]")));  // the package is known to load none
+  REQUIRE(nothing_first);
+  CHECK(nothing_first->loaded_first("x", "1.0", "x/m.so")->libraries.empty());
   for (const char* bad : {R"([{"paths": ["/usr/lib/libx.so"]}])", R"([{"paths": ["../x/lib.so"]}])", R"([{"paths": [""]}])",
                           R"([{"paths": []}])", R"([["a/lib.so"]])"}) {
     CAPTURE(bad);
@@ -370,7 +382,6 @@ TEST_CASE("depscan matrix answers with the source") {
   CHECK(nlohmann::json::parse(torch.output)["framework"] == "pytorch");
   CHECK_FALSE(nlohmann::json::parse(torch.output)["rows"].empty());
   CHECK(run_command(depscan_bin() + " matrix framework cupy-cuda12x 13").output.starts_with("cupy 13"));
-
   auto cudnn = run_command(depscan_bin() + " matrix cudnn 9.1");
   CHECK(cudnn.output.find("CUDA 12.0-12.4 (driver >= 525.60.13 Linux, >= 527.41 Windows)") != std::string::npos);
   auto linux_only = run_command(depscan_bin() + " matrix cudnn 9.19");  // no Windows floor in the data

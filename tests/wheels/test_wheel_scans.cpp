@@ -7,6 +7,7 @@
 #include <fstream>
 #include <functional>
 #include <map>
+#include <optional>
 #include <set>
 #include <nlohmann/json.hpp>
 
@@ -405,6 +406,104 @@ TEST_CASE("the real loader: after pathfinder's loads, CuPy's module maps the cuS
     CHECK(why.output.find("as libcusparse.so.12: found " + wheel_copy + " (real path " + wheel_copy + ") [already loaded]") !=
           std::string::npos);
   }
+}
+
+namespace {
+
+const char* kCupy13 = "cupy_cuda12x-13.6.0-cp311-cp311-manylinux2014_x86_64.whl";
+const char* kCupy14For13 = "cupy_cuda13x-14.2.0-cp311-cp311-manylinux2014_x86_64.whl";
+const char* kCublas12 = "nvidia_cublas_cu12-12.9.3.13-py3-none-manylinux2014_x86_64.whl";
+const std::string kCublasModule = "cupy_backends/cuda/libs/cublas.cpython-311-x86_64-linux-gnu.so";
+const std::string kCutensorModule = "cupy_backends/cuda/libs/cutensor.cpython-311-x86_64-linux-gnu.so";
+
+// What the root that `object` is had loaded first, in order: "preload" edges (RTLD_GLOBAL) and "dlopen" ones (RTLD_LOCAL).
+std::vector<json> loaded_first_edges(const json& report, size_t object) {
+  std::vector<json> out;
+  for (const json& e : report["edges"])
+    if (e["from"] == object && report["roots"][e["root"].get<size_t>()] == object && e.value("loaded_first", false))
+      out.push_back(e);
+  return out;
+}
+
+// The library-not-found finding for `soname`, or null.
+std::optional<json> not_found(const json& report, const std::string& soname) {
+  for (const json& f : findings(report, "library-not-found"))
+    if (f["message"].get<std::string>().starts_with(soname + ":")) return f;
+  return std::nullopt;
+}
+
+}  // namespace
+
+TEST_CASE("CuPy 13 loads only the cuTENSOR and NCCL wheels first: its cuBLAS module cannot find the cuBLAS wheel's library") {
+  TempDir root("wheels-cupy13-root");  // no system cuBLAS or cuTENSOR
+  Scan s = scan("--root " + shell_quote(root.str()) +
+                    wheels({kCupy13, kCublas12, "cutensor_cu12-2.8.1-py3-none-manylinux2014_x86_64.whl"}),
+                "cupy13");
+  REQUIRE(s.report.is_object());
+  auto cublas = not_found(s.report, "libcublas.so.12");
+  REQUIRE(cublas);
+  CHECK((*cublas)["severity"] == "error");  // not a guess that some Python code loads it: CuPy 13 does not
+  std::string message = (*cublas)["message"];
+  CHECK(message.find("(needed by site-packages/" + kCublasModule + ")") != std::string::npos);
+  CHECK(message.find("nvidia-cublas-cu12 12.9.3.13 installs it at site-packages/nvidia/cublas/lib/libcublas.so.12, where the "
+                     "loader does not look, and cupy-cuda12x 13.6.0 loads no library before this module (CuPy before 14.0 "
+                     "has no cuda.pathfinder") != std::string::npos);
+  CHECK((*cublas)["fix"].get<std::string>().starts_with("load site-packages/nvidia/cublas/lib/libcublas.so.12 before importing"));
+  CHECK(s.exit_code == 1);
+
+  auto cutensor_module = object_at(s.report, "site-packages/" + kCutensorModule);  // import cupy preloads the wheel's copy
+  REQUIRE(cutensor_module);
+  std::vector<json> first = loaded_first_edges(s.report, *cutensor_module);
+  CHECK(names_of(first) == std::vector<std::string>{"site-packages/cutensor/lib/libcutensor.so.2"});
+  for (const json& e : first) {
+    CHECK(e["how_detail"] == "loaded first by import cupy (cupy/_environment.py's _preload_library) (direct path)");
+    CHECK(e["kind"] == "dlopen");  // ctypes.CDLL's RTLD_LOCAL: not in the module's scope but for its NEEDED
+  }
+  CHECK(resolved(s.report, *cutensor_module, "libcutensor.so.2")["path"] == "site-packages/cutensor/lib/libcutensor.so.2");
+  CHECK_FALSE(not_found(s.report, "libcutensor.so.2"));
+
+  SUBCASE("CuPy 14's pathfinder loads libcutensor.so.2 but not libcutensorMg.so.2: the optional module's import fails") {
+    Scan s14 = scan("--root " + shell_quote(root.str()) +
+                        wheels({kCupy14For13, "cutensor_cu13-2.8.1-py3-none-manylinux2014_x86_64.whl"}),
+                    "cupy14-cutensor");
+    REQUIRE(s14.report.is_object());
+    auto mg = not_found(s14.report, "libcutensorMg.so.2");
+    REQUIRE(mg);
+    CHECK((*mg)["severity"] == "warning");
+    std::string text = (*mg)["message"];
+    CHECK(text.find("cutensor-cu13 2.8.1 installs it at site-packages/cutensor/lib/libcutensorMg.so.2, where the loader does not "
+                    "look, and cupy-cuda13x 14.2.0 loads only libcutensor.so.2 before this module (loaded first by CuPy's "
+                    "cuda.pathfinder): the import fails") != std::string::npos);
+    CHECK(text.ends_with("only importing cupyx.cutensor fails (optional)"));
+    for (const json& f : findings(s14.report, "loader-missing"))  // the empty root's missing loader: not the module's
+      CHECK(f["severity"] == "error");
+  }
+}
+
+TEST_CASE("the real loader: CuPy 13's modules after CuPy's preloads, and CuPy 14's cuTENSOR module after pathfinder's") {
+  std::set<bool> outcomes;
+  for (const char* cupy : {kCupy13, kCupy14For13}) {
+    CAPTURE(cupy);
+    TempDir site("wheels-cupy-preloads");
+    REQUIRE(unzip_wheels(site.str(), wheels({cupy, kCublas12, "cutensor_cu12-2.8.1-py3-none-manylinux2014_x86_64.whl"})));
+    Scan s = scan("--python-env " + shell_quote(site.str()) + " --no-etc-preload", "cupy-preloads-loader");
+    REQUIRE(s.report.is_object());
+    for (const std::string& relative : {kCublasModule, kCutensorModule}) {
+      std::string module_path = site.str() + "/" + relative;
+      auto module = object_at(s.report, module_path);
+      if (!module) continue;  // CuPy 14's wheel here has no cuBLAS module
+      CAPTURE(relative);
+      std::vector<FirstLoad> first;  // CuPy 13: ctypes.CDLL's RTLD_LOCAL; pathfinder: RTLD_GLOBAL
+      for (const json& e : loaded_first_edges(s.report, *module)) first.push_back({e["name"], e["kind"] == "preload"});
+      std::string mapped = mapped_after(first, module_path, "libcutensor.so.2");
+      bool loads = mapped.starts_with("[");
+      bool depscan_finds_all = true;
+      for (const json& e : root_edges_from(s.report, *module, "needed")) depscan_finds_all &= !e["to"].is_null();
+      CHECK_MESSAGE(loads == depscan_finds_all, mapped);
+      outcomes.insert(loads);
+    }
+  }
+  CHECK(outcomes == std::set<bool>{false, true});  // CuPy 13's cuTENSOR module loads; its cuBLAS module does not
 }
 
 namespace {
