@@ -1,5 +1,6 @@
 // depscan matrix ...: answers questions from the CUDA/cuDNN/framework data, each answer with the
 // data's source. driver 12.4 | toolkit 13.0 | cudnn 9.1 | framework tensorflow 2.15 | gpu H100.
+#include <algorithm>
 #include <cstdio>
 #include <memory>
 
@@ -151,6 +152,14 @@ Answer answer_cudnn(const Matrix& m, const Version& version) {
   return a;
 }
 
+// The releases the framework's rows describe, each once, in the data's order ("current": the docs' table today).
+std::vector<std::string> framework_releases(const Matrix& m, const std::string& name) {
+  std::vector<std::string> out;
+  for (const FrameworkRow* r : m.frameworks_matching(name, ""))
+    if (std::ranges::find(out, r->version) == out.end()) out.push_back(r->version);
+  return out;
+}
+
 Answer answer_framework(const Matrix& m, const std::string& given, const std::string& version) {
   Answer a;
   std::string name = Matrix::framework_name(given);
@@ -170,7 +179,11 @@ Answer answer_framework(const Matrix& m, const std::string& given, const std::st
   }
   if (a.data["rows"].empty()) {
     a.found = false;
-    a.text = fmt::format("{} {}: no rows in the data (known: tensorflow, pytorch, jax, cupy, onnxruntime)\n", given, version);
+    std::vector<std::string> releases = framework_releases(m, name);
+    a.text = releases.empty()
+                 ? fmt::format("{} {}: no rows in the data (known: tensorflow, pytorch, jax, cupy, onnxruntime)\n", given, version)
+                 : fmt::format("{} {}: no row for this release; the data's {} rows are for {} (depscan matrix framework {} "
+                               "lists them)\n", given, version, name, fmt::join(releases, ", "), given);
   }
   return a;
 }

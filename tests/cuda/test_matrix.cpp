@@ -382,6 +382,12 @@ TEST_CASE("depscan matrix answers with the source") {
   CHECK(nlohmann::json::parse(torch.output)["framework"] == "pytorch");
   CHECK_FALSE(nlohmann::json::parse(torch.output)["rows"].empty());
   CHECK(run_command(depscan_bin() + " matrix framework cupy-cuda12x 13").output.starts_with("cupy 13"));
+  auto old_jax = run_command(depscan_bin() + " matrix framework jax 0.4");  // the data holds the docs' current table
+  CHECK(old_jax.exit_code != 0);
+  CHECK(old_jax.output == "jax 0.4: no row for this release; the data's jax rows are for current "
+                          "(depscan matrix framework jax lists them)\n");
+  CHECK(run_command(depscan_bin() + " matrix framework caffe 1").output.starts_with("caffe 1: no rows in the data (known:"));
+
   auto cudnn = run_command(depscan_bin() + " matrix cudnn 9.1");
   CHECK(cudnn.output.find("CUDA 12.0-12.4 (driver >= 525.60.13 Linux, >= 527.41 Windows)") != std::string::npos);
   auto linux_only = run_command(depscan_bin() + " matrix cudnn 9.19");  // no Windows floor in the data
