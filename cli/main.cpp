@@ -51,6 +51,27 @@ std::string options_before_subcommand(int argc, char** argv) {
   return "";
 }
 
+// CLI11 names every argument it could not place when a subcommand is given an option it does not
+// take (`why --python-env VENV FILE LIB`: "FILE --python-env were not expected"). The usage error
+// naming that option, or "" if every option after the subcommand's name is its own.
+std::string unknown_subcommand_option(const CLI::App& app, int argc, char** argv) {
+  const CLI::App* sub = nullptr;
+  for (int i = 1; i < argc; ++i) {
+    std::string_view arg = argv[i];
+    if (!sub) {
+      for (const CLI::App* s : app.get_subcommands([&](const CLI::App* s) { return s->get_name() == arg; })) sub = s;
+      continue;
+    }
+    if (arg == "--") break;
+    if (arg.size() < 2 || arg[0] != '-') continue;
+    std::string option(arg.substr(0, arg.find('=')));
+    if (!sub->get_option_no_throw(option))
+      return "depscan " + sub->get_name() + ": " + option + " is not an option of '" + sub->get_name() + "' (depscan " +
+             sub->get_name() + " --help lists them)";
+  }
+  return "";
+}
+
 // CLI11 2.1 reads `--opt=` (an empty value) as a bare `--opt` and takes the next argument for its
 // value: `--ld-library-path="$EMPTY" app` would take `app` as the path list and scan nothing. Each
 // such argument (before a `--`) is split into `--opt` and an empty argument, which CLI11 keeps.
@@ -96,6 +117,10 @@ int main(int original_argc, char** original_argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
+    if (std::string unknown = unknown_subcommand_option(app, argc, argv); !unknown.empty()) {
+      std::fprintf(stderr, "%s\n", unknown.c_str());
+      return depscan::cli::kExitUsage;
+    }
     int rc = app.exit(e);
     return rc == 0 ? 0 : depscan::cli::kExitUsage;
   }

@@ -167,8 +167,13 @@ int run(const WhyArgs& args) {
     print_safe("{} is not requested by anything in the graph of {}; if {} asked for it:\n", args.library,
                logical, logical);
     std::vector<Attempt> steps = resolver.explain(root, root_object, args.library);
+    Attempt conclusion = steps.back();  // "found P via ld.so.cache" or "not found: ..."
+    steps.pop_back();
     print_steps(steps);
-    bool found = !steps.empty() && steps.back().outcome.rfind("found", 0) == 0;
+    bool found = conclusion.outcome.starts_with("found");
+    std::string_view outcome = conclusion.outcome;
+    if (outcome.starts_with("not found: ")) outcome.remove_prefix(std::string_view("not found: ").size());
+    print_safe("  => {}{}\n", found ? "" : "NOT FOUND: ", outcome);
     return finish(found ? kExitClean : kExitFindings);
   }
   print_loader(*fs, *g.objects[root_object].binary, args.scan, resolver.own_loader(root));
@@ -201,6 +206,7 @@ void add_why_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--preload", args->scan.preload, "LD_PRELOAD of the target process");
   add_cpu_level_option(*cmd, args->scan.target.cpu_isa_levels);
   cmd->add_flag("--no-etc-preload", args->scan.no_etc_preload, "ignore /etc/ld.so.preload");
+  cmd->add_flag("--no-color", [](int64_t) {}, "accepted as the scan takes it: why's output has no colour");
   cmd->add_flag("--no-dlopen", [args](int64_t) { args->dlopen = false; },
                 "only the libraries the loader maps at start-up, not those opened with dlopen");
   cmd->callback([args, &exit_code] {
