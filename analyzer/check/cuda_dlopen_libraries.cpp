@@ -127,7 +127,13 @@ std::vector<Finding> check_dlopen_libraries(const CheckContext& ctx, const CudaS
               pe ? load_library_fix(e.name, basename_of(g.objects[g.roots[e.root]].path))
                  : dlopen_fix(ctx.matrix, e.name, runpath_owner(g, e), cuda_majors_of_root(majors, g, ctx.matrix, e.root)),
               ""};
-    if (const auto* found = shipped_library(ctx, e.name)) {  // cuDNN's dlopen of libnvrtc.so.12 in a PyTorch install
+    const std::vector<int>& process_majors = cuda_majors_of_root(majors, g, ctx.matrix, e.root);
+    const auto* found = shipped_library(ctx, e.name, process_majors);
+    if (auto major = found ? shipped_for_other_major(*found, process_majors) : std::nullopt) {
+      f.message += other_major_note(*found, *major, process_majors);
+      found = nullptr;
+    }
+    if (found) {  // cuDNN's dlopen of libnvrtc.so.12 in a PyTorch install
       // The module's own dlopen (CuPy 13's runtime module and libcudart): its package loaded nothing for it.
       auto package = e.from == g.roots[e.root] ? package_loads_first(ctx, e.root) : std::nullopt;
       if (package) {

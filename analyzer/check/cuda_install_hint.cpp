@@ -70,7 +70,7 @@ std::vector<std::vector<int>> cuda_majors_by_root(const Graph& graph, const Matr
     if (std::find(seen.begin(), seen.end(), major) == seen.end()) seen.push_back(major);
   };
   for (const Edge& e : graph.edges) {
-    if (e.root >= out.size()) continue;
+    if (e.root >= out.size() || e.inferred) continue;  // a name in read-only data may be a fallback or a message
     std::vector<int> majors = matrix.cuda_majors_of(e.name);
     if (majors.size() == 1) add(out[e.root], majors.front());
   }

@@ -209,7 +209,8 @@ std::vector<Finding> check_missing_libraries(const CheckContext& ctx) {
     // (the resolver reports preload-not-loaded).
     if (edge.kind == EdgeKind::Dlopen || edge.kind == EdgeKind::Preload || edge.system_provided) continue;
     std::string tried = tried_paths(edge);
-    Finding f = missing_library(g, ctx.matrix, edge, tried, cuda_majors_of_root(majors, g, ctx.matrix, edge.root));
+    const std::vector<int>& process_majors = cuda_majors_of_root(majors, g, ctx.matrix, edge.root);
+    Finding f = missing_library(g, ctx.matrix, edge, tried, process_majors);
     if (!others) others.emplace(g, ctx.matrix);
     bool found_by_another_root = false;
     if (auto via = optional.via(edge.root, edge.from)) {
@@ -223,7 +224,11 @@ std::vector<Finding> check_missing_libraries(const CheckContext& ctx) {
       found_by_another_root = why->found_by_another;
     }
     // A library the loading program's own search finds (auditwheel's grafted libraries) needs no preload.
-    const auto* found = found_by_another_root ? nullptr : shipped_library(ctx, edge.name);
+    const auto* found = found_by_another_root ? nullptr : shipped_library(ctx, edge.name, process_majors);
+    if (auto major = found ? shipped_for_other_major(*found, process_majors) : std::nullopt) {  // cu12 wheel, CUDA 13 build
+      f.message += other_major_note(*found, *major, process_majors);
+      found = nullptr;
+    }
     // No Python code runs before a program starts: it cannot load the file first.
     const Binary* start = edge.root < g.roots.size() ? g.objects[g.roots[edge.root]].binary.get() : nullptr;
     bool program = start && start->is_program_only();

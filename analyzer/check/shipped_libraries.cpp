@@ -1,8 +1,11 @@
 #include "analyzer/check/shipped_libraries.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "analyzer/check/cuda_stack.h"
 #include "analyzer/input/fs.h"
 
 namespace depscan {
@@ -12,16 +15,19 @@ ShippedLibraries::ShippedLibraries(const std::vector<Distribution>* distribution
   if (!distributions) return;
   for (const Distribution& d : *distributions)
     for (const std::string& file : d.files)
-      if (file.find(".so") != std::string::npos) by_name_.try_emplace(basename_of(file), Shipped{&d, file});
+      if (file.find(".so") != std::string::npos) by_name_[basename_of(file)].push_back(Shipped{&d, file});
 }
 
-const ShippedLibraries::Shipped* ShippedLibraries::find(const std::string& name) const {
+const ShippedLibraries::Shipped* ShippedLibraries::find(const std::string& name, const std::vector<int>& process_majors) const {
   auto it = by_name_.find(name);
-  return it == by_name_.end() ? nullptr : &it->second;
+  if (it == by_name_.end()) return nullptr;
+  auto same_major = std::ranges::find_if(it->second, [&](const Shipped& s) { return !shipped_for_other_major(s, process_majors); });
+  return same_major != it->second.end() ? &*same_major : &it->second.front();
 }
 
-const ShippedLibraries::Shipped* shipped_library(const CheckContext& ctx, const std::string& name) {
-  return ctx.shipped ? ctx.shipped->find(name) : nullptr;
+const ShippedLibraries::Shipped* shipped_library(const CheckContext& ctx, const std::string& name,
+                                                 const std::vector<int>& process_majors) {
+  return ctx.shipped ? ctx.shipped->find(name, process_majors) : nullptr;
 }
 
 const PythonPreload* python_preload_of(const CheckContext& ctx, const ShippedLibraries::Shipped& shipped) {
@@ -51,6 +57,20 @@ std::string not_loaded_first_note(const ShippedLibraries::Shipped& shipped, cons
                      "{} fails unless Python code that ran earlier has loaded that file",
                      shipped.distribution->name, shipped.distribution->version, shipped.path,
                      package.distribution->name, package.distribution->version, loads, package.row->by, what);
+}
+
+std::optional<int> shipped_for_other_major(const ShippedLibraries::Shipped& shipped, const std::vector<int>& process_majors) {
+  auto major = cu_major_in(normalize_dist_name(shipped.distribution->name), "-", "");
+  if (!major || process_majors.empty() || std::ranges::find(process_majors, major->first) != process_majors.end())
+    return std::nullopt;
+  return major->first;
+}
+
+std::string other_major_note(const ShippedLibraries::Shipped& shipped, int shipped_major,
+                             const std::vector<int>& process_majors) {
+  return fmt::format("; {} {} installs a {} at {}, but for CUDA {}, and the process's other CUDA libraries are CUDA {}",
+                     shipped.distribution->name, shipped.distribution->version, basename_of(shipped.path), shipped.path,
+                     shipped_major, fmt::join(process_majors, "/"));
 }
 
 // PyTorch (torch/__init__.py, for cuDNN's dlopen of libnvrtc: pytorch/pytorch#145580), JAX

@@ -27,18 +27,21 @@ class ShippedLibraries {
   // `owners` (optional) tells which distribution an object belongs to; both must outlive this.
   explicit ShippedLibraries(const std::vector<Distribution>* distributions, const FileOwners* owners = nullptr);
 
-  // The first distribution's file named `name` (libcublas.so.12), or null.
-  const Shipped* find(const std::string& name) const;
+  // The first distribution's file named `name` (libcublas.so.12), or null. With `process_majors`,
+  // the first whose wheel is for one of them or for no CUDA major in particular, before the others:
+  // a CUDA 13 process's libcurand.so.10 is nvidia-curand's, not nvidia-curand-cu12's.
+  const Shipped* find(const std::string& name, const std::vector<int>& process_majors = {}) const;
   // The distribution that installed the object, or null (unknown, or no owners given).
   const Distribution* owner_of(const Object& object) const { return owners_ ? owners_->of(object) : nullptr; }
 
  private:
-  std::map<std::string, Shipped, std::less<>> by_name_;
+  std::map<std::string, std::vector<Shipped>, std::less<>> by_name_;
   const FileOwners* owners_ = nullptr;
 };
 
 // The file named `name` that ctx.shipped lists, or null (no install, or no distribution ships it).
-const ShippedLibraries::Shipped* shipped_library(const CheckContext& ctx, const std::string& name);
+const ShippedLibraries::Shipped* shipped_library(const CheckContext& ctx, const std::string& name,
+                                                 const std::vector<int>& process_majors = {});
 
 // The python_preloads row saying the shipping distribution's own Python code loads this file by its
 // path before the modules that need it are imported (RAPIDS' load_library()), or null.
@@ -59,6 +62,15 @@ std::optional<PackageLoadsFirst> package_loads_first(const CheckContext& ctx, si
 // <what> fails unless Python code that ran earlier has loaded that file".
 std::string not_loaded_first_note(const ShippedLibraries::Shipped& shipped, const PackageLoadsFirst& package,
                                   const Graph& graph, size_t root, std::string_view what);
+
+// The CUDA major the shipping wheel is for (nvidia-curand-cu12: 12) when the process's majors
+// (cuda_majors_of_root) are known and do not include it: that copy is not the one to load.
+std::optional<int> shipped_for_other_major(const ShippedLibraries::Shipped& shipped, const std::vector<int>& process_majors);
+
+// Appended to the message then: "; nvidia-curand-cu12 10.3.10.19 installs a libcurand.so.10 at P,
+// but for CUDA 12, and the process's other CUDA libraries are CUDA 13".
+std::string other_major_note(const ShippedLibraries::Shipped& shipped, int shipped_major,
+                             const std::vector<int>& process_majors);
 
 // Appended to a library-not-found message: "; nvidia-cuda-nvrtc-cu12 12.8.93 installs it at P,
 // where the loader does not look: <what> works only when ...". `what`: "the import", "the dlopen".

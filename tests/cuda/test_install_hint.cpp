@@ -121,8 +121,11 @@ TEST_CASE("cuda_majors_by_root: one-major names only, per root") {
     e.root = root;
     return e;
   };
+  Edge guessed = edge("libcudart.so.12", 1);  // ONNX Runtime's CUDA 13 provider names it in its read-only data
+  guessed.kind = EdgeKind::Dlopen;
+  guessed.inferred = true;
   g.edges = {edge("libcudart.so.12", 0), edge("libcurand.so.10", 0), edge("libcublas.so.12", 0),
-             edge("libcudart.so.13", 1), edge("libc.so.6", 1)};
+             edge("libcudart.so.13", 1), edge("libc.so.6", 1), guessed};
   auto majors = cuda_majors_by_root(g, embedded_matrix());
   REQUIRE(majors.size() == 2);
   CHECK(majors[0] == std::vector<int>{12});

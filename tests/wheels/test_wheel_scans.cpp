@@ -236,6 +236,38 @@ TEST_CASE("a library another installed wheel ships off the search path: a warnin
   }
 }
 
+TEST_CASE("a CUDA 13 module's libcurand.so.10 off the search path: the CUDA 12 wheel's copy is not the one to load") {
+  TempDir root("wheels-other-major-root");
+  const std::string module = "site-packages/cu13rand/_rand.cpython-311-x86_64-linux-gnu.so";
+  auto curand_finding = [&](const std::string& wheel_args, const std::string& label) {
+    Scan s = scan("--root " + shell_quote(root.str()) + wheel_args, label);
+    REQUIRE(s.report.is_object());
+    std::optional<json> out;
+    for (const json& f : findings(s.report, "library-not-found"))
+      if (f["message"].get<std::string>().starts_with("libcurand.so.10:")) out = f;
+    REQUIRE(out);
+    CHECK((*out)["message"].get<std::string>().find("(needed by " + module + ")") != std::string::npos);
+    return *out;
+  };
+  json cu12 = curand_finding(wheels({"cu13rand-1.0-cp311-cp311-manylinux_2_27_x86_64.whl",
+                                     "nvidia_curand_cu12-10.3.10.19-py3-none-manylinux_2_27_x86_64.whl"}), "cu12-curand");
+  CHECK(cu12["severity"] == "error");  // an install hint, not "load the cu12 copy first"
+  CHECK(cu12["message"].get<std::string>().ends_with(
+      "; nvidia-curand-cu12 10.3.10.19 installs a libcurand.so.10 at site-packages/nvidia/curand/lib/libcurand.so.10, "
+      "but for CUDA 12, and the process's other CUDA libraries are CUDA 13"));
+  CHECK(cu12["fix"].get<std::string>().starts_with("libcurand.so.10 is CUDA's curand library: pip install nvidia-curand (CUDA 13)"));
+
+  SUBCASE("with the CUDA 13 wheel installed too, whatever the order: its copy is the one named") {
+    json both = curand_finding(wheels({"nvidia_curand_cu12-10.3.10.19-py3-none-manylinux_2_27_x86_64.whl",
+                                       "cu13rand-1.0-cp311-cp311-manylinux_2_27_x86_64.whl",
+                                       "nvidia_curand-10.4.0.35-py3-none-manylinux_2_27_x86_64.whl"}), "both-curand");
+    CHECK(both["severity"] == "warning");
+    CHECK(both["message"].get<std::string>().find("nvidia-curand 10.4.0.35 installs it at site-packages/nvidia/cu13/lib/libcurand.so.10") !=
+          std::string::npos);
+    CHECK(both["fix"].get<std::string>().starts_with("load site-packages/nvidia/cu13/lib/libcurand.so.10 before importing"));
+  }
+}
+
 TEST_CASE("the real loader: the extension fails alone and loads once the shipped copy was loaded by its path") {
   TempDir site("wheels-preload-site");
   REQUIRE(unzip_wheels(site.str(), wheels({"cupylike-14.0-cp311-cp311-manylinux2014_x86_64.whl", kCudart})));
