@@ -45,7 +45,7 @@ void fields(Io& io, Row& r) {
   io(r.major, r.shim, r.sublibraries, r.optional_sublibraries, r.windows, r.header, r.version_factor, r.source);
 }
 template <class Io, RowOf<DlopenRow> Row>
-void fields(Io& io, Row& r) { io(r.from, r.opens, r.probe, r.optional, r.note, r.source); }
+void fields(Io& io, Row& r) { io(r.from, r.opens, r.probe, r.optional, r.unless_needed, r.also_strings, r.note, r.source); }
 template <class Io, RowOf<PipPackage> Row>
 void fields(Io& io, Row& r) { io(r.component, r.cuda_major, r.package); }
 template <class Io, RowOf<PythonVariants> Row>

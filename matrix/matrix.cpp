@@ -316,9 +316,9 @@ CudnnSeries parse_cudnn_series(const json& j, const std::string& where) {
 }
 
 DlopenRow parse_dlopen(const json& j, const std::string& where) {
-  Fields f(j, where, {"from", "opens", "probe", "optional", "note", "source"});
+  Fields f(j, where, {"from", "opens", "probe", "optional", "unless_needed", "also_strings", "note", "source"});
   DlopenRow row{f.texts("from"), f.texts("opens"), f.optional_text("probe"), f.flag("optional"),
-                f.optional_text("note"), f.source()};
+                f.optional_text("unless_needed"), f.flag("also_strings"), f.optional_text("note"), f.source()};
   static const std::set<std::string> probes = {"", "cudnn_version_suffixes", "cudnn_named_sublibraries",
                                                 "library_name_strings", "tsl_cuda_stubs"};
   if (!probes.contains(row.probe)) fail(where, fmt::format("unknown probe '{}'", row.probe));

@@ -182,6 +182,10 @@ struct DlopenRow {              // "libraries matching `from` open `opens` at ru
                                 // library's own read-only strings; "tsl_cuda_stubs": the names
                                 // whose XLA stub (tsl/cuda/<key>_stub.cc) the library carries
   bool optional = false;        // the opener copes without it
+  std::string unless_needed;    // a glob: no edges when the opener NEEDs a library it matches (an older
+                                // release links what a newer one opens: ONNX Runtime's libcudnn)
+  bool also_strings = false;    // the row adds a name its code builds; the names in the opener's
+                                // read-only data are still read for the others
   std::string note;
   std::string source;
   bool operator==(const DlopenRow&) const = default;

@@ -1,3 +1,4 @@
+#include <map>
 #include <optional>
 #include <set>
 #include <tuple>
@@ -6,6 +7,9 @@
 
 #include "analyzer/check/cuda_checks.h"
 #include "analyzer/check/cuda_install_hint.h"
+#include "analyzer/check/optional_reach.h"
+#include "analyzer/check/other_roots.h"
+#include "analyzer/check/per_file.h"
 #include "analyzer/check/shipped_libraries.h"
 #include "analyzer/check/windows_dlls.h"
 
@@ -96,6 +100,28 @@ bool has_other_major(const std::set<std::tuple<size_t, size_t, std::string>>& re
   return c && reached.count({e.root, e.from, c->component});
 }
 
+// Another wheel of the install ships the file where the loader does not look: named, with who
+// could load it first (shipped_libraries.h), or as another CUDA major's copy that is not the one.
+void add_shipped_copy(Finding& f, const CheckContext& ctx, const Edge& e, const std::vector<int>& process_majors) {
+  const Graph& g = ctx.graph;
+  const Object& from = g.objects[e.from];
+  const auto* found = shipped_library(ctx, e.name, process_majors);
+  if (!found) return;
+  if (auto major = shipped_for_other_major(*found, process_majors)) {
+    f.message += other_major_note(*found, *major, process_majors);
+    return;
+  }
+  // The module's own dlopen (CuPy 13's runtime module and libcudart): its package loaded nothing for it.
+  auto package = e.from == g.roots[e.root] ? package_loads_first(ctx, e.root) : std::nullopt;
+  if (package) {
+    f.message += not_loaded_first_note(*found, *package, g, e.root, "the dlopen");
+  } else {  // cuDNN's dlopen of libnvrtc.so.12 in a PyTorch install
+    f.severity = Severity::Warning;
+    f.message += shipped_note(*found, "the dlopen");
+  }
+  f.fix = shipped_fix(*found, fmt::format("{} opens it", basename_of(from.path)), from);
+}
+
 }  // namespace
 
 std::vector<Finding> check_dlopen_libraries(const CheckContext& ctx, const CudaStack& stack) {
@@ -104,6 +130,9 @@ std::vector<Finding> check_dlopen_libraries(const CheckContext& ctx, const CudaS
   bool has_driver = driver_present(g, stack);
   std::vector<std::vector<int>> majors;  // per root, computed on the first missing library
   std::optional<std::set<std::tuple<size_t, size_t, std::string>>> reached;  // on the first inferred name missing
+  OptionalReach optional(g, ctx.matrix);
+  std::optional<OtherRoots> others;  // built on the first missing library
+  std::map<std::pair<std::string, std::string>, size_t> seen;
   for (const Edge& e : g.edges) {
     if (e.kind != EdgeKind::Dlopen || e.to || e.system_provided) continue;  // a Windows DLL: its own info line
     if (e.loaded_first) continue;  // the resolver reported the file that cannot be loaded
@@ -127,24 +156,15 @@ std::vector<Finding> check_dlopen_libraries(const CheckContext& ctx, const CudaS
               pe ? load_library_fix(e.name, basename_of(g.objects[g.roots[e.root]].path))
                  : dlopen_fix(ctx.matrix, e.name, runpath_owner(g, e), cuda_majors_of_root(majors, g, ctx.matrix, e.root)),
               ""};
-    const std::vector<int>& process_majors = cuda_majors_of_root(majors, g, ctx.matrix, e.root);
-    const auto* found = shipped_library(ctx, e.name, process_majors);
-    if (auto major = found ? shipped_for_other_major(*found, process_majors) : std::nullopt) {
-      f.message += other_major_note(*found, *major, process_majors);
-      found = nullptr;
-    }
-    if (found) {  // cuDNN's dlopen of libnvrtc.so.12 in a PyTorch install
-      // The module's own dlopen (CuPy 13's runtime module and libcudart): its package loaded nothing for it.
-      auto package = e.from == g.roots[e.root] ? package_loads_first(ctx, e.root) : std::nullopt;
-      if (package) {
-        f.message += not_loaded_first_note(*found, *package, g, e.root, "the dlopen");
-      } else {
+    if (f.severity == Severity::Error) {
+      if (!others) others.emplace(g, ctx.matrix);
+      if (auto why = only_when_optional(optional, *others, g, e)) {  // ONNX Runtime's CUDA provider's cuDNN
         f.severity = Severity::Warning;
-        f.message += shipped_note(*found, "the dlopen");
+        f.message += *why;
       }
-      f.fix = shipped_fix(*found, fmt::format("{} opens it", basename_of(from.path)), from);
     }
-    append_unique(out, std::move(f));
+    add_shipped_copy(f, ctx, e, cuda_majors_of_root(majors, g, ctx.matrix, e.root));
+    add_once_per_request(out, seen, g, e, std::move(f));
   }
   return out;
 }

@@ -10,6 +10,8 @@
 #include "analyzer/check/cuda_install_hint.h"
 #include "analyzer/check/driver_libraries.h"
 #include "analyzer/check/optional_reach.h"
+#include "analyzer/check/other_roots.h"
+#include "analyzer/check/per_file.h"
 #include "analyzer/check/shipped_libraries.h"
 #include "analyzer/check/windows_dlls.h"
 #include "analyzer/resolve/musl_loader.h"
@@ -112,51 +114,6 @@ Finding missing_library(const Graph& g, const Matrix& matrix, const Edge& edge, 
   return f;
 }
 
-// What the other roots of a scan say about a root's missing library: a directory or environment
-// audit makes every file a root, also those only ever loaded by another root.
-class OtherRoots {
- public:
-  explicit OtherRoots(const Graph& g, const Matrix& m) : g_(g) {
-    for (const Edge& e : g.edges) {
-      if (!e.to) continue;
-      if (e.kind != EdgeKind::Dlopen) resolved_.try_emplace({file_path(g.objects[e.from]), e.name}, e.root);
-      else if (m.dlopen_is_optional(soname_or_file_name(g.objects[e.from]), e.name))
-        plugins_.try_emplace(file_path(g.objects[*e.to]), &e);
-    }
-  }
-
-  // Why the failure is this root's alone, or nullopt. Never for a program: it does not start.
-  struct OnlyThisRoot {
-    std::string why;
-    bool found_by_another = false;  // another root's search finds the library: nothing is missing there
-  };
-  std::optional<OnlyThisRoot> why_only_this_root(const Edge& missing) const {
-    const Object& root = g_.objects[g_.roots[missing.root]];
-    if (root.binary && root.binary->is_executable()) return std::nullopt;
-    if (auto plugin = plugins_.find(file_path(root)); plugin != plugins_.end())
-      return OnlyThisRoot{fmt::format("; {} is a plugin that {} opens with dlopen only when its feature is used "
-                                      "(optional)", root.path, g_.objects[plugin->second->from].path)};
-    if (auto found = resolved_.find({file_path(g_.objects[missing.from]), missing.name}); found != resolved_.end())
-      return OnlyThisRoot{fmt::format("; it is found when {} is loaded by {} (through that program's search path)",
-                                      g_.objects[missing.from].path, g_.objects[g_.roots[found->second]].path),
-                          true};
-    return std::nullopt;
-  }
-
- private:
-  const Graph& g_;
-  std::map<std::pair<std::string, std::string>, size_t> resolved_;  // (requester's file, name) -> a root that finds it
-  std::map<std::string, const Edge*> plugins_;                       // file -> the optional dlopen opening it
-};
-
-// One finding per requesting file and name, the most severe of its roots'.
-void add_once(std::vector<Finding>& out, std::map<std::pair<std::string, std::string>, size_t>& seen,
-              const Graph& g, const Edge& edge, Finding f) {
-  auto [it, inserted] = seen.try_emplace({file_path(g.objects[edge.from]), edge.name}, out.size());
-  if (inserted) out.push_back(std::move(f));
-  else if (f.severity > out[it->second].severity) out[it->second] = std::move(f);
-}
-
 // Libraries the shipping distribution's Python code loads by path first: one info finding per
 // library, however many modules need it (RAPIDS' librmm.so: 140 modules).
 class PreloadedLibraries {
@@ -213,15 +170,13 @@ std::vector<Finding> check_missing_libraries(const CheckContext& ctx) {
     Finding f = missing_library(g, ctx.matrix, edge, tried, process_majors);
     if (!others) others.emplace(g, ctx.matrix);
     bool found_by_another_root = false;
-    if (auto via = optional.via(edge.root, edge.from)) {
-      const Edge& opened = g.edges[*via];
+    if (auto why = only_when_optional(optional, *others, g, edge)) {
       f.severity = Severity::Warning;
-      f.message += fmt::format("; {} is loaded only when {} opens {} with dlopen, which it does without (optional)",
-                               g.objects[edge.from].path, g.objects[opened.from].path, opened.name);
-    } else if (auto why = others->why_only_this_root(edge)) {
+      f.message += *why;
+    } else if (auto finder = others->root_finding(edge)) {
       f.severity = Severity::Warning;
-      f.message += why->why;
-      found_by_another_root = why->found_by_another;
+      f.message += *finder;
+      found_by_another_root = true;
     }
     // A library the loading program's own search finds (auditwheel's grafted libraries) needs no preload.
     const auto* found = found_by_another_root ? nullptr : shipped_library(ctx, edge.name, process_majors);
@@ -247,7 +202,7 @@ std::vector<Finding> check_missing_libraries(const CheckContext& ctx) {
       }
       f.fix = fmt::format("{}; tried: {}", shipped_fix(*found, "importing " + importer.path, importer), tried);
     }
-    add_once(out, seen, g, edge, std::move(f));
+    add_once_per_request(out, seen, g, edge, std::move(f));
   }
   preloaded.emit(g, out);
   for (Finding& f : unchecked_windows_dlls(g)) out.push_back(std::move(f));

@@ -1,6 +1,7 @@
 // For checks about one object at a time: one file reached by several paths is reported once.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -21,6 +22,14 @@ std::vector<Finding> once_per_file(const Graph& graph, FindingFor finding_for) {
     if (finding && reported.insert(file_key(graph, i)).second) out.push_back(std::move(*finding));
   }
   return out;
+}
+
+// One finding per requesting file and name, the most severe of its roots'.
+inline void add_once_per_request(std::vector<Finding>& out, std::map<std::pair<std::string, std::string>, size_t>& seen,
+                                 const Graph& g, const Edge& edge, Finding f) {
+  auto [it, inserted] = seen.try_emplace({file_path(g.objects[edge.from]), edge.name}, out.size());
+  if (inserted) out.push_back(std::move(f));
+  else if (f.severity > out[it->second].severity) out[it->second] = std::move(f);
 }
 
 // Whether a finding is about the file at `path`: its object's path or real path, else its own path.

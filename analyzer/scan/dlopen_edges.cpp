@@ -89,7 +89,8 @@ class DlopenEdges {
     if (!o.binary || !worth_scanning(o)) return false;
     const auto& rows = rows_for(object);
     bool documented = !rows.empty() && std::all_of(rows.begin(), rows.end(), [&](const DlopenRow* r) {
-      return r->probe != "library_name_strings" && r->probe != "tsl_cuda_stubs" && expandable(*r, object);
+      return r->probe != "library_name_strings" && r->probe != "tsl_cuda_stubs" && !r->also_strings &&
+             expandable(*r, object);
     });
     return !documented && (!o.binary->symbols_read || imports_dlopen(*o.binary) || o.binary->symbols.empty());
   }
@@ -291,9 +292,16 @@ class DlopenEdges {
     add(root, object, chosen, false, fmt::format("matrix: {} tries {{{}}} ({})", soname_or_file_name(o), tried, row.source));
   }
 
+  bool needs_a_match(size_t object, const std::string& glob) const {
+    const Object& o = resolver_.graph().objects[object];
+    return !glob.empty() && o.binary &&
+           std::ranges::any_of(o.binary->needed, [&](const std::string& n) { return glob_match(glob, n); });
+  }
+
   void add_known(size_t root, size_t object, bool with_cuda_major) {
     std::string opener = soname_or_file_name(resolver_.graph().objects[object]);
     for (const DlopenRow* row : rows_for(object)) {
+      if (needs_a_match(object, row->unless_needed)) continue;
       if (row->probe == "tsl_cuda_stubs") {
         if (!with_cuda_major) add_stubbed(root, object, *row);
         continue;

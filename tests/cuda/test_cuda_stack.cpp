@@ -601,8 +601,22 @@ TEST_CASE("an ONNX Runtime module opens its provider bridge and its providers; a
   CHECK(mentions(missing, "which it does without (optional)"));
   // The CUDA provider names the CUDA 12 runtime too, and has the CUDA 13 one: not a finding.
   CHECK(edge_named(edges, r, "/libonnxruntime_providers_cuda.so", "libcudart.so.12") != nullptr);
-  CHECK(findings(r, "dlopen-library-not-found").empty());
-  CHECK(problem_codes(r) == std::set<std::string>{"library-not-found"});
+  // It opens cuDNN by a name its code builds (the matrix's row), and this root has none: the CUDA
+  // provider, not the module, fails.
+  const json* cudnn = edge_named(edges, r, "/libonnxruntime_providers_cuda.so", "libcudnn.so.9");
+  REQUIRE(cudnn);
+  CHECK((*cudnn)["inferred"] == false);
+  auto unopened = findings(r, "dlopen-library-not-found");
+  REQUIRE(unopened.size() == 1);
+  CHECK(unopened[0]["severity"] == "warning");
+  CHECK(mentions(unopened, "/opt/ort/libonnxruntime_providers_cuda.so opens libcudnn.so.9 with dlopen"));
+  CHECK(mentions(unopened, "which it does without (optional)"));
+  CHECK(problem_codes(r) == std::set<std::string>{"library-not-found", "dlopen-library-not-found"});
+  // A provider that links cuDNN 8 (ONNX Runtime 1.18) opens no cuDNN 9: its NEEDED libcudnn.so.8 finds cuDNN.
+  json linked = scan("--root " + shell_quote(sysroot()) + " /opt/ort-linked/libonnxruntime_providers_cuda.so");
+  CHECK(edge_named(dlopen_edges(linked), linked, "/libonnxruntime_providers_cuda.so", "libcudnn.so.9") == nullptr);
+  CHECK(findings(linked, "library-not-found").empty());
+  CHECK_FALSE(mentions(findings(linked, "dlopen-library-not-found"), "libcudnn.so.9"));
 
   // Scanned on its own, the provider cannot load: that stays an error.
   json provider = scan("--root " + shell_quote(sysroot()) + " /opt/ort/libonnxruntime_providers_tensorrt.so");
