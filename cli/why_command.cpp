@@ -171,8 +171,9 @@ int run(const WhyArgs& args) {
     steps.pop_back();
     print_steps(steps);
     bool found = conclusion.outcome.starts_with("found");
-    std::string_view outcome = conclusion.outcome;
-    if (outcome.starts_with("not found: ")) outcome.remove_prefix(std::string_view("not found: ").size());
+    std::string outcome = conclusion.outcome;
+    if (outcome.starts_with("not found: ")) outcome.erase(0, std::string_view("not found: ").size());
+    else if (!found) outcome = conclusion.path + ": " + outcome;  // "could not be read": whose
     print_safe("  => {}{}\n", found ? "" : "NOT FOUND: ", outcome);
     return finish(found ? kExitClean : kExitFindings);
   }

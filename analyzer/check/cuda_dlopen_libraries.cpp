@@ -107,7 +107,7 @@ void add_shipped_copy(Finding& f, const CheckContext& ctx, const Edge& e, const 
   const Object& from = g.objects[e.from];
   const auto* found = shipped_library(ctx, e.name, process_majors);
   if (!found) return;
-  if (auto major = shipped_for_other_major(*found, process_majors)) {
+  if (auto major = copy_for_other_major(ctx.matrix, e.name, *found, process_majors)) {
     f.message += other_major_note(*found, *major, process_majors);
     return;
   }

@@ -69,10 +69,16 @@ std::vector<std::vector<int>> cuda_majors_by_root(const Graph& graph, const Matr
   auto add = [](std::vector<int>& seen, int major) {
     if (std::find(seen.begin(), seen.end(), major) == seen.end()) seen.push_back(major);
   };
-  for (const Edge& e : graph.edges) {
-    if (e.root >= out.size() || e.inferred) continue;  // a name in read-only data may be a fallback or a message
-    std::vector<int> majors = matrix.cuda_majors_of(e.name);
-    if (majors.size() == 1) add(out[e.root], majors.front());
+  // Names guessed from read-only data (a fallback, a message) count only for a root whose other
+  // names show no major: TensorFlow opens every CUDA library by a name in its strings.
+  std::vector<bool> known(graph.roots.size(), false);  // by the names that are not guesses
+  for (bool guessed : {false, true}) {
+    for (const Edge& e : graph.edges) {
+      if (e.root >= out.size() || e.inferred != guessed || (guessed && known[e.root])) continue;
+      std::vector<int> majors = matrix.cuda_majors_of(e.name);
+      if (majors.size() == 1) add(out[e.root], majors.front());
+    }
+    for (size_t r = 0; r < out.size(); ++r) known[r] = !out[r].empty();
   }
   for (size_t r = 0; r < out.size(); ++r) {  // a root installed by tensorrt-cu12-bindings is built for CUDA 12
     if (graph.roots[r] >= graph.objects.size()) continue;

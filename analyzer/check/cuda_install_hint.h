@@ -20,7 +20,8 @@ std::optional<std::string> cuda_install_hint(const Matrix& matrix, std::string_v
                                              const std::vector<int>& process_majors = {});
 
 // Per root of the graph: the CUDA majors its requested libraries belong to (names of one major
-// only: libcudart.so.12 counts, libcurand.so.10 does not; not names guessed from read-only data) and the one its distribution's name
+// only: libcudart.so.12 counts, libcurand.so.10 does not; names guessed from read-only data only
+// where the others show none) and the one its distribution's name
 // says (tensorrt-cu12-bindings), rising.
 std::vector<std::vector<int>> cuda_majors_by_root(const Graph& graph, const Matrix& matrix);
 

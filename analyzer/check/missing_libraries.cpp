@@ -180,7 +180,7 @@ std::vector<Finding> check_missing_libraries(const CheckContext& ctx) {
     }
     // A library the loading program's own search finds (auditwheel's grafted libraries) needs no preload.
     const auto* found = found_by_another_root ? nullptr : shipped_library(ctx, edge.name, process_majors);
-    if (auto major = found ? shipped_for_other_major(*found, process_majors) : std::nullopt) {  // cu12 wheel, CUDA 13 build
+    if (auto major = found ? copy_for_other_major(ctx.matrix, edge.name, *found, process_majors) : std::nullopt) {  // cu12 wheel, CUDA 13 build
       f.message += other_major_note(*found, *major, process_majors);
       found = nullptr;
     }

@@ -59,11 +59,24 @@ std::string not_loaded_first_note(const ShippedLibraries::Shipped& shipped, cons
                      package.distribution->name, package.distribution->version, loads, package.row->by, what);
 }
 
+// nvidia-curand-cu12's major from its name; CUDA 13's wheels have no suffix, but install under nvidia/cu13/lib.
+std::optional<int> wheel_cuda_major(const ShippedLibraries::Shipped& shipped) {
+  if (auto major = cu_major_in(normalize_dist_name(shipped.distribution->name), "-", "")) return major->first;
+  if (auto major = cu_major_in(shipped.path, "/", "/lib")) return major->first;
+  return std::nullopt;
+}
+
 std::optional<int> shipped_for_other_major(const ShippedLibraries::Shipped& shipped, const std::vector<int>& process_majors) {
-  auto major = cu_major_in(normalize_dist_name(shipped.distribution->name), "-", "");
-  if (!major || process_majors.empty() || std::ranges::find(process_majors, major->first) != process_majors.end())
+  auto major = wheel_cuda_major(shipped);
+  if (!major || process_majors.empty() || std::ranges::find(process_majors, *major) != process_majors.end())
     return std::nullopt;
-  return major->first;
+  return major;
+}
+
+std::optional<int> copy_for_other_major(const Matrix& matrix, const std::string& name,
+                                        const ShippedLibraries::Shipped& shipped, const std::vector<int>& process_majors) {
+  if (matrix.cuda_majors_of(name).size() == 1) return std::nullopt;  // libnvrtc.so.12 names its major itself
+  return shipped_for_other_major(shipped, process_majors);
 }
 
 std::string other_major_note(const ShippedLibraries::Shipped& shipped, int shipped_major,

@@ -63,9 +63,14 @@ std::optional<PackageLoadsFirst> package_loads_first(const CheckContext& ctx, si
 std::string not_loaded_first_note(const ShippedLibraries::Shipped& shipped, const PackageLoadsFirst& package,
                                   const Graph& graph, size_t root, std::string_view what);
 
-// The CUDA major the shipping wheel is for (nvidia-curand-cu12: 12) when the process's majors
-// (cuda_majors_of_root) are known and do not include it: that copy is not the one to load.
+// The CUDA major the shipping wheel is for (nvidia-curand-cu12, or nvidia-curand's nvidia/cu13/lib)
+// when the process's majors (cuda_majors_of_root) are known and do not include it.
 std::optional<int> shipped_for_other_major(const ShippedLibraries::Shipped& shipped, const std::vector<int>& process_majors);
+
+// The same for a copy of `name` the process asks for: only a name CUDA majors share
+// (libcurand.so.10, libcudnn.so.9) can be another major's; libnvrtc.so.12 says which it wants.
+std::optional<int> copy_for_other_major(const Matrix& matrix, const std::string& name,
+                                        const ShippedLibraries::Shipped& shipped, const std::vector<int>& process_majors);
 
 // Appended to the message then: "; nvidia-curand-cu12 10.3.10.19 installs a libcurand.so.10 at P,
 // but for CUDA 12, and the process's other CUDA libraries are CUDA 13".

@@ -114,22 +114,28 @@ TEST_CASE("TensorRT: the pip packages of the TensorRT major the SONAME names, fo
 
 TEST_CASE("cuda_majors_by_root: one-major names only, per root") {
   Graph g;
-  g.roots = {0, 1};
+  g.roots = {0, 1, 2};
   auto edge = [](const char* name, size_t root) {
     Edge e;
     e.name = name;
     e.root = root;
     return e;
   };
-  Edge guessed = edge("libcudart.so.12", 1);  // ONNX Runtime's CUDA 13 provider names it in its read-only data
-  guessed.kind = EdgeKind::Dlopen;
-  guessed.inferred = true;
+  auto guessed = [&](const char* name, size_t root) {  // a name found in read-only data
+    Edge e = edge(name, root);
+    e.kind = EdgeKind::Dlopen;
+    e.inferred = true;
+    return e;
+  };
   g.edges = {edge("libcudart.so.12", 0), edge("libcurand.so.10", 0), edge("libcublas.so.12", 0),
-             edge("libcudart.so.13", 1), edge("libc.so.6", 1), guessed};
+             edge("libcudart.so.13", 1), edge("libc.so.6", 1),
+             guessed("libcudart.so.12", 1),  // ONNX Runtime's CUDA 13 provider names it too: not its major
+             guessed("libcudart.so.12", 2), guessed("libcublas.so.12", 2)};  // TensorFlow: its strings are all it shows
   auto majors = cuda_majors_by_root(g, embedded_matrix());
-  REQUIRE(majors.size() == 2);
+  REQUIRE(majors.size() == 3);
   CHECK(majors[0] == std::vector<int>{12});
   CHECK(majors[1] == std::vector<int>{13});
+  CHECK(majors[2] == std::vector<int>{12});
 }
 
 TEST_CASE("cuda_majors_by_root: the -cuNN in the name of the root's distribution counts too") {

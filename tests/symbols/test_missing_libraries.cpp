@@ -175,3 +175,22 @@ TEST_CASE("library-not-found: a library its wheel's own Python code loads by pat
   for (const Finding& f : unknown)
     CHECK(f.severity == (f.object == tool ? Severity::Error : Severity::Warning));
 }
+
+TEST_CASE("another CUDA major's copy: only of a name the majors share, the wheel's major from its name or its nvidia/cuNN path") {
+  auto matrix = load_embedded_matrix();
+  REQUIRE(matrix.ok());
+  Distribution cu12, cu13;
+  cu12.name = "nvidia-curand-cu12";  // CUDA 12's wheels end in -cu12
+  cu13.name = "nvidia-curand";       // CUDA 13's install under nvidia/cu13/lib
+  ShippedLibraries::Shipped curand12{&cu12, "/sp/nvidia/curand/lib/libcurand.so.10"};
+  ShippedLibraries::Shipped curand13{&cu13, "/sp/nvidia/cu13/lib/libcurand.so.10"};
+  CHECK(copy_for_other_major(*matrix, "libcurand.so.10", curand12, {13}) == 12);
+  CHECK(copy_for_other_major(*matrix, "libcurand.so.10", curand13, {12}) == 13);
+  CHECK_FALSE(copy_for_other_major(*matrix, "libcurand.so.10", curand12, {12}));
+  CHECK_FALSE(copy_for_other_major(*matrix, "libcurand.so.10", curand12, {}));  // the process shows no major
+  Distribution nvrtc12;
+  nvrtc12.name = "nvidia-cuda-nvrtc-cu12";
+  ShippedLibraries::Shipped nvrtc{&nvrtc12, "/sp/nvidia/cuda_nvrtc/lib/libnvrtc.so.12"};
+  // ONNX Runtime's CUDA 13 provider also names libnvrtc.so.12: that name wants CUDA 12's copy.
+  CHECK_FALSE(copy_for_other_major(*matrix, "libnvrtc.so.12", nvrtc, {13}));
+}
