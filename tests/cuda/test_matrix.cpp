@@ -210,6 +210,32 @@ TEST_CASE("python variants: bitsandbytes' builds per CUDA version, and rows the 
   CHECK(overlap.error().find("x releases overlap") != std::string::npos);
 }
 
+TEST_CASE("a dlopen row's unless_needed and also_strings are read, and values of the wrong type are refused") {
+  TempDir dir("cuda-matrix-dlopen-fields");
+  auto row = [&](const std::string& extra) {
+    return load_matrix_file(write(dir, "dlopen.json",
+        R"({"schema": "depscan-matrix/libraries/1", "components": [], "cudnn_series": [],
+            "dlopen": [{"from": ["libx.so"], "opens": ["liby.so.1"], )" + extra + R"( "source": "s"}]})"));
+  };
+  auto good = row(R"("unless_needed": "liby.so*", "also_strings": true,)");
+  REQUIRE_MESSAGE(good, (good ? "" : good.error()));
+  REQUIRE(good->dlopen_rows_for("libx.so").size() == 1);
+  CHECK(good->dlopen_rows_for("libx.so")[0]->unless_needed == "liby.so*");
+  CHECK(good->dlopen_rows_for("libx.so")[0]->also_strings);
+  auto plain = row("");
+  REQUIRE(plain);
+  CHECK(plain->dlopen_rows_for("libx.so")[0]->unless_needed.empty());
+  CHECK_FALSE(plain->dlopen_rows_for("libx.so")[0]->also_strings);
+
+  auto not_a_flag = row(R"("also_strings": "yes",)");
+  REQUIRE_FALSE(not_a_flag);
+  CHECK(not_a_flag.error().find("'also_strings' must be true or false") != std::string::npos);
+  auto not_a_glob = row(R"("unless_needed": ["liby.so*"],)");
+  REQUIRE_FALSE(not_a_glob);
+  CHECK(not_a_glob.error().find("'unless_needed' must be a string") != std::string::npos);
+  CHECK(not_a_glob.error().find("dlopen[0]") != std::string::npos);
+}
+
 TEST_CASE("loaded first: CuPy 14's pathfinder libraries and torch's for torchvision; bad rows are refused") {
   Matrix m = embedded();
   const std::string module = "cupy_backends/cuda/libs/cusparse.cpython-311-x86_64-linux-gnu.so";
