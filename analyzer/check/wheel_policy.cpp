@@ -174,6 +174,11 @@ std::string best_met(const PolicySet& policies, const Claim& claim, const Graph&
   return fmt::format("no {} policy", claim.policy->libc == "musl" ? "musllinux" : "manylinux");
 }
 
+// "it meets manylinux_2_24 at best", or "it meets no manylinux policy".
+std::string meets(const std::string& best) {
+  return best.starts_with("no ") ? "it meets " + best : fmt::format("it meets {} at best", best);
+}
+
 // `majors`: cuda_majors_by_root, filled on the first CUDA library.
 Finding violation_finding(const Graph& graph, const Outside& outside, const Violation& v, const std::string& who,
                           const Claim& claim, const std::string& best, std::vector<std::vector<int>>& majors) {
@@ -181,12 +186,13 @@ Finding violation_finding(const Graph& graph, const Outside& outside, const Viol
   const Object& object = graph.objects[v.object];
   if (v.cuda_library.empty()) {
     bool plugin = outside.plugins.count(file_path(object)) != 0;
-    std::string claimed = fmt::format("claimed by {} as {}; it meets {} at best{}", who, claim.tag, best,
+    std::string claimed = fmt::format("claimed by {} as {}; {}{}", who, claim.tag, meets(best),
                                       plugin ? "; it is a plugin opened with dlopen only when its feature is used" : "");
+    std::string retag = best.starts_with("no ") ? "" : fmt::format(", or tag the wheel for the policy it meets ({})", best);
     return {"wheel-policy-violation", plugin ? Severity::Warning : Severity::Error, v.object,
             fmt::format("{}: {} ({})", object.path, v.what, claimed),
-            fmt::format("build in a {} image and bundle the libraries it names (auditwheel repair), or tag the wheel "
-                        "for the policy it meets ({})", claim.policy->name, best), ""};
+            fmt::format("build in a {} image and bundle the libraries it names (auditwheel repair){}", claim.policy->name,
+                        retag), ""};
   }
   // CUDA wheels leave CUDA's libraries out on purpose (auditwheel repair --exclude) and take them
   // from the NVIDIA wheels or a toolkit; whether the target has them is library-not-found's question.
@@ -194,7 +200,7 @@ Finding violation_finding(const Graph& graph, const Outside& outside, const Viol
                                 cuda_majors_of_root(majors, graph, matrix, v.root));
   return {"wheel-policy-violation", Severity::Warning, v.object,
           fmt::format("{}: {} (claimed by {} as {}; CUDA wheels leave CUDA's libraries out on purpose, and apart from "
-                      "them it meets {} at best)", object.path, v.what, who, claim.tag, best),
+                      "them {})", object.path, v.what, who, claim.tag, meets(best)),
           fmt::format("make sure the target has it: name the NVIDIA wheel that ships it in Requires-Dist, or document "
                       "the CUDA toolkit the wheel needs{}", hint ? "; " + *hint : ""), ""};
 }

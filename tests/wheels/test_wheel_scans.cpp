@@ -896,12 +896,16 @@ TEST_CASE("a library from outside the install breaks the policy whether or not t
   Scan s = scan("--root " + shell_quote(root.str()) + wheels({"newglibc-1.0-cp311-cp311-manylinux_2_17_x86_64.whl"}),
                 "policy-absent");
   REQUIRE(s.report.is_object());
-  bool named = false;
+  std::optional<json> named;
   for (const json& f : findings(s.report, "wheel-policy-violation"))
     if (f["message"].get<std::string>().find("needs libarchive.so.13 from outside the install (no installed wheel ships it), "
                                              "which manylinux_2_17 does not allow") != std::string::npos)
-      named = f["severity"] == "error";
-  CHECK(named);
+      named = f;
+  REQUIRE(named);
+  CHECK((*named)["severity"] == "error");
+  // no policy allows a library from outside: none to retag the wheel for
+  CHECK((*named)["message"].get<std::string>().ends_with("; it meets no manylinux policy)"));
+  CHECK((*named)["fix"] == "build in a manylinux_2_17 image and bundle the libraries it names (auditwheel repair)");
 }
 
 TEST_CASE("a CUDA library a wheel leaves out is a policy warning, found on the machine or not; another wheel's is none") {
