@@ -80,10 +80,10 @@ std::vector<std::vector<int>> cuda_majors_by_root(const Graph& graph, const Matr
     }
     for (size_t r = 0; r < out.size(); ++r) known[r] = !out[r].empty();
   }
-  for (size_t r = 0; r < out.size(); ++r) {  // a root installed by tensorrt-cu12-bindings is built for CUDA 12
+  for (size_t r = 0; r < out.size(); ++r) {  // tensorrt-cu12-bindings and cupy-cuda12x are built for CUDA 12
     if (graph.roots[r] >= graph.objects.size()) continue;
     std::string owner = normalize_dist_name(graph.objects[graph.roots[r]].owner);  // tensorrt_cu12_bindings too
-    if (auto major = cu_major_in(owner, "-", "")) add(out[r], major->first);
+    if (auto major = cuda_major_of_distribution(owner)) add(out[r], *major);
   }
   for (auto& majors : out) std::sort(majors.begin(), majors.end());
   return out;

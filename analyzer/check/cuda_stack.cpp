@@ -100,8 +100,7 @@ std::pair<std::vector<int>, std::string> cudnn_cuda_majors(const Graph& g, size_
   }
   if (!majors.empty()) return {{majors.begin(), majors.end()}, evidence};
   const Object& o = g.objects[index];
-  if (auto major = cu_major_in(o.owner, "", ""))
-    return {{major->first}, fmt::format("installed by {}", o.owner)};
+  if (auto major = cuda_major_of_distribution(o.owner)) return {{*major}, fmt::format("installed by {}", o.owner)};
   if (o.binary && o.binary->runpath)
     if (auto major = cu_major_in(*o.binary->runpath, "/", "/lib"))
       return {{major->first}, fmt::format("its RUNPATH names {}", major->second)};
@@ -308,6 +307,24 @@ std::optional<std::pair<int, std::string_view>> cu_major_in(std::string_view tex
         text.substr(at - before.size(), before.size()) != before || text.substr(digit + 1, after.size()) != after)
       continue;
     return std::make_pair(10 + (text[digit] - '0'), text.substr(at - before.size(), end - (at - before.size())));
+  }
+  return std::nullopt;
+}
+
+std::optional<int> cuda_major_of_distribution(std::string_view name) {
+  while (!name.empty()) {
+    size_t end = name.find_first_of("-_.");
+    std::string_view part = name.substr(0, end);
+    name = end == std::string_view::npos ? std::string_view() : name.substr(end + 1);
+    if (part.starts_with("cuda")) {
+      part.remove_prefix(4);
+      if (part.ends_with('x')) part.remove_suffix(1);
+    } else if (part.starts_with("cu")) {
+      part.remove_prefix(2);
+    } else {
+      continue;
+    }
+    if (part.size() == 2 && part[0] == '1' && std::isdigit(static_cast<unsigned char>(part[1]))) return 10 + (part[1] - '0');
   }
   return std::nullopt;
 }

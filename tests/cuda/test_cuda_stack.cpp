@@ -250,6 +250,21 @@ TEST_CASE("the CUDA major a cuDNN distribution or RUNPATH names") {
   CHECK_FALSE(cu_major_in("cu12/lib", "/", "/lib"));
 }
 
+TEST_CASE("the CUDA major a Python distribution's name says it was built for") {
+  CHECK(cuda_major_of_distribution("nvidia-cudnn-cu12") == 12);
+  CHECK(cuda_major_of_distribution("tensorrt_cu13_bindings") == 13);
+  CHECK(cuda_major_of_distribution("cupy-cuda13x") == 13);
+  CHECK(cuda_major_of_distribution("cupy-cuda11x") == 11);
+  CHECK(cuda_major_of_distribution("jax-cuda12-plugin") == 12);
+  CHECK_FALSE(cuda_major_of_distribution("cuda-python"));
+  CHECK_FALSE(cuda_major_of_distribution("pycuda"));
+  CHECK_FALSE(cuda_major_of_distribution("nvidia-cuda-runtime"));     // CUDA 13's wheels carry no suffix
+  CHECK_FALSE(cuda_major_of_distribution("cupy-cuda1x"));
+  CHECK_FALSE(cuda_major_of_distribution("libcudnn9-cuda-12"));       // a Debian package: "12" is a part of its own
+  CHECK_FALSE(cuda_major_of_distribution("cutlass-cu120"));
+  CHECK_FALSE(cuda_major_of_distribution(""));
+}
+
 TEST_CASE("a consistent CUDA 13 + cuDNN 9.19 stack: no CUDA finding, all seven sub-libraries opened") {
   json r = scan_app("app9");
   CHECK(problem_codes(r).empty());

@@ -138,11 +138,11 @@ TEST_CASE("cuda_majors_by_root: one-major names only, per root") {
   CHECK(majors[2] == std::vector<int>{12});
 }
 
-TEST_CASE("cuda_majors_by_root: the -cuNN in the name of the root's distribution counts too") {
+TEST_CASE("cuda_majors_by_root: the CUDA major in the name of the root's distribution counts too") {
   Graph g;
   g.objects.resize(4);
   g.objects[0].owner = "tensorrt-cu12-bindings";
-  g.objects[1].owner = "cupy-cuda12x";  // not a -cuNN name
+  g.objects[1].owner = "cupy-cuda13x";  // CuPy's spelling
   g.objects[2].owner = "nvidia-cudnn-cu13";
   g.objects[3].owner = "tensorrt_cu11_bindings";  // METADATA's Name as the wheel spells it
   g.roots = {0, 1, 2, 3};
@@ -153,7 +153,7 @@ TEST_CASE("cuda_majors_by_root: the -cuNN in the name of the root's distribution
   auto majors = cuda_majors_by_root(g, embedded_matrix());
   REQUIRE(majors.size() == 4);
   CHECK(majors[0] == std::vector<int>{12});
-  CHECK(majors[1].empty());
+  CHECK(majors[1] == std::vector<int>{13});
   CHECK(majors[2] == std::vector<int>{12, 13});
   CHECK(majors[3] == std::vector<int>{11});
   auto hint = cuda_install_hint(embedded_matrix(), "libnvinfer.so.10", "tensorrt.so", majors[0]);

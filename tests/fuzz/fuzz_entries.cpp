@@ -106,6 +106,7 @@ void text_parsers(const uint8_t* data, size_t size) {
   (void)parse_nvidia_version_text(text);
   (void)cu_major_in(text, "-", "");
   (void)cu_major_in(text, "/", "/lib");
+  (void)cuda_major_of_distribution(text);
   for (size_t start = 0; start <= text.size();) {
     size_t end = text.find('\n', start);
     if (end == std::string_view::npos) end = text.size();
