@@ -58,6 +58,8 @@ template <class Io, RowOf<LoadedFirstLibrary> Row>
 void fields(Io& io, Row& r) { io(r.paths, r.global); }
 template <class Io, RowOf<LoadedFirst> Row>
 void fields(Io& io, Row& r) { io(r.distributions, r.since, r.before, r.modules, r.libraries, r.by, r.source); }
+template <class Io, RowOf<PreloadCall> Row>
+void fields(Io& io, Row& r) { io(r.distributions, r.since, r.before, r.call, r.paths, r.source); }
 
 class Writer {
  public:
@@ -169,7 +171,7 @@ struct MatrixCodec {
     w(m.frameworks_);
     w.patch_count(frameworks_length_at, w.size() - frameworks_start);
     w(m.gpus_, m.components_, m.cudnn_series_, m.dlopen_, m.pip_packages_, m.pip_source_, m.python_variants_,
-      m.optional_modules_, m.python_preloads_, m.loaded_first_);
+      m.optional_modules_, m.python_preloads_, m.loaded_first_, m.preload_calls_);
     return std::string(kMagic) + w.take();
   }
 
@@ -185,7 +187,7 @@ struct MatrixCodec {
       if (framework_reader.failed() || !framework_reader.at_end()) return Error{"the compiled matrix is truncated"};
     }
     r(m.gpus_, m.components_, m.cudnn_series_, m.dlopen_, m.pip_packages_, m.pip_source_, m.python_variants_,
-      m.optional_modules_, m.python_preloads_, m.loaded_first_);
+      m.optional_modules_, m.python_preloads_, m.loaded_first_, m.preload_calls_);
     if (r.failed() || !r.at_end()) return Error{"the compiled matrix is truncated"};
     return m;
   }

@@ -396,6 +396,18 @@ LoadedFirst parse_loaded_first(const json& j, const std::string& where) {
   return row;
 }
 
+PreloadCall parse_preload_call(const json& j, const std::string& where) {
+  Fields f(j, where, {"distributions", "since", "before", "call", "paths", "source"});
+  PreloadCall row{f.texts("distributions"), f.optional_text("since"), f.optional_text("before"), f.text("call"),
+                  f.texts("paths"), f.source()};
+  if (row.distributions.empty() || row.paths.empty()) fail(where, "'distributions' and 'paths' must not be empty");
+  if (row.call.empty()) fail(where, "'call' is empty");
+  for (const std::string& name : row.distributions) check_normalised_name(name, where);
+  for (const std::string& glob : row.paths) check_under_site_packages(glob, "paths", where);
+  check_release_bounds(row.since, row.before, where);
+  return row;
+}
+
 // Whether two release ranges (since <= release < before, "" an open end) share a release.
 bool releases_overlap(const std::string& since_a, const std::string& before_a, const std::string& since_b,
                       const std::string& before_b) {
@@ -464,7 +476,7 @@ struct MatrixLoader {
   }
   static void libraries(Matrix& m, const json& j, const std::string& where) {
     Fields f(j, where, {"schema", "note", "components", "cudnn_series", "dlopen", "pip_packages", "python_variants",
-                        "optional_modules", "python_preloads", "loaded_first"});
+                        "optional_modules", "python_preloads", "loaded_first", "preload_calls"});
     m.components_ = parse_rows<ComponentRow>(f, "components", parse_component);
     m.cudnn_series_ = parse_rows<CudnnSeries>(f, "cudnn_series", parse_cudnn_series);
     m.dlopen_ = parse_rows<DlopenRow>(f, "dlopen", parse_dlopen);
@@ -480,6 +492,7 @@ struct MatrixLoader {
       m.loaded_first_ = parse_rows<LoadedFirst>(f, "loaded_first", parse_loaded_first);
       check_loaded_first_overlap(m.loaded_first_, where);
     }
+    if (f.has("preload_calls")) m.preload_calls_ = parse_rows<PreloadCall>(f, "preload_calls", parse_preload_call);
     if (f.has("pip_packages")) pip_packages(m, j["pip_packages"], where + ": pip_packages");
   }
   static void pip_packages(Matrix& m, const json& j, const std::string& where) {
@@ -819,16 +832,33 @@ const PythonPreload* Matrix::python_preload(std::string_view distribution, std::
   return row_for_file(python_preloads_, distribution, relative);
 }
 
-const LoadedFirst* Matrix::loaded_first(std::string_view distribution, std::string_view version,
-                                        std::string_view relative) const {
+namespace {
+
+// The first row of one of `distributions` for that release whose `globs` match the file.
+template <class Row>
+const Row* row_for_release(const std::vector<Row>& rows, std::vector<std::string> Row::*globs,
+                           std::string_view distribution, std::string_view version, std::string_view relative) {
   auto release = Version::parse_release(version);
-  for (const LoadedFirst& row : loaded_first_) {
+  for (const Row& row : rows) {
     if (std::ranges::find(row.distributions, distribution) == row.distributions.end()) continue;
     if (!in_releases(release, row.since, row.before)) continue;
-    if (std::ranges::any_of(row.modules, [&](const std::string& glob) { return glob_match(glob, relative); })) return &row;
+    if (std::ranges::any_of(row.*globs, [&](const std::string& glob) { return glob_match(glob, relative); })) return &row;
   }
   return nullptr;
 }
+
+}  // namespace
+
+const LoadedFirst* Matrix::loaded_first(std::string_view distribution, std::string_view version,
+                                        std::string_view relative) const {
+  return row_for_release(loaded_first_, &LoadedFirst::modules, distribution, version, relative);
+}
+
+const PreloadCall* Matrix::preload_call(std::string_view distribution, std::string_view version,
+                                        std::string_view relative) const {
+  return row_for_release(preload_calls_, &PreloadCall::paths, distribution, version, relative);
+}
+
 
 std::vector<const DlopenRow*> Matrix::dlopen_rows_for(std::string_view soname) const {
   std::vector<const DlopenRow*> out;

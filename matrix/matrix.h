@@ -247,6 +247,17 @@ struct LoadedFirst {
   bool operator==(const LoadedFirst&) const = default;
 };
 
+// A function of a distribution that, when the application calls it, loads other wheels' libraries by
+// their paths (onnxruntime.preload_dlls()): the fix for a library shipped where the loader does not look.
+struct PreloadCall {
+  std::vector<std::string> distributions;  // onnxruntime-gpu
+  std::string since, before;               // since <= version < before ("" = open)
+  std::string call;                        // what to call, and when
+  std::vector<std::string> paths;          // globs under site-packages of the files it loads
+  std::string source;
+  bool operator==(const PreloadCall&) const = default;
+};
+
 // ------------------------------------------------------------------ the matrix
 
 class Matrix {
@@ -277,6 +288,9 @@ class Matrix {
   // The loaded_first row for that release of the distribution whose module globs match one of its
   // files (relative to site-packages), or null.
   const LoadedFirst* loaded_first(std::string_view distribution, std::string_view version, std::string_view relative) const;
+  // The preload_calls row for that release of the distribution that loads this file (relative to
+  // site-packages) when called, or null.
+  const PreloadCall* preload_call(std::string_view distribution, std::string_view version, std::string_view relative) const;
 
   // The driver-table row of a toolkit: the newest release of the same major.minor at or below
   // it (12.4 -> 12.4 GA; 12.6.2 -> 12.6 Update 1/2), else that major.minor's first release (10.2 ->
@@ -354,6 +368,7 @@ class Matrix {
   std::vector<OptionalModule> optional_modules_;
   std::vector<PythonPreload> python_preloads_;
   std::vector<LoadedFirst> loaded_first_;
+  std::vector<PreloadCall> preload_calls_;
 
   friend struct MatrixLoader;
   friend struct MatrixCodec;

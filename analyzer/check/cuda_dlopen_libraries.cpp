@@ -119,7 +119,7 @@ void add_shipped_copy(Finding& f, const CheckContext& ctx, const Edge& e, const 
     f.severity = Severity::Warning;
     f.message += shipped_note(*found, "the dlopen");
   }
-  f.fix = shipped_fix(*found, fmt::format("{} opens it", basename_of(from.path)), from);
+  f.fix = shipped_fix(ctx, *found, fmt::format("{} opens it", basename_of(from.path)), from);
 }
 
 }  // namespace

@@ -200,7 +200,7 @@ std::vector<Finding> check_missing_libraries(const CheckContext& ctx) {
         f.severity = Severity::Warning;
         f.message += shipped_note(*found, "the import");
       }
-      f.fix = fmt::format("{}; tried: {}", shipped_fix(*found, "importing " + importer.path, importer), tried);
+      f.fix = fmt::format("{}; tried: {}", shipped_fix(ctx, *found, "importing " + importer.path, importer), tried);
     }
     add_once_per_request(out, seen, g, edge, std::move(f));
   }

@@ -96,9 +96,25 @@ std::string shipped_note(const ShippedLibraries::Shipped& shipped, std::string_v
                      shipped.distribution->name, shipped.distribution->version, shipped.path, what);
 }
 
-std::string shipped_fix(const ShippedLibraries::Shipped& shipped, std::string_view before, const Object& requester) {
-  return fmt::format("load {} before {} (ctypes.CDLL), or add {} to {}'s RUNPATH or to LD_LIBRARY_PATH", shipped.path,
-                     before, dirname_of(shipped.path), basename_of(requester.path));
+namespace {
+
+std::string preload_call_lead(const CheckContext& ctx, const ShippedLibraries::Shipped& shipped, const Object& requester) {
+  const Distribution* caller = ctx.shipped ? ctx.shipped->owner_of(requester) : nullptr;
+  if (!caller) return "";
+  const PreloadCall* row = ctx.matrix.preload_call(normalize_dist_name(caller->name), caller->version,
+                                                   relative_to_site_packages(*shipped.distribution, shipped.path));
+  if (!row) return "";
+  return fmt::format("call {}: {} {} then loads {} by its path; or ", row->call, caller->name, caller->version,
+                     shipped.path);
+}
+
+}  // namespace
+
+std::string shipped_fix(const CheckContext& ctx, const ShippedLibraries::Shipped& shipped, std::string_view before,
+                        const Object& requester) {
+  return fmt::format("{}load {} before {} (ctypes.CDLL), or add {} to {}'s RUNPATH or to LD_LIBRARY_PATH",
+                     preload_call_lead(ctx, shipped, requester), shipped.path, before, dirname_of(shipped.path),
+                     basename_of(requester.path));
 }
 
 }  // namespace depscan

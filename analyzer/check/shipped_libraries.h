@@ -81,7 +81,10 @@ std::string other_major_note(const ShippedLibraries::Shipped& shipped, int shipp
 // where the loader does not look: <what> works only when ...". `what`: "the import", "the dlopen".
 std::string shipped_note(const ShippedLibraries::Shipped& shipped, std::string_view what);
 
-// "load P before <before> (ctypes.CDLL), or add its directory to <requester>'s RUNPATH or LD_LIBRARY_PATH".
-std::string shipped_fix(const ShippedLibraries::Shipped& shipped, std::string_view before, const Object& requester);
+// "load P before <before> (ctypes.CDLL), or add its directory to <requester>'s RUNPATH or LD_LIBRARY_PATH",
+// led by the call that loads P when the requester's own package has one (matrix preload_calls):
+// "call onnxruntime.preload_dlls() ...: onnxruntime-gpu 1.31.1 then loads P by its path; or load P ...".
+std::string shipped_fix(const CheckContext& ctx, const ShippedLibraries::Shipped& shipped, std::string_view before,
+                        const Object& requester);
 
 }  // namespace depscan

@@ -304,6 +304,49 @@ TEST_CASE("loaded first: CuPy 14's pathfinder libraries and torch's for torchvis
   CHECK(load_matrix_file(write(dir, "dots.json", row(R"([{"paths": ["a/lib..so"]}])"))));  // ".." only as a component
 }
 
+TEST_CASE("preload calls: onnxruntime.preload_dlls() loads the CUDA wheels' libraries of its build's layout; bad rows are refused") {
+  Matrix m = embedded();
+  const PreloadCall* cu13 = m.preload_call("onnxruntime-gpu", "1.31.1", "nvidia/cu13/lib/libcurand.so.10");
+  REQUIRE(cu13);
+  CHECK(cu13->call.starts_with("onnxruntime.preload_dlls()"));
+  CHECK(m.preload_call("onnxruntime-gpu", "1.28.0", "nvidia/cu13/lib/libcublasLt.so.13") == cu13);
+  CHECK(m.preload_call("onnxruntime-gpu", "1.31.1", "nvidia/cudnn/lib/libcudnn.so.9") == cu13);
+  CHECK(m.preload_call("onnxruntime-gpu", "1.31.1", "nvidia/cublas/lib/libcublas.so.12") == cu13);  // a CUDA 12 build's layout
+  CHECK_FALSE(m.preload_call("onnxruntime-gpu", "1.31.1", "nvidia/cudnn/lib/libcudnn_graph.so.9"));  // cuDNN opens it itself
+  const PreloadCall* older = m.preload_call("onnxruntime-gpu", "1.23.2", "nvidia/cublas/lib/libcublasLt.so.12");
+  REQUIRE(older);
+  CHECK(older != cu13);
+  CHECK_FALSE(m.preload_call("onnxruntime-gpu", "1.27.0", "nvidia/cu13/lib/libcublas.so.13"));  // 1.27 looks in nvidia/cublas/lib
+  CHECK_FALSE(m.preload_call("onnxruntime-gpu", "1.20.2", "nvidia/cublas/lib/libcublas.so.12"));  // before preload_dlls()
+  CHECK_FALSE(m.preload_call("onnxruntime", "1.31.1", "nvidia/cu13/lib/libcurand.so.10"));  // the CPU package
+
+  TempDir dir("cuda-matrix-preload-calls");
+  auto load = [&](const std::string& fields) {
+    return load_matrix_file(write(dir, "calls.json",
+        R"({"schema": "depscan-matrix/libraries/1", "components": [], "cudnn_series": [], "dlopen": [],
+            "preload_calls": [{)" + fields + R"(, "source": "s"}]})"));
+  };
+  auto good = load(R"("distributions": ["x"], "since": "1.0", "call": "x.load", "paths": ["x/lib/libx.so.1"])");
+  REQUIRE_MESSAGE(good, (good ? "" : good.error()));
+  CHECK(good->preload_call("x", "1.2", "x/lib/libx.so.1"));
+  CHECK_FALSE(good->preload_call("x", "0.9", "x/lib/libx.so.1"));
+  struct Refused {
+    std::string fields, reason;
+  };
+  for (const Refused& refused : std::vector<Refused>{
+           {R"("distributions": ["x"], "call": "", "paths": ["a.so"])", "'call' is empty"},
+           {R"("distributions": ["x"], "call": "x.load", "paths": [])", "must not be empty"},
+           {R"("distributions": ["x"], "call": "x.load", "paths": ["/usr/lib/a.so"])", "under site-packages"},
+           {R"("distributions": ["X_y"], "call": "x.load", "paths": ["a.so"])", "not normalised"},
+           {R"("distributions": ["x"], "since": "soon", "call": "x.load", "paths": ["a.so"])", "'soon' is not a version"},
+       }) {
+    CAPTURE(refused.fields);
+    auto matrix = load(refused.fields);
+    REQUIRE_FALSE(matrix);
+    CHECK(matrix.error().find(refused.reason) != std::string::npos);
+  }
+}
+
 TEST_CASE("loaded_first rows name normalised distributions, modules under site-packages, one row per module and release") {
   TempDir dir("cuda-matrix-loaded-first-rows");
   auto rows = [](const std::string& first, const std::string& second) {

@@ -268,6 +268,64 @@ TEST_CASE("a CUDA 13 module's libcurand.so.10 off the search path: the CUDA 12 w
   }
 }
 
+TEST_CASE("CuPy 13.6 for CUDA 13: the name cupy-cuda13x gives the major its cuRAND module's libcurand.so.10 does not") {
+  TempDir root("wheels-cupy13x-root");
+  const char* cupy = "cupy_cuda13x-13.6.0-cp311-cp311-manylinux2014_x86_64.whl";
+  auto curand_finding = [&](std::initializer_list<const char*> wheel_files, const std::string& label) {
+    Scan s = scan("--root " + shell_quote(root.str()) + wheels(wheel_files), label);
+    REQUIRE(s.report.is_object());
+    std::optional<json> out;
+    for (const json& f : findings(s.report, "library-not-found"))
+      if (f["message"].get<std::string>().starts_with("libcurand.so.10:")) out = f;
+    REQUIRE(out);
+    return *out;
+  };
+  json cu12 = curand_finding({cupy, "nvidia_curand_cu12-10.3.10.19-py3-none-manylinux_2_27_x86_64.whl"}, "cupy13x-cu12");
+  CHECK(cu12["severity"] == "error");
+  CHECK(cu12["message"].get<std::string>().find("but for CUDA 12, and the process's other CUDA libraries are CUDA 13") !=
+        std::string::npos);
+  CHECK(cu12["fix"].get<std::string>().starts_with("libcurand.so.10 is CUDA's curand library: pip install nvidia-curand (CUDA 13)"));
+
+  json cu13 = curand_finding({cupy, "nvidia_curand-10.4.0.35-py3-none-manylinux_2_27_x86_64.whl"}, "cupy13x-cu13");
+  CHECK(cu13["severity"] == "error");  // CuPy 13 loads nothing before its cuRAND module
+  CHECK(cu13["message"].get<std::string>().find("cupy-cuda13x 13.6.0 loads no library before this module") != std::string::npos);
+}
+
+TEST_CASE("ONNX Runtime's provider: the fix for a CUDA wheel's library off the search path is onnxruntime.preload_dlls()") {
+  TempDir root("wheels-ort-preload-root");
+  const char* ort = "onnxruntime_gpu-1.31.1-cp311-cp311-manylinux_2_27_x86_64.whl";
+  Scan s = scan("--root " + shell_quote(root.str()) +
+                    wheels({ort, "nvidia_curand-10.4.0.35-py3-none-manylinux_2_27_x86_64.whl",
+                            "nvidia_cuda_runtime-13.0.96-py3-none-manylinux_2_27_x86_64.whl"}),
+                "ort-preload");
+  REQUIRE(s.report.is_object());
+  std::map<std::string, json> by_name;
+  for (const json& f : findings(s.report, "library-not-found"))
+    by_name[f["message"].get<std::string>().substr(0, f["message"].get<std::string>().find(':'))] = f;
+  REQUIRE(by_name.count("libcurand.so.10"));
+  REQUIRE(by_name.count("libcudart.so.13"));
+  for (const std::string name : {"libcurand.so.10", "libcudart.so.13"}) {  // the empty root has no libc either
+    const json& f = by_name[name];
+    CAPTURE(name);
+    CHECK(f["severity"] == "warning");  // the application can load it first
+    CHECK(f["fix"].get<std::string>().starts_with(
+        "call onnxruntime.preload_dlls() after import onnxruntime and before the first InferenceSession: "
+        "onnxruntime-gpu 1.31.1 then loads site-packages/nvidia/cu13/lib/" + name + " by its path; or load "));
+  }
+
+  SUBCASE("the same library needed by a module of another package gets no such call") {
+    Scan other = scan("--root " + shell_quote(root.str()) +
+                          wheels({"cu13rand-1.0-cp311-cp311-manylinux_2_27_x86_64.whl",
+                                  "nvidia_curand-10.4.0.35-py3-none-manylinux_2_27_x86_64.whl"}),
+                      "other-preload");
+    bool plain_fix = false;
+    for (const json& f : findings(other.report, "library-not-found"))
+      if (f["message"].get<std::string>().starts_with("libcurand.so.10:"))
+        plain_fix = f["fix"].get<std::string>().starts_with("load site-packages/nvidia/cu13/lib/libcurand.so.10 before importing");
+    CHECK(plain_fix);
+  }
+}
+
 TEST_CASE("the real loader: the extension fails alone and loads once the shipped copy was loaded by its path") {
   TempDir site("wheels-preload-site");
   REQUIRE(unzip_wheels(site.str(), wheels({"cupylike-14.0-cp311-cp311-manylinux2014_x86_64.whl", kCudart})));
