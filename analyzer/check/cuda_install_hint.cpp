@@ -5,7 +5,6 @@
 #include <fmt/format.h>
 
 #include "analyzer/check/cuda_stack.h"
-#include "analyzer/input/distribution.h"
 
 namespace depscan {
 namespace {
@@ -82,8 +81,7 @@ std::vector<std::vector<int>> cuda_majors_by_root(const Graph& graph, const Matr
   }
   for (size_t r = 0; r < out.size(); ++r) {  // tensorrt-cu12-bindings and cupy-cuda12x are built for CUDA 12
     if (graph.roots[r] >= graph.objects.size()) continue;
-    std::string owner = normalize_dist_name(graph.objects[graph.roots[r]].owner);  // tensorrt_cu12_bindings too
-    if (auto major = cuda_major_of_distribution(owner)) add(out[r], *major);
+    if (auto major = cuda_major_of_distribution(graph.objects[graph.roots[r]].owner)) add(out[r], *major);
   }
   for (auto& majors : out) std::sort(majors.begin(), majors.end());
   return out;

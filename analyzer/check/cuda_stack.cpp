@@ -312,10 +312,11 @@ std::optional<std::pair<int, std::string_view>> cu_major_in(std::string_view tex
 }
 
 std::optional<int> cuda_major_of_distribution(std::string_view name) {
-  while (!name.empty()) {
-    size_t end = name.find_first_of("-_.");
-    std::string_view part = name.substr(0, end);
-    name = end == std::string_view::npos ? std::string_view() : name.substr(end + 1);
+  std::string normalised = normalize_dist_name(name);
+  for (std::string_view rest = normalised; !rest.empty();) {
+    size_t end = rest.find('-');
+    std::string_view part = rest.substr(0, end);
+    rest = end == std::string_view::npos ? std::string_view() : rest.substr(end + 1);
     if (part.starts_with("cuda")) {
       part.remove_prefix(4);
       if (part.ends_with('x')) part.remove_suffix(1);
@@ -324,7 +325,9 @@ std::optional<int> cuda_major_of_distribution(std::string_view name) {
     } else {
       continue;
     }
-    if (part.size() == 2 && part[0] == '1' && std::isdigit(static_cast<unsigned char>(part[1]))) return 10 + (part[1] - '0');
+    // cu12, and cu120 or cu124 (major and minor: spconv-cu120, mxnet-cu112)
+    bool digits = std::ranges::all_of(part, [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
+    if (digits && (part.size() == 2 || part.size() == 3) && part[0] == '1') return 10 + (part[1] - '0');
   }
   return std::nullopt;
 }

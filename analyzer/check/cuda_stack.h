@@ -75,8 +75,9 @@ std::optional<Version> parse_nvidia_version_text(std::string_view text);
 std::optional<std::pair<int, std::string_view>> cu_major_in(std::string_view text, std::string_view before,
                                                             std::string_view after);
 
-// The CUDA major (10-19) a Python distribution's name says it was built for: a "-cu12",
-// "-cuda12" or "-cuda12x" part (nvidia-cublas-cu12, jax-cuda12-plugin, cupy-cuda13x).
+// The CUDA major (10-19) a Python distribution's name, in any spelling, says it was built for: a
+// "-cu12", "-cu124", "-cuda12", "-cuda120" or "-cuda12x" part (nvidia-cublas-cu12, spconv-cu124,
+// jax-cuda12-plugin, nvidia-dali-cuda120, cupy-cuda13x).
 std::optional<int> cuda_major_of_distribution(std::string_view name);
 
 // CUDNN_MAJOR/MINOR/PATCHLEVEL from cudnn_version.h (or cudnn_version_vN.h, cudnn.h) found

@@ -61,7 +61,7 @@ std::string not_loaded_first_note(const ShippedLibraries::Shipped& shipped, cons
 
 // nvidia-curand-cu12's major from its name; CUDA 13's wheels have no suffix, but install under nvidia/cu13/lib.
 std::optional<int> wheel_cuda_major(const ShippedLibraries::Shipped& shipped) {
-  if (auto major = cuda_major_of_distribution(normalize_dist_name(shipped.distribution->name))) return major;
+  if (auto major = cuda_major_of_distribution(shipped.distribution->name)) return major;
   if (auto major = cu_major_in(shipped.path, "/", "/lib")) return major->first;
   return std::nullopt;
 }

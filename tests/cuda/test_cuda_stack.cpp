@@ -261,7 +261,14 @@ TEST_CASE("the CUDA major a Python distribution's name says it was built for") {
   CHECK_FALSE(cuda_major_of_distribution("nvidia-cuda-runtime"));     // CUDA 13's wheels carry no suffix
   CHECK_FALSE(cuda_major_of_distribution("cupy-cuda1x"));
   CHECK_FALSE(cuda_major_of_distribution("libcudnn9-cuda-12"));       // a Debian package: "12" is a part of its own
-  CHECK_FALSE(cuda_major_of_distribution("cutlass-cu120"));
+  CHECK(cuda_major_of_distribution("spconv-cu124") == 12);  // major and minor
+  CHECK(cuda_major_of_distribution("mxnet-cu112") == 11);
+  CHECK(cuda_major_of_distribution("nvidia-dali-cuda120") == 12);
+  CHECK(cuda_major_of_distribution("CuPy-CUDA12x") == 12);  // METADATA's Name, not normalised
+  CHECK(cuda_major_of_distribution("nvidia_cudnn_cu13") == 13);
+  CHECK_FALSE(cuda_major_of_distribution("x-cu1200"));
+  CHECK_FALSE(cuda_major_of_distribution("x-cu12a"));
+  CHECK_FALSE(cuda_major_of_distribution("x-cu"));
   CHECK_FALSE(cuda_major_of_distribution(""));
 }
 
