@@ -160,9 +160,9 @@ bool only_cuda_libraries(const std::vector<Violation>& list) {
 
 // The CUDA libraries a wheel leaves out do not count: every CUDA wheel leaves them out. A policy
 // without the wheel's architecture (manylinux1 has no aarch64) is no candidate, unless the data
-// has that architecture for no policy at all (their symbols are then not checked).
-std::string best_met(const PolicySet& policies, const Claim& claim, const Graph& graph, const std::vector<size_t>& objects,
-                     const Outside& outside) {
+// has that architecture for no policy at all (their symbols are then not checked). None: no policy.
+std::optional<std::string> best_met(const PolicySet& policies, const Claim& claim, const Graph& graph,
+                                    const std::vector<size_t>& objects, const Outside& outside) {
   const auto& all = policies.policies();
   bool arch_known = std::any_of(all.begin(), all.end(), [&](const WheelPolicy& p) {
     return p.libc == claim.policy->libc && p.symbol_versions.count(claim.arch);
@@ -171,24 +171,26 @@ std::string best_met(const PolicySet& policies, const Claim& claim, const Graph&
     if (p.libc == claim.policy->libc && (!arch_known || p.symbol_versions.count(claim.arch)) &&
         only_cuda_libraries(violations(p, claim.arch, graph, objects, outside)))
       return p.name;
-  return fmt::format("no {} policy", claim.policy->libc == "musl" ? "musllinux" : "manylinux");
+  return std::nullopt;
 }
 
 // "it meets manylinux_2_24 at best", or "it meets no manylinux policy".
-std::string meets(const std::string& best) {
-  return best.starts_with("no ") ? "it meets " + best : fmt::format("it meets {} at best", best);
+std::string meets(const std::optional<std::string>& best, const Claim& claim) {
+  if (best) return fmt::format("it meets {} at best", *best);
+  return fmt::format("it meets no {} policy", claim.policy->libc == "musl" ? "musllinux" : "manylinux");
 }
 
 // `majors`: cuda_majors_by_root, filled on the first CUDA library.
 Finding violation_finding(const Graph& graph, const Outside& outside, const Violation& v, const std::string& who,
-                          const Claim& claim, const std::string& best, std::vector<std::vector<int>>& majors) {
+                          const Claim& claim, const std::optional<std::string>& best,
+                          std::vector<std::vector<int>>& majors) {
   const Matrix& matrix = outside.matrix;
   const Object& object = graph.objects[v.object];
   if (v.cuda_library.empty()) {
     bool plugin = outside.plugins.count(file_path(object)) != 0;
-    std::string claimed = fmt::format("claimed by {} as {}; {}{}", who, claim.tag, meets(best),
+    std::string claimed = fmt::format("claimed by {} as {}; {}{}", who, claim.tag, meets(best, claim),
                                       plugin ? "; it is a plugin opened with dlopen only when its feature is used" : "");
-    std::string retag = best.starts_with("no ") ? "" : fmt::format(", or tag the wheel for the policy it meets ({})", best);
+    std::string retag = best ? fmt::format(", or tag the wheel for the policy it meets ({})", *best) : "";
     return {"wheel-policy-violation", plugin ? Severity::Warning : Severity::Error, v.object,
             fmt::format("{}: {} ({})", object.path, v.what, claimed),
             fmt::format("build in a {} image and bundle the libraries it names (auditwheel repair){}", claim.policy->name,
@@ -200,7 +202,7 @@ Finding violation_finding(const Graph& graph, const Outside& outside, const Viol
                                 cuda_majors_of_root(majors, graph, matrix, v.root));
   return {"wheel-policy-violation", Severity::Warning, v.object,
           fmt::format("{}: {} (claimed by {} as {}; CUDA wheels leave CUDA's libraries out on purpose, and apart from "
-                      "them {})", object.path, v.what, who, claim.tag, meets(best)),
+                      "them {})", object.path, v.what, who, claim.tag, meets(best, claim)),
           fmt::format("make sure the target has it: name the NVIDIA wheel that ships it in Requires-Dist, or document "
                       "the CUDA toolkit the wheel needs{}", hint ? "; " + *hint : ""), ""};
 }
@@ -236,12 +238,13 @@ std::vector<Finding> check_wheel_policy(const CheckContext& ctx, const std::vect
     std::vector<size_t> objects = objects_of(ctx.graph, dist.name);
     if (objects.empty()) continue;
     std::string who = dist.wheel_file.empty() ? dist.name + " " + dist.version : dist.wheel_file;
-    std::string best = best_met(*policies, claim, ctx.graph, objects, outside);
+    std::optional<std::string> best = best_met(*policies, claim, ctx.graph, objects, outside);
     auto broken = violations(*claim.policy, claim.arch, ctx.graph, objects, outside);
     for (const Violation& v : broken) findings.push_back(violation_finding(ctx.graph, outside, v, who, claim, best, majors));
     if (broken.empty())
       findings.push_back({"wheel-policy", Severity::Info, std::nullopt,
-                          fmt::format("{}: claims {} and meets it (best policy met: {})", who, claim.tag, best), "", ""});
+                          fmt::format("{}: claims {} and meets it (best policy met: {})", who, claim.tag,
+                                      best.value_or(claim.policy->name)), "", ""});
   }
   return findings;
 }
