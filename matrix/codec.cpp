@@ -10,7 +10,7 @@
 namespace depscan {
 namespace {
 
-constexpr std::string_view kMagic = "depscan-matrix-bin/6";
+constexpr std::string_view kMagic = "depscan-matrix-bin/7";
 
 // Each row type's fields, in encoding order, for the writer and the reader alike.
 template <class Row, class Type>
@@ -55,11 +55,11 @@ void fields(Io& io, Row& r) { io(r.distribution, r.file, r.why, r.fix, r.source)
 template <class Io, RowOf<PythonPreload> Row>
 void fields(Io& io, Row& r) { io(r.distribution, r.file, r.by, r.source); }
 template <class Io, RowOf<LoadedFirstLibrary> Row>
-void fields(Io& io, Row& r) { io(r.paths, r.global); }
+void fields(Io& io, Row& r) { io(r.paths, r.global, r.distribution); }
 template <class Io, RowOf<LoadedFirst> Row>
 void fields(Io& io, Row& r) { io(r.distributions, r.since, r.before, r.modules, r.libraries, r.by, r.source); }
 template <class Io, RowOf<PreloadCall> Row>
-void fields(Io& io, Row& r) { io(r.distributions, r.since, r.before, r.call, r.paths, r.source); }
+void fields(Io& io, Row& r) { io(r.distributions, r.since, r.before, r.call, r.when, r.paths, r.source); }
 
 class Writer {
  public:

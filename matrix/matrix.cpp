@@ -378,9 +378,10 @@ PythonPreload parse_python_preload(const json& j, const std::string& where) {
 }
 
 LoadedFirstLibrary parse_loaded_first_library(const json& j, const std::string& where) {
-  Fields f(j, where, {"paths", "global"});
-  LoadedFirstLibrary library{f.texts("paths"), f.flag("global")};
+  Fields f(j, where, {"paths", "global", "distribution"});
+  LoadedFirstLibrary library{f.texts("paths"), f.flag("global"), f.optional_text("distribution")};
   if (library.paths.empty()) fail(where, "'paths' is empty");
+  if (!library.distribution.empty()) check_normalised_name(cuda_major_filled(library.distribution, 12), where);
   for (const std::string& path : library.paths) check_under_site_packages(path, "paths", where);
   return library;
 }
@@ -396,10 +397,22 @@ LoadedFirst parse_loaded_first(const json& j, const std::string& where) {
   return row;
 }
 
+}  // namespace
+
+std::string cuda_major_filled(std::string_view pattern, int cuda_major) {
+  std::string out(pattern);
+  const std::string_view field = "{cuda_major}";
+  for (size_t at = out.find(field); at != std::string::npos; at = out.find(field, at))
+    out.replace(at, field.size(), std::to_string(cuda_major));
+  return out;
+}
+
+namespace {
+
 PreloadCall parse_preload_call(const json& j, const std::string& where) {
-  Fields f(j, where, {"distributions", "since", "before", "call", "paths", "source"});
+  Fields f(j, where, {"distributions", "since", "before", "call", "when", "paths", "source"});
   PreloadCall row{f.texts("distributions"), f.optional_text("since"), f.optional_text("before"), f.text("call"),
-                  f.texts("paths"), f.source()};
+                  f.text("when"), f.texts("paths"), f.source()};
   if (row.distributions.empty() || row.paths.empty()) fail(where, "'distributions' and 'paths' must not be empty");
   if (row.call.empty()) fail(where, "'call' is empty");
   for (const std::string& name : row.distributions) check_normalised_name(name, where);
@@ -426,16 +439,19 @@ void check_variant_ranges(const std::vector<PythonVariants>& rows, const std::st
         fail(where, fmt::format("python_variants[{}] and [{}]: {} releases overlap", i, k, rows[i].distribution));
 }
 
-// A module of a release is described by one loaded_first row: the first row found would hide another.
-void check_loaded_first_overlap(const std::vector<LoadedFirst>& rows, const std::string& where) {
+// A file of a release is described by one row of a table (a module for loaded_first): the first
+// row found would hide another.
+template <class Row>
+void check_release_overlap(const std::vector<Row>& rows, std::vector<std::string> Row::*globs, const char* table,
+                           const char* file, const std::string& where) {
   auto share = [](const std::vector<std::string>& a, const std::vector<std::string>& b) {
     return std::ranges::any_of(a, [&](const std::string& x) { return std::ranges::find(b, x) != b.end(); });
   };
   for (size_t i = 0; i < rows.size(); ++i)
     for (size_t k = i + 1; k < rows.size(); ++k)
-      if (share(rows[i].distributions, rows[k].distributions) && share(rows[i].modules, rows[k].modules) &&
+      if (share(rows[i].distributions, rows[k].distributions) && share(rows[i].*globs, rows[k].*globs) &&
           releases_overlap(rows[i].since, rows[i].before, rows[k].since, rows[k].before))
-        fail(where, fmt::format("loaded_first[{}] and [{}] describe the same module of the same releases", i, k));
+        fail(where, fmt::format("{}[{}] and [{}] describe the same {} of the same releases", table, i, k, file));
 }
 
 std::string lower(std::string_view text) {
@@ -490,9 +506,12 @@ struct MatrixLoader {
       m.python_preloads_ = parse_rows<PythonPreload>(f, "python_preloads", parse_python_preload);
     if (f.has("loaded_first")) {
       m.loaded_first_ = parse_rows<LoadedFirst>(f, "loaded_first", parse_loaded_first);
-      check_loaded_first_overlap(m.loaded_first_, where);
+      check_release_overlap(m.loaded_first_, &LoadedFirst::modules, "loaded_first", "module", where);
     }
-    if (f.has("preload_calls")) m.preload_calls_ = parse_rows<PreloadCall>(f, "preload_calls", parse_preload_call);
+    if (f.has("preload_calls")) {
+      m.preload_calls_ = parse_rows<PreloadCall>(f, "preload_calls", parse_preload_call);
+      check_release_overlap(m.preload_calls_, &PreloadCall::paths, "preload_calls", "file", where);
+    }
     if (f.has("pip_packages")) pip_packages(m, j["pip_packages"], where + ": pip_packages");
   }
   static void pip_packages(Matrix& m, const json& j, const std::string& where) {

@@ -234,8 +234,13 @@ struct PythonPreload {            // a library a distribution's own Python code 
 struct LoadedFirstLibrary {
   std::vector<std::string> paths;  // under site-packages; the first that exists is loaded
   bool global = false;             // RTLD_GLOBAL: its symbols are in every later object's lookup scope
+  std::string distribution;        // "": any; else only a file this distribution installed, {cuda_major}
+                                   // being the module's (CuPy 13 takes only cutensor-cu12 for cupy-cuda12x)
   bool operator==(const LoadedFirstLibrary&) const = default;
 };
+
+// `pattern` with each {cuda_major} replaced: cutensor-cu{cuda_major} and 12 give cutensor-cu12.
+std::string cuda_major_filled(std::string_view pattern, int cuda_major);
 
 struct LoadedFirst {
   std::vector<std::string> distributions;       // cupy-cuda12x, cupy-cuda13x
@@ -252,7 +257,8 @@ struct LoadedFirst {
 struct PreloadCall {
   std::vector<std::string> distributions;  // onnxruntime-gpu
   std::string since, before;               // since <= version < before ("" = open)
-  std::string call;                        // what to call, and when
+  std::string call;                        // onnxruntime.preload_dlls()
+  std::string when;                        // after import onnxruntime and before the first InferenceSession
   std::vector<std::string> paths;          // globs under site-packages of the files it loads
   std::string source;
   bool operator==(const PreloadCall&) const = default;

@@ -117,7 +117,7 @@ void add_shipped_copy(Finding& f, const CheckContext& ctx, const Edge& e, const 
     f.message += not_loaded_first_note(*found, *package, g, e.root, "the dlopen");
   } else {  // cuDNN's dlopen of libnvrtc.so.12 in a PyTorch install
     f.severity = Severity::Warning;
-    f.message += shipped_note(*found, "the dlopen");
+    f.message += shipped_note(ctx, *found, "the dlopen", from);
   }
   f.fix = shipped_fix(ctx, *found, fmt::format("{} opens it", basename_of(from.path)), from);
 }

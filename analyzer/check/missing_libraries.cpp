@@ -198,7 +198,7 @@ std::vector<Finding> check_missing_libraries(const CheckContext& ctx) {
         f.message += not_loaded_first_note(*found, *package, g, edge.root, "the import");
       } else {
         f.severity = Severity::Warning;
-        f.message += shipped_note(*found, "the import");
+        f.message += shipped_note(ctx, *found, "the import", importer);
       }
       f.fix = fmt::format("{}; tried: {}", shipped_fix(ctx, *found, "importing " + importer.path, importer), tried);
     }

@@ -86,35 +86,49 @@ std::string other_major_note(const ShippedLibraries::Shipped& shipped, int shipp
                      shipped_major, fmt::join(process_majors, "/"));
 }
 
-// PyTorch (torch/__init__.py, for cuDNN's dlopen of libnvrtc: pytorch/pytorch#145580), JAX
-// (jax_plugins/xla_cuda12/__init__.py) and CuPy 14 and later (through cuda-pathfinder) load such a file by its
-// path first; the loader then finds it by its soname.
-std::string shipped_note(const ShippedLibraries::Shipped& shipped, std::string_view what) {
-  return fmt::format("; {} {} installs it at {}, where the loader does not look: {} works only when Python code has "
-                     "loaded that file first, as PyTorch (torch/__init__.py), JAX (jax_plugins) and CuPy 14 "
-                     "(cuda-pathfinder) do for the NVIDIA wheels' libraries",
-                     shipped.distribution->name, shipped.distribution->version, shipped.path, what);
-}
-
 namespace {
 
-std::string preload_call_lead(const CheckContext& ctx, const ShippedLibraries::Shipped& shipped, const Object& requester) {
+struct CallThatLoads {
+  const Distribution* caller;  // onnxruntime-gpu 1.23.2
+  const PreloadCall* row;
+};
+
+// The requester's own package's call that loads the shipped file (onnxruntime.preload_dlls()). It
+// looks only in the site-packages that holds the package.
+std::optional<CallThatLoads> call_that_loads(const CheckContext& ctx, const ShippedLibraries::Shipped& shipped,
+                                             const Object& requester) {
   const Distribution* caller = ctx.shipped ? ctx.shipped->owner_of(requester) : nullptr;
-  if (!caller) return "";
+  if (!caller || caller->site_packages != shipped.distribution->site_packages) return std::nullopt;
   const PreloadCall* row = ctx.matrix.preload_call(normalize_dist_name(caller->name), caller->version,
                                                    relative_to_site_packages(*shipped.distribution, shipped.path));
-  if (!row) return "";
-  return fmt::format("call {}: {} {} then loads {} by its path; or ", row->call, caller->name, caller->version,
-                     shipped.path);
+  if (!row) return std::nullopt;
+  return CallThatLoads{caller, row};
 }
 
 }  // namespace
 
+// PyTorch (torch/__init__.py, for cuDNN's dlopen of libnvrtc: pytorch/pytorch#145580), JAX
+// (jax_plugins/xla_cuda12/__init__.py) and CuPy 14 and later (through cuda-pathfinder) load such a file by its
+// path first; the loader then finds it by its soname.
+std::string shipped_note(const CheckContext& ctx, const ShippedLibraries::Shipped& shipped, std::string_view what,
+                         const Object& requester) {
+  auto call = call_that_loads(ctx, shipped, requester);
+  std::string who = call ? fmt::format("as {} does when the application calls it", call->row->call)
+                         : "as PyTorch (torch/__init__.py), JAX (jax_plugins) and CuPy 14 (cuda-pathfinder) do for the "
+                           "NVIDIA wheels' libraries";
+  return fmt::format("; {} {} installs it at {}, where the loader does not look: {} works only when Python code has "
+                     "loaded that file first, {}",
+                     shipped.distribution->name, shipped.distribution->version, shipped.path, what, who);
+}
+
 std::string shipped_fix(const CheckContext& ctx, const ShippedLibraries::Shipped& shipped, std::string_view before,
                         const Object& requester) {
-  return fmt::format("{}load {} before {} (ctypes.CDLL), or add {} to {}'s RUNPATH or to LD_LIBRARY_PATH",
-                     preload_call_lead(ctx, shipped, requester), shipped.path, before, dirname_of(shipped.path),
-                     basename_of(requester.path));
+  std::string lead;
+  if (auto call = call_that_loads(ctx, shipped, requester))
+    lead = fmt::format("call {} {}: {} {} then loads {} by its path; or ", call->row->call, call->row->when,
+                       call->caller->name, call->caller->version, shipped.path);
+  return fmt::format("{}load {} before {} (ctypes.CDLL), or add {} to {}'s RUNPATH or to LD_LIBRARY_PATH", lead,
+                     shipped.path, before, dirname_of(shipped.path), basename_of(requester.path));
 }
 
 }  // namespace depscan

@@ -79,7 +79,10 @@ std::string other_major_note(const ShippedLibraries::Shipped& shipped, int shipp
 
 // Appended to a library-not-found message: "; nvidia-cuda-nvrtc-cu12 12.8.93 installs it at P,
 // where the loader does not look: <what> works only when ...". `what`: "the import", "the dlopen".
-std::string shipped_note(const ShippedLibraries::Shipped& shipped, std::string_view what);
+// When the requester's own package has a call that loads the file (matrix preload_calls), the note
+// names it instead: "as onnxruntime.preload_dlls() does when the application calls it".
+std::string shipped_note(const CheckContext& ctx, const ShippedLibraries::Shipped& shipped, std::string_view what,
+                         const Object& requester);
 
 // "load P before <before> (ctypes.CDLL), or add its directory to <requester>'s RUNPATH or LD_LIBRARY_PATH",
 // led by the call that loads P when the requester's own package has one (matrix preload_calls):

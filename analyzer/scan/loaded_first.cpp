@@ -1,9 +1,11 @@
 #include "analyzer/scan/loaded_first.h"
 
 #include <algorithm>
+#include <optional>
 
 #include <fmt/format.h>
 
+#include "analyzer/check/cuda_stack.h"
 #include "analyzer/input/python_env.h"
 
 namespace depscan {
@@ -21,13 +23,26 @@ std::vector<std::string_view> search_order(const std::string& own, const std::ve
   return out;
 }
 
+// Whether the file may be the library: CuPy 13 loads cutensor/lib/libcutensor.so.2 only from the
+// cutensor-cu<major> distribution of its own CUDA major. A module of no known major is not held to it.
+bool installed_by_wanted(const LoadedFirstLibrary& library, const std::string& path, std::optional<int> module_major,
+                         const FileOwners& owners) {
+  if (library.distribution.empty() || !module_major) return true;
+  const Distribution* owner = owners.of_path(path);
+  return owner && normalize_dist_name(owner->name) == cuda_major_filled(library.distribution, *module_major);
+}
+
 std::vector<LoadedBeforeRoot> loaded_before(const LoadedFirst& row, const std::vector<std::string_view>& site_packages,
+                                            std::optional<int> module_major, const FileOwners& owners,
                                             const FileSystem& fs) {
   std::vector<LoadedBeforeRoot> out;
   for (const LoadedFirstLibrary& library : row.libraries)
     for (const std::string& candidate : library.paths) {
       auto path_in = [&](std::string_view dir) { return fmt::format("{}/{}", dir, candidate); };
-      auto dir = std::ranges::find_if(site_packages, [&](std::string_view d) { return fs.is_regular(path_in(d)); });
+      auto dir = std::ranges::find_if(site_packages, [&](std::string_view d) {
+        std::string path = path_in(d);
+        return fs.is_regular(path) && installed_by_wanted(library, path, module_major, owners);
+      });
       if (dir == site_packages.end()) continue;
       out.push_back({path_in(*dir), row.by, library.global});
       break;
@@ -78,7 +93,8 @@ std::vector<std::vector<LoadedBeforeRoot>> libraries_loaded_first(const std::vec
     if (!d) continue;
     if (const LoadedFirst* row =
             matrix.loaded_first(normalize_dist_name(d->name), d->version, relative_to_site_packages(*d, roots[i])))
-      out[i] = loaded_before(*row, search_order(d->site_packages, distributions), fs);
+      out[i] = loaded_before(*row, search_order(d->site_packages, distributions),
+                             cuda_major_of_distribution(normalize_dist_name(d->name)), owners, fs);
   }
   return out;
 }

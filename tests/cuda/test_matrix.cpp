@@ -252,6 +252,8 @@ TEST_CASE("loaded first: CuPy 14's pathfinder libraries and torch's for torchvis
   REQUIRE(cutensor13->libraries.size() == 1);
   CHECK(cutensor13->libraries[0].paths == std::vector<std::string>{"cutensor/lib/libcutensor.so.2"});
   CHECK_FALSE(cutensor13->libraries[0].global);
+  CHECK(cutensor13->libraries[0].distribution == "cutensor-cu{cuda_major}");  // the wheel of CuPy's own CUDA major
+  CHECK(cuda_major_filled(cutensor13->libraries[0].distribution, 12) == "cutensor-cu12");
   CHECK_FALSE(m.loaded_first("cupy-cuda12x", "not a version", module));
   CHECK(cusparse == m.loaded_first("cupy-cuda12x", "14.2.0.post1", module));  // post-, pre- and local releases
   CHECK(cusparse == m.loaded_first("cupy-cuda12x", "14.0.0rc1", module));
@@ -298,6 +300,10 @@ TEST_CASE("loaded first: CuPy 14's pathfinder libraries and torch's for torchvis
     REQUIRE_FALSE(refused);
     CHECK(refused.error().find("libraries") != std::string::npos);
   }
+  auto bad_distribution = load_matrix_file(write(dir, "dist.json", row(R"([{"paths": ["a/lib.so"], "distribution": "Cu_Tensor"}])")));
+  REQUIRE_FALSE(bad_distribution);
+  CHECK(bad_distribution.error().find("distribution 'Cu_Tensor' is not normalised") != std::string::npos);
+  CHECK(load_matrix_file(write(dir, "dist.json", row(R"([{"paths": ["a/lib.so"], "distribution": "x-cu{cuda_major}"}])"))));
   auto bad_bound = load_matrix_file(write(dir, "bound.json", row(R"([{"paths": ["a/lib.so"]}])", R"("since": "soon",)")));
   REQUIRE_FALSE(bad_bound);
   CHECK(bad_bound.error().find("'soon' is not a version") != std::string::npos);
@@ -308,7 +314,8 @@ TEST_CASE("preload calls: onnxruntime.preload_dlls() loads the CUDA wheels' libr
   Matrix m = embedded();
   const PreloadCall* cu13 = m.preload_call("onnxruntime-gpu", "1.31.1", "nvidia/cu13/lib/libcurand.so.10");
   REQUIRE(cu13);
-  CHECK(cu13->call.starts_with("onnxruntime.preload_dlls()"));
+  CHECK(cu13->call == "onnxruntime.preload_dlls()");
+  CHECK(cu13->when == "after import onnxruntime and before the first InferenceSession");
   CHECK(m.preload_call("onnxruntime-gpu", "1.28.0", "nvidia/cu13/lib/libcublasLt.so.13") == cu13);
   CHECK(m.preload_call("onnxruntime-gpu", "1.31.1", "nvidia/cudnn/lib/libcudnn.so.9") == cu13);
   CHECK(m.preload_call("onnxruntime-gpu", "1.31.1", "nvidia/cublas/lib/libcublas.so.12") == cu13);  // a CUDA 12 build's layout
@@ -317,6 +324,8 @@ TEST_CASE("preload calls: onnxruntime.preload_dlls() loads the CUDA wheels' libr
   REQUIRE(older);
   CHECK(older != cu13);
   CHECK_FALSE(m.preload_call("onnxruntime-gpu", "1.27.0", "nvidia/cu13/lib/libcublas.so.13"));  // 1.27 looks in nvidia/cublas/lib
+  CHECK_FALSE(m.preload_call("onnxruntime-gpu", "1.23.2", "nvidia/cublas/lib/libcublas.so.11"));  // a CUDA 11 build's: not loaded
+  CHECK_FALSE(m.preload_call("onnxruntime-gpu", "1.31.1", "nvidia/cuda_runtime/lib/libcudart.so.13"));
   CHECK_FALSE(m.preload_call("onnxruntime-gpu", "1.20.2", "nvidia/cublas/lib/libcublas.so.12"));  // before preload_dlls()
   CHECK_FALSE(m.preload_call("onnxruntime", "1.31.1", "nvidia/cu13/lib/libcurand.so.10"));  // the CPU package
 
@@ -324,7 +333,7 @@ TEST_CASE("preload calls: onnxruntime.preload_dlls() loads the CUDA wheels' libr
   auto load = [&](const std::string& fields) {
     return load_matrix_file(write(dir, "calls.json",
         R"({"schema": "depscan-matrix/libraries/1", "components": [], "cudnn_series": [], "dlopen": [],
-            "preload_calls": [{)" + fields + R"(, "source": "s"}]})"));
+            "preload_calls": [{)" + fields + R"(, "when": "first", "source": "s"}]})"));
   };
   auto good = load(R"("distributions": ["x"], "since": "1.0", "call": "x.load", "paths": ["x/lib/libx.so.1"])");
   REQUIRE_MESSAGE(good, (good ? "" : good.error()));
@@ -345,6 +354,18 @@ TEST_CASE("preload calls: onnxruntime.preload_dlls() loads the CUDA wheels' libr
     REQUIRE_FALSE(matrix);
     CHECK(matrix.error().find(refused.reason) != std::string::npos);
   }
+  auto two = [&](const std::string& first_bounds, const std::string& second_bounds) {
+    auto one = [](const std::string& bounds) {
+      return R"({"distributions": ["x"], )" + bounds + R"( "call": "x.load", "when": "first", "paths": ["a.so"], "source": "s"})";
+    };
+    return load_matrix_file(write(dir, "two.json",
+        R"({"schema": "depscan-matrix/libraries/1", "components": [], "cudnn_series": [], "dlopen": [], "preload_calls": [)" +
+            one(first_bounds) + ", " + one(second_bounds) + "]}"));
+  };
+  CHECK(two(R"("before": "2",)", R"("since": "2",)"));
+  auto overlap = two(R"("before": "2",)", R"("since": "1.5",)");
+  REQUIRE_FALSE(overlap);
+  CHECK(overlap.error().find("preload_calls[0] and [1] describe the same file of the same releases") != std::string::npos);
 }
 
 TEST_CASE("loaded_first rows name normalised distributions, modules under site-packages, one row per module and release") {

@@ -296,21 +296,46 @@ TEST_CASE("ONNX Runtime's provider: the fix for a CUDA wheel's library off the s
   const char* ort = "onnxruntime_gpu-1.31.1-cp311-cp311-manylinux_2_27_x86_64.whl";
   Scan s = scan("--root " + shell_quote(root.str()) +
                     wheels({ort, "nvidia_curand-10.4.0.35-py3-none-manylinux_2_27_x86_64.whl",
-                            "nvidia_cuda_runtime-13.0.96-py3-none-manylinux_2_27_x86_64.whl"}),
+                            "nvidia_cuda_runtime-13.0.96-py3-none-manylinux_2_27_x86_64.whl",
+                            "nvidia_cudnn_cu13-9.11.0.98-py3-none-manylinux_2_27_x86_64.whl"}),
                 "ort-preload");
   REQUIRE(s.report.is_object());
   std::map<std::string, json> by_name;
   for (const json& f : findings(s.report, "library-not-found"))
     by_name[f["message"].get<std::string>().substr(0, f["message"].get<std::string>().find(':'))] = f;
-  REQUIRE(by_name.count("libcurand.so.10"));
-  REQUIRE(by_name.count("libcudart.so.13"));
-  for (const std::string name : {"libcurand.so.10", "libcudart.so.13"}) {  // the empty root has no libc either
-    const json& f = by_name[name];
+  for (const json& f : findings(s.report, "dlopen-library-not-found")) {
+    std::string message = f["message"];  // "<opener> opens libcudnn.so.9 with dlopen at run time ..."
+    size_t name = message.find(" opens ") + 7;
+    by_name[message.substr(name, message.find(' ', name) - name)] = f;
+  }
+  // NEEDED entries, and the provider's dlopen of libcudnn.so.9 (a name its code builds)
+  for (const std::string name : {"libcurand.so.10", "libcudart.so.13", "libcudnn.so.9"}) {  // the empty root has no libc either
     CAPTURE(name);
+    REQUIRE(by_name.count(name));
+    const json& f = by_name[name];
     CHECK(f["severity"] == "warning");  // the application can load it first
+    CHECK(f["message"].get<std::string>().ends_with("as onnxruntime.preload_dlls() does when the application calls it"));
+    std::string dir = name == "libcudnn.so.9" ? "site-packages/nvidia/cudnn/lib/" : "site-packages/nvidia/cu13/lib/";
     CHECK(f["fix"].get<std::string>().starts_with(
         "call onnxruntime.preload_dlls() after import onnxruntime and before the first InferenceSession: "
-        "onnxruntime-gpu 1.31.1 then loads site-packages/nvidia/cu13/lib/" + name + " by its path; or load "));
+        "onnxruntime-gpu 1.31.1 then loads " + dir + name + " by its path; or load "));
+  }
+
+  SUBCASE("preload_dlls() looks only in ONNX Runtime's own site-packages: a wheel in another gets no such call") {
+    TempDir split("wheels-ort-split-root");
+    std::string platlib = split.str() + "/venv/lib64/python3.11/site-packages", purelib = split.str() + "/venv/lib/python3.11/site-packages";
+    fs::create_directories(platlib);
+    fs::create_directories(purelib);
+    REQUIRE(unzip_wheels(platlib, wheels({ort})));
+    REQUIRE(unzip_wheels(purelib, wheels({"nvidia_curand-10.4.0.35-py3-none-manylinux_2_27_x86_64.whl"})));
+    Scan apart = scan("--root " + shell_quote(split.str()) + " --python-env /venv --no-etc-preload", "ort-split");
+    REQUIRE(apart.report.is_object());
+    std::optional<json> curand;
+    for (const json& f : findings(apart.report, "library-not-found"))
+      if (f["message"].get<std::string>().starts_with("libcurand.so.10:")) curand = f;
+    REQUIRE(curand);
+    CHECK((*curand)["fix"].get<std::string>().starts_with("load /venv/lib/python3.11/site-packages/nvidia/cu13/lib/libcurand.so.10 before"));
+    CHECK((*curand)["message"].get<std::string>().find("preload_dlls") == std::string::npos);
   }
 
   SUBCASE("the same library needed by a module of another package gets no such call") {
@@ -551,6 +576,21 @@ TEST_CASE("CuPy 13 loads only the cuTENSOR and NCCL wheels first: its cuBLAS mod
   }
   CHECK(resolved(s.report, *cutensor_module, "libcutensor.so.2")["path"] == "site-packages/cutensor/lib/libcutensor.so.2");
   CHECK_FALSE(not_found(s.report, "libcutensor.so.2"));
+
+  SUBCASE("CuPy 13 for CUDA 12 does not preload cutensor-cu13's copy: the module's import fails, and the message says why") {
+    Scan wrong = scan("--root " + shell_quote(root.str()) +
+                          wheels({kCupy13, "cutensor_cu13-2.8.1-py3-none-manylinux2014_x86_64.whl"}),
+                      "cupy13-cutensor13");
+    REQUIRE(wrong.report.is_object());
+    auto module = object_at(wrong.report, "site-packages/" + kCutensorModule);
+    REQUIRE(module);
+    CHECK(loaded_first_edges(wrong.report, *module).empty());
+    auto cutensor = not_found(wrong.report, "libcutensor.so.2");
+    REQUIRE(cutensor);
+    CHECK((*cutensor)["message"].get<std::string>().find(
+              "cutensor-cu13 2.8.1 installs a libcutensor.so.2 at site-packages/cutensor/lib/libcutensor.so.2, but for "
+              "CUDA 13, and the process's other CUDA libraries are CUDA 12") != std::string::npos);
+  }
 
   SUBCASE("CuPy 14's pathfinder loads libcutensor.so.2 but not libcutensorMg.so.2: the optional module's import fails") {
     Scan s14 = scan("--root " + shell_quote(root.str()) +
