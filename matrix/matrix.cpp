@@ -344,10 +344,12 @@ void check_under_site_packages(const std::string& path, const char* field, const
 }
 
 // Rows name distributions as PEP 503 normalises them, the form lookups use.
-void check_normalised_name(const std::string& name, const std::string& where) {
+// `spelled` is the name as the row writes it, when `name` was filled in from it.
+void check_normalised_name(const std::string& name, const std::string& where, const std::string& spelled = "") {
   bool normalised = !name.empty() && name.front() != '-' && name.back() != '-' && name.find("--") == std::string::npos &&
                     std::ranges::all_of(name, [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-'; });
-  if (!normalised) fail(where, fmt::format("distribution '{}' is not normalised (PEP 503: lower case, '-')", name));
+  if (!normalised)
+    fail(where, fmt::format("distribution '{}' is not normalised (PEP 503: lower case, '-')", spelled.empty() ? name : spelled));
 }
 
 PythonVariants parse_python_variants(const json& j, const std::string& where) {
@@ -381,7 +383,8 @@ LoadedFirstLibrary parse_loaded_first_library(const json& j, const std::string& 
   Fields f(j, where, {"paths", "global", "distribution"});
   LoadedFirstLibrary library{f.texts("paths"), f.flag("global"), f.optional_text("distribution")};
   if (library.paths.empty()) fail(where, "'paths' is empty");
-  if (!library.distribution.empty()) check_normalised_name(cuda_major_filled(library.distribution, 12), where);
+  if (!library.distribution.empty())
+    check_normalised_name(cuda_major_filled(library.distribution, 12), where, library.distribution);
   for (const std::string& path : library.paths) check_under_site_packages(path, "paths", where);
   return library;
 }
@@ -414,7 +417,7 @@ PreloadCall parse_preload_call(const json& j, const std::string& where) {
   PreloadCall row{f.texts("distributions"), f.optional_text("since"), f.optional_text("before"), f.text("call"),
                   f.text("when"), f.texts("paths"), f.source()};
   if (row.distributions.empty() || row.paths.empty()) fail(where, "'distributions' and 'paths' must not be empty");
-  if (row.call.empty()) fail(where, "'call' is empty");
+  if (row.call.empty() || row.when.empty()) fail(where, "'call' and 'when' must not be empty");
   for (const std::string& name : row.distributions) check_normalised_name(name, where);
   for (const std::string& glob : row.paths) check_under_site_packages(glob, "paths", where);
   check_release_bounds(row.since, row.before, where);
@@ -444,12 +447,16 @@ void check_variant_ranges(const std::vector<PythonVariants>& rows, const std::st
 template <class Row>
 void check_release_overlap(const std::vector<Row>& rows, std::vector<std::string> Row::*globs, const char* table,
                            const char* file, const std::string& where) {
-  auto share = [](const std::vector<std::string>& a, const std::vector<std::string>& b) {
-    return std::ranges::any_of(a, [&](const std::string& x) { return std::ranges::find(b, x) != b.end(); });
+  auto share = [](const std::vector<std::string>& a, const std::vector<std::string>& b, auto same) {
+    return std::ranges::any_of(a, [&](const std::string& x) {
+      return std::ranges::any_of(b, [&](const std::string& y) { return same(x, y); });
+    });
   };
+  auto equal = [](const std::string& x, const std::string& y) { return x == y; };
+  auto match = [](const std::string& x, const std::string& y) { return glob_match(x, y) || glob_match(y, x); };
   for (size_t i = 0; i < rows.size(); ++i)
     for (size_t k = i + 1; k < rows.size(); ++k)
-      if (share(rows[i].distributions, rows[k].distributions) && share(rows[i].*globs, rows[k].*globs) &&
+      if (share(rows[i].distributions, rows[k].distributions, equal) && share(rows[i].*globs, rows[k].*globs, match) &&
           releases_overlap(rows[i].since, rows[i].before, rows[k].since, rows[k].before))
         fail(where, fmt::format("{}[{}] and [{}] describe the same {} of the same releases", table, i, k, file));
 }

@@ -9,6 +9,7 @@
 #include "analyzer/check/check.h"
 #include "analyzer/check/cuda_install_hint.h"
 #include "analyzer/check/driver_libraries.h"
+#include "analyzer/check/load_order.h"
 #include "analyzer/check/optional_reach.h"
 #include "analyzer/check/other_roots.h"
 #include "analyzer/check/per_file.h"
@@ -194,13 +195,17 @@ std::vector<Finding> check_missing_libraries(const CheckContext& ctx) {
         preloaded.add(g, edge, *found, *row);
         continue;
       }
+      // ONNX Runtime's CUDA provider is a library its own code opens when a session starts, not a module
+      bool module = python_extension_name(importer.path);
+      std::string what = module ? "the import" : "loading " + basename_of(importer.path);
       if (auto package = package_loads_first(ctx, edge.root)) {  // CuPy 13: no pathfinder; the import fails
-        f.message += not_loaded_first_note(*found, *package, g, edge.root, "the import");
+        f.message += not_loaded_first_note(*found, *package, g, edge.root, what);
       } else {
         f.severity = Severity::Warning;
-        f.message += shipped_note(ctx, *found, "the import", importer);
+        f.message += shipped_note(ctx, *found, what, importer);
       }
-      f.fix = fmt::format("{}; tried: {}", shipped_fix(ctx, *found, "importing " + importer.path, importer), tried);
+      std::string before = (module ? "importing " : "loading ") + importer.path;
+      f.fix = fmt::format("{}; tried: {}", shipped_fix(ctx, *found, before, importer), tried);
     }
     add_once_per_request(out, seen, g, edge, std::move(f));
   }

@@ -23,27 +23,32 @@ std::vector<std::string_view> search_order(const std::string& own, const std::ve
   return out;
 }
 
-// Whether the file may be the library: CuPy 13 loads cutensor/lib/libcutensor.so.2 only from the
-// cutensor-cu<major> distribution of its own CUDA major. A module of no known major is not held to it.
-bool installed_by_wanted(const LoadedFirstLibrary& library, const std::string& path, std::optional<int> module_major,
-                         const FileOwners& owners) {
-  if (library.distribution.empty() || !module_major) return true;
-  const Distribution* owner = owners.of_path(path);
-  return owner && normalize_dist_name(owner->name) == cuda_major_filled(library.distribution, *module_major);
+// The site-packages a library may come from. CuPy 13 finds cutensor/lib/libcutensor.so.2 through
+// importlib.metadata's cutensor-cu<its CUDA major>, the first on sys.path; a module whose name shows
+// no major is not held to a {cuda_major} name.
+std::vector<std::string_view> directories_for(const LoadedFirstLibrary& library,
+                                              const std::vector<std::string_view>& site_packages,
+                                              std::optional<int> module_major,
+                                              const std::vector<Distribution>& distributions) {
+  bool templated = library.distribution.find("{cuda_major}") != std::string::npos;
+  if (library.distribution.empty() || (templated && !module_major)) return site_packages;
+  std::string wanted = templated ? cuda_major_filled(library.distribution, *module_major) : library.distribution;
+  for (std::string_view dir : site_packages)
+    for (const Distribution& d : distributions)
+      if (d.site_packages == dir && normalize_dist_name(d.name) == wanted) return {dir};
+  return {};
 }
 
 std::vector<LoadedBeforeRoot> loaded_before(const LoadedFirst& row, const std::vector<std::string_view>& site_packages,
-                                            std::optional<int> module_major, const FileOwners& owners,
-                                            const FileSystem& fs) {
+                                            std::optional<int> module_major,
+                                            const std::vector<Distribution>& distributions, const FileSystem& fs) {
   std::vector<LoadedBeforeRoot> out;
   for (const LoadedFirstLibrary& library : row.libraries)
     for (const std::string& candidate : library.paths) {
       auto path_in = [&](std::string_view dir) { return fmt::format("{}/{}", dir, candidate); };
-      auto dir = std::ranges::find_if(site_packages, [&](std::string_view d) {
-        std::string path = path_in(d);
-        return fs.is_regular(path) && installed_by_wanted(library, path, module_major, owners);
-      });
-      if (dir == site_packages.end()) continue;
+      std::vector<std::string_view> dirs = directories_for(library, site_packages, module_major, distributions);
+      auto dir = std::ranges::find_if(dirs, [&](std::string_view d) { return fs.is_regular(path_in(d)); });
+      if (dir == dirs.end()) continue;
       out.push_back({path_in(*dir), row.by, library.global});
       break;
     }
@@ -94,7 +99,7 @@ std::vector<std::vector<LoadedBeforeRoot>> libraries_loaded_first(const std::vec
     if (const LoadedFirst* row =
             matrix.loaded_first(normalize_dist_name(d->name), d->version, relative_to_site_packages(*d, roots[i])))
       out[i] = loaded_before(*row, search_order(d->site_packages, distributions),
-                             cuda_major_of_distribution(normalize_dist_name(d->name)), owners, fs);
+                             cuda_major_of_distribution(d->name), distributions, fs);
   }
   return out;
 }

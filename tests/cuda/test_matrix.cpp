@@ -300,9 +300,9 @@ TEST_CASE("loaded first: CuPy 14's pathfinder libraries and torch's for torchvis
     REQUIRE_FALSE(refused);
     CHECK(refused.error().find("libraries") != std::string::npos);
   }
-  auto bad_distribution = load_matrix_file(write(dir, "dist.json", row(R"([{"paths": ["a/lib.so"], "distribution": "Cu_Tensor"}])")));
+  auto bad_distribution = load_matrix_file(write(dir, "dist.json", row(R"([{"paths": ["a/lib.so"], "distribution": "Cu_Tensor-cu{cuda_major}"}])")));
   REQUIRE_FALSE(bad_distribution);
-  CHECK(bad_distribution.error().find("distribution 'Cu_Tensor' is not normalised") != std::string::npos);
+  CHECK(bad_distribution.error().find("distribution 'Cu_Tensor-cu{cuda_major}' is not normalised") != std::string::npos);
   CHECK(load_matrix_file(write(dir, "dist.json", row(R"([{"paths": ["a/lib.so"], "distribution": "x-cu{cuda_major}"}])"))));
   auto bad_bound = load_matrix_file(write(dir, "bound.json", row(R"([{"paths": ["a/lib.so"]}])", R"("since": "soon",)")));
   REQUIRE_FALSE(bad_bound);
@@ -343,7 +343,7 @@ TEST_CASE("preload calls: onnxruntime.preload_dlls() loads the CUDA wheels' libr
     std::string fields, reason;
   };
   for (const Refused& refused : std::vector<Refused>{
-           {R"("distributions": ["x"], "call": "", "paths": ["a.so"])", "'call' is empty"},
+           {R"("distributions": ["x"], "call": "", "paths": ["a.so"])", "'call' and 'when' must not be empty"},
            {R"("distributions": ["x"], "call": "x.load", "paths": [])", "must not be empty"},
            {R"("distributions": ["x"], "call": "x.load", "paths": ["/usr/lib/a.so"])", "under site-packages"},
            {R"("distributions": ["X_y"], "call": "x.load", "paths": ["a.so"])", "not normalised"},
@@ -354,16 +354,19 @@ TEST_CASE("preload calls: onnxruntime.preload_dlls() loads the CUDA wheels' libr
     REQUIRE_FALSE(matrix);
     CHECK(matrix.error().find(refused.reason) != std::string::npos);
   }
-  auto two = [&](const std::string& first_bounds, const std::string& second_bounds) {
-    auto one = [](const std::string& bounds) {
-      return R"({"distributions": ["x"], )" + bounds + R"( "call": "x.load", "when": "first", "paths": ["a.so"], "source": "s"})";
+  auto two = [&](const std::string& first_bounds, const std::string& second_bounds,
+                 const std::string& second_path = "nvidia/cu13/lib/a.so") {
+    auto one = [](const std::string& bounds, const std::string& path) {
+      return R"({"distributions": ["x"], )" + bounds + R"( "call": "x.load", "when": "first", "paths": [")" + path +
+             R"("], "source": "s"})";
     };
     return load_matrix_file(write(dir, "two.json",
         R"({"schema": "depscan-matrix/libraries/1", "components": [], "cudnn_series": [], "dlopen": [], "preload_calls": [)" +
-            one(first_bounds) + ", " + one(second_bounds) + "]}"));
+            one(first_bounds, "nvidia/cu*/lib/a.so") + ", " + one(second_bounds, second_path) + "]}"));
   };
   CHECK(two(R"("before": "2",)", R"("since": "2",)"));
-  auto overlap = two(R"("before": "2",)", R"("since": "1.5",)");
+  CHECK(two(R"("before": "2",)", R"("since": "1.5",)", "nvidia/cu13/lib/b.so"));  // other files
+  auto overlap = two(R"("before": "2",)", R"("since": "1.5",)");  // a glob of one names a file of the other
   REQUIRE_FALSE(overlap);
   CHECK(overlap.error().find("preload_calls[0] and [1] describe the same file of the same releases") != std::string::npos);
 }
@@ -383,7 +386,7 @@ TEST_CASE("loaded_first rows name normalised distributions, modules under site-p
   const std::string x_module = R"("distributions": ["x"], "modules": ["x/*.so"])";
   CHECK(load(x_module));
   CHECK(load(x_module + R"(, "before": "2")", x_module + R"(, "since": "2")"));  // releases apart
-  CHECK(load(x_module, R"("distributions": ["x"], "modules": ["x/other.so"])"));
+  CHECK(load(x_module, R"("distributions": ["x"], "modules": ["y/other.so"])"));
   struct Refused {
     std::string first, second, reason;
   };
@@ -393,6 +396,7 @@ TEST_CASE("loaded_first rows name normalised distributions, modules under site-p
            {R"("distributions": ["x"], "modules": ["x/../*.so"])", "", "under site-packages"},
            {R"("distributions": ["x"], "modules": [""])", "", "under site-packages"},
            {x_module, x_module + R"(, "since": "1")", "same module of the same releases"},
+           {x_module, R"("distributions": ["x"], "modules": ["x/other.so"])", "same module of the same releases"},  // the glob hides it
        }) {
     CAPTURE(refused.first);
     auto matrix = load(refused.first, refused.second);

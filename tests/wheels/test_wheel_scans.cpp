@@ -315,6 +315,8 @@ TEST_CASE("ONNX Runtime's provider: the fix for a CUDA wheel's library off the s
     const json& f = by_name[name];
     CHECK(f["severity"] == "warning");  // the application can load it first
     CHECK(f["message"].get<std::string>().ends_with("as onnxruntime.preload_dlls() does when the application calls it"));
+    if (name != "libcudnn.so.9")  // a library ONNX Runtime opens when a session starts, not a module Python imports
+      CHECK(f["message"].get<std::string>().find(": loading libonnxruntime_providers_cuda.so works only when") != std::string::npos);
     std::string dir = name == "libcudnn.so.9" ? "site-packages/nvidia/cudnn/lib/" : "site-packages/nvidia/cu13/lib/";
     CHECK(f["fix"].get<std::string>().starts_with(
         "call onnxruntime.preload_dlls() after import onnxruntime and before the first InferenceSession: "
@@ -576,6 +578,18 @@ TEST_CASE("CuPy 13 loads only the cuTENSOR and NCCL wheels first: its cuBLAS mod
   }
   CHECK(resolved(s.report, *cutensor_module, "libcutensor.so.2")["path"] == "site-packages/cutensor/lib/libcutensor.so.2");
   CHECK_FALSE(not_found(s.report, "libcutensor.so.2"));
+
+  SUBCASE("with the cuTENSOR wheels of CUDA 11 and 12 installed over each other, CuPy 13 finds cutensor-cu12's file") {
+    Scan both = scan("--root " + shell_quote(root.str()) +
+                         wheels({kCupy13, "cutensor_cu11-2.8.1-py3-none-manylinux2014_x86_64.whl",
+                                 "cutensor_cu12-2.8.1-py3-none-manylinux2014_x86_64.whl"}),
+                     "cupy13-cutensor11-12");
+    REQUIRE(both.report.is_object());
+    auto module = object_at(both.report, "site-packages/" + kCutensorModule);
+    REQUIRE(module);
+    CHECK(names_of(loaded_first_edges(both.report, *module)) == std::vector<std::string>{"site-packages/cutensor/lib/libcutensor.so.2"});
+    CHECK_FALSE(not_found(both.report, "libcutensor.so.2"));
+  }
 
   SUBCASE("CuPy 13 for CUDA 12 does not preload cutensor-cu13's copy: the module's import fails, and the message says why") {
     Scan wrong = scan("--root " + shell_quote(root.str()) +
