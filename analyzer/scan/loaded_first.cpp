@@ -43,15 +43,16 @@ std::vector<LoadedBeforeRoot> loaded_before(const LoadedFirst& row, const std::v
                                             std::optional<int> module_major,
                                             const std::vector<Distribution>& distributions, const FileSystem& fs) {
   std::vector<LoadedBeforeRoot> out;
-  for (const LoadedFirstLibrary& library : row.libraries)
+  for (const LoadedFirstLibrary& library : row.libraries) {
+    std::vector<std::string_view> dirs = directories_for(library, site_packages, module_major, distributions);
     for (const std::string& candidate : library.paths) {
       auto path_in = [&](std::string_view dir) { return fmt::format("{}/{}", dir, candidate); };
-      std::vector<std::string_view> dirs = directories_for(library, site_packages, module_major, distributions);
       auto dir = std::ranges::find_if(dirs, [&](std::string_view d) { return fs.is_regular(path_in(d)); });
       if (dir == dirs.end()) continue;
       out.push_back({path_in(*dir), row.by, library.global});
       break;
     }
+  }
   return out;
 }
 
