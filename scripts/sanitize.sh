@@ -20,6 +20,16 @@ SANITIZER_FLAGS=(-DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEB
 # does not fit in qemu's address space (the process is killed).
 ASAN_SKIP='differential:*,the fast ELF reader and LIEF*,timing:*,no false symbol errors*,interposition is quiet on normal programs,the CUDA libraries bind completely*,*without BMI2*'
 
+# A complete fixture set (fixtures/build-all.sh marks one with .built): the plain suite's, else the
+# ASan build's. The fixtures do not depend on the build they were made for.
+built_fixtures() {
+  local dir
+  for dir in build-test/fixtures build-asan/fixtures; do
+    [ -f "$dir/.built" ] && { echo "$PWD/$dir"; return 0; }
+  done
+  return 1
+}
+
 # One ASan test binary, its output kept in a log and shown only if it fails.
 run_asan_test() {
   local test=$1 log=$2/$(basename "$1").log start=$SECONDS
@@ -40,12 +50,8 @@ asan_stage() {
   # too, not only one into freed heap memory (7 s more for the suite).
   export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:strict_string_checks=1:handle_segv=0:detect_stack_use_after_return=1
   export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
-  # The fixtures do not depend on the build: the plain suite's are reused when they are there.
-  local fixtures=$PWD/build-test/fixtures
-  if [ ! -f "$fixtures/.built" ]; then
-    ctest --test-dir $build -R '^build_fixtures$' --output-on-failure
-    fixtures=$PWD/$build/fixtures
-  fi
+  local fixtures
+  fixtures=$(built_fixtures) || { ctest --test-dir $build -R '^build_fixtures$' --output-on-failure; fixtures=$PWD/$build/fixtures; }
   export DEPSCAN_FIXTURES=$fixtures DEPSCAN_BIN=$PWD/$build/cli/depscan DEPSCAN_SOURCE=$PWD
   local logs=$build/test-logs failed=0 running=0
   mkdir -p $logs
@@ -66,10 +72,11 @@ tsan_stage() {
   nm "$build/cli/depscan" | grep __tsan_init >/dev/null || { echo "tsan: $build/cli/depscan is not instrumented"; return 1; }
   export TSAN_OPTIONS="halt_on_error=1 exitcode=66 second_deadlock_stack=1"
   local dirs=()
-  local fixtures=build-test/fixtures; [ -d $fixtures ] || fixtures=build-asan/fixtures
+  local fixtures=""
+  fixtures=$(built_fixtures) || echo "tsan: no complete fixture set; scanning the real directories only"
   # each fixture area on its own (together the hostile corpus's chains would end the scan at its
   # edge budget before the other areas), then two real directories
-  for dir in $fixtures/*/ /usr/local/cuda/lib64 /usr/lib/x86_64-linux-gnu/gconv; do
+  for dir in ${fixtures:+$fixtures/*/} /usr/local/cuda/lib64 /usr/lib/x86_64-linux-gnu/gconv; do
     [[ $dir == */CMakeFiles/ ]] && continue
     [ -d "$dir" ] && dirs+=("$dir")
   done
