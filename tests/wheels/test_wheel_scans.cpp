@@ -1051,6 +1051,30 @@ TEST_CASE("a CUDA library a wheel leaves out is a policy warning, found on the m
   CHECK_FALSE(cudnn_violation(all).is_object());
 }
 
+TEST_CASE("a CUDA wheel that also breaks every policy on its own: the CUDA library stays a warning, the other an error") {
+  TempDir root("wheels-cuda-nopolicy-root");
+  Scan s = scan("--root " + shell_quote(root.str()) + wheels({"cudaarchive-1.0-cp311-cp311-manylinux_2_17_x86_64.whl"}),
+                "cuda-nopolicy");
+  REQUIRE(s.report.is_object());
+  const std::string module = "site-packages/cudaarchive/libcuda_archive_ext.so: needs ";
+  json cudnn, archive;
+  for (const json& f : findings(s.report, "wheel-policy-violation")) {
+    std::string message = f["message"];
+    if (message.find(module + "libcudnn.so.9 from outside the install") != std::string::npos) cudnn = f;
+    if (message.find(module + "libarchive.so.13 from outside the install") != std::string::npos) archive = f;
+  }
+  REQUIRE(cudnn.is_object());
+  CHECK(cudnn["severity"] == "warning");
+  CHECK_MESSAGE(cudnn["message"].get<std::string>().ends_with(
+                    "CUDA wheels leave CUDA's libraries out on purpose, and apart from them it meets no manylinux policy)"),
+                cudnn["message"]);
+  CHECK(cudnn["fix"].get<std::string>().starts_with("make sure the target has it: name the NVIDIA wheel that ships it"));
+  REQUIRE(archive.is_object());
+  CHECK(archive["severity"] == "error");
+  CHECK(archive["message"].get<std::string>().ends_with("; it meets no manylinux policy)"));
+  CHECK(archive["fix"] == "build in a manylinux_2_17 image and bundle the libraries it names (auditwheel repair)");
+}
+
 TEST_CASE("an optional plugin's policy violation and missing library are warnings: cuFile's RDMA support") {
   TempDir root("wheels-plugin-root");
   Scan s = scan("--root " + shell_quote(root.str()) + wheels({"nvidia_cufile_cu12-1.13.1.3-py3-none-manylinux2014_x86_64.whl"}),
