@@ -61,10 +61,16 @@ void add_run_time_edges(Resolver& resolver, const Expected<Matrix>& matrix, cons
 
 // What the file's Python package loads before it (matrix loaded_first), as a scan of its
 // environment finds it.
-std::vector<LoadedBeforeRoot> loaded_first_of(const std::string& logical, const Expected<Matrix>& matrix,
-                                              const FileSystem& fs) {
+FileLoadedFirst loaded_first_of(const std::string& logical, const Expected<Matrix>& matrix, const FileSystem& fs) {
   if (!matrix) return {};
   return libraries_loaded_first_for_file(logical, *matrix, fs);
+}
+
+// The package's copies of LIBNAME it did not load first, and why (CuPy 13 and a cutensor-cu11 wheel).
+void print_passed_over(const FileLoadedFirst& loaded_first, const std::string& library) {
+  for (const PassedOver& p : loaded_first.passed_over)
+    if (basename_of(p.path) == library)
+      print_safe("  not loaded before the module by its Python package: {} {}\n", p.path, p.why);
 }
 
 // Which loader and glibc's rules the search follows (the hwcaps subdirectories changed with its
@@ -147,7 +153,8 @@ int run(const WhyArgs& args) {
   if (image) use_image_environment(resolve.env, image->environment, args.scan);
   Resolver resolver(cache, std::move(resolve));
   auto matrix = load_embedded_matrix(MatrixUse::Scan);
-  size_t root = resolver.add_root(logical, loaded_first_of(logical, matrix, *fs));
+  FileLoadedFirst loaded_first = loaded_first_of(logical, matrix, *fs);
+  size_t root = resolver.add_root(logical, loaded_first.loaded);
   if (args.dlopen) add_run_time_edges(resolver, matrix, *fs);
   const Graph& g = resolver.graph();
   size_t root_object = g.roots[root];
@@ -169,6 +176,7 @@ int run(const WhyArgs& args) {
     std::vector<Attempt> steps = resolver.explain(root, root_object, args.library);
     Attempt conclusion = steps.back();  // "found P via ld.so.cache" or "not found: ..."
     steps.pop_back();
+    print_passed_over(loaded_first, args.library);
     print_steps(steps);
     bool found = conclusion.outcome.starts_with("found");
     std::string outcome = conclusion.outcome;
@@ -182,6 +190,7 @@ int run(const WhyArgs& args) {
              to_string(first->kind));
   if (first->loaded_first) print_safe("  loaded before the module by its Python package: {}\n", first->how_detail);
   else if (first->kind == EdgeKind::Dlopen) print_safe("  opened at run time with dlopen: {}\n", first->source);
+  if (!first->loaded_first) print_passed_over(loaded_first, first->name);
   print_steps(first->tried.to_vector());
   print_safe("  => {}\n", describe(g, *first));
   for (const Edge* e : later)

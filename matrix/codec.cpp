@@ -55,7 +55,7 @@ void fields(Io& io, Row& r) { io(r.distribution, r.file, r.why, r.fix, r.source)
 template <class Io, RowOf<PythonPreload> Row>
 void fields(Io& io, Row& r) { io(r.distribution, r.file, r.by, r.source); }
 template <class Io, RowOf<LoadedFirstLibrary> Row>
-void fields(Io& io, Row& r) { io(r.paths, r.global, r.distribution); }
+void fields(Io& io, Row& r) { io(r.paths, r.global, r.distribution, r.min_version); }
 template <class Io, RowOf<LoadedFirst> Row>
 void fields(Io& io, Row& r) { io(r.distributions, r.since, r.before, r.modules, r.libraries, r.by, r.source); }
 template <class Io, RowOf<PreloadCall> Row>

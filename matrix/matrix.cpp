@@ -380,11 +380,15 @@ PythonPreload parse_python_preload(const json& j, const std::string& where) {
 }
 
 LoadedFirstLibrary parse_loaded_first_library(const json& j, const std::string& where) {
-  Fields f(j, where, {"paths", "global", "distribution"});
-  LoadedFirstLibrary library{f.texts("paths"), f.flag("global"), f.optional_text("distribution")};
+  Fields f(j, where, {"paths", "global", "distribution", "min_version"});
+  LoadedFirstLibrary library{f.texts("paths"), f.flag("global"), f.optional_text("distribution"),
+                             f.optional_text("min_version")};
   if (library.paths.empty()) fail(where, "'paths' is empty");
   if (!library.distribution.empty())
     check_normalised_name(cuda_major_filled(library.distribution, 12), where, library.distribution);
+  if (!library.min_version.empty() && library.distribution.empty())
+    fail(where, "'min_version' needs the 'distribution' whose release it bounds");
+  check_release_bounds(library.min_version, "", where);
   for (const std::string& path : library.paths) check_under_site_packages(path, "paths", where);
   return library;
 }
@@ -817,6 +821,22 @@ std::vector<const PipPackage*> Matrix::pip_packages_of(std::string_view componen
       out.push_back(&p);
   std::sort(out.begin(), out.end(), [](const PipPackage* a, const PipPackage* b) { return a->cuda_major < b->cuda_major; });
   return out;
+}
+
+std::string wanted_distribution(const LoadedFirstLibrary& library, std::optional<int> module_major) {
+  bool templated = library.distribution.find("{cuda_major}") != std::string::npos;
+  if (library.distribution.empty() || (templated && !module_major)) return "";
+  std::string name = templated ? cuda_major_filled(library.distribution, *module_major) : library.distribution;
+  auto minimum = Version::parse(library.min_version);
+  if (!minimum) return name;
+  return fmt::format("{} {}.x, at least {}", name, minimum->major(), library.min_version);
+}
+
+bool meets_min_version(std::string_view installed, const std::string& min_version) {
+  if (min_version.empty()) return true;
+  auto release = Version::parse_release(installed);
+  auto minimum = Version::parse(min_version);
+  return release && minimum && release->major() == minimum->major() && !(*release < *minimum);
 }
 
 namespace {

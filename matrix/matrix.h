@@ -236,8 +236,18 @@ struct LoadedFirstLibrary {
   bool global = false;             // RTLD_GLOBAL: its symbols are in every later object's lookup scope
   std::string distribution;        // "": any; else only a file this distribution installed, {cuda_major}
                                    // being the module's (CuPy 13 takes only cutensor-cu12 for cupy-cuda12x)
+  std::string min_version;         // "": any; else the distribution's release has this major and is at least
+                                   // this (CuPy's min_pypi_version: nvidia-nccl-cu12 2.x from 2.16.5)
   bool operator==(const LoadedFirstLibrary&) const = default;
 };
+
+// Whether an installed release satisfies `min_version` as CuPy's _find_compatible_wheel does: the
+// same major, and at least the minimum. "" accepts any release.
+bool meets_min_version(std::string_view installed, const std::string& min_version);
+
+// The installed distribution a row's library is taken from, as the package asks for it: "cutensor-cu12
+// 2.x, at least 2.0.0"; "" when a copy from any distribution will do, or the module shows no major.
+std::string wanted_distribution(const LoadedFirstLibrary& library, std::optional<int> module_major);
 
 // `pattern` with each {cuda_major} replaced: cutensor-cu{cuda_major} and 12 give cutensor-cu12.
 std::string cuda_major_filled(std::string_view pattern, int cuda_major);

@@ -46,6 +46,23 @@ std::optional<PackageLoadsFirst> package_loads_first(const CheckContext& ctx, si
   return PackageLoadsFirst{d, row};
 }
 
+namespace {
+
+// What the package's row asks of the copy it loads: ", which takes it only from cutensor-cu12 2.x, at
+// least 2.0.0" (the wheel of another CUDA major, or too old a release, is not loaded).
+std::string taken_only_from(const ShippedLibraries::Shipped& shipped, const PackageLoadsFirst& package) {
+  std::string relative(relative_to_site_packages(*shipped.distribution, shipped.path));
+  auto module_major = cuda_major_of_distribution(package.distribution->name);
+  for (const LoadedFirstLibrary& library : package.row->libraries) {
+    if (std::ranges::find(library.paths, relative) == library.paths.end()) continue;
+    if (std::string wanted = wanted_distribution(library, module_major); !wanted.empty())
+      return fmt::format(", which takes it only from {}", wanted);
+  }
+  return "";
+}
+
+}  // namespace
+
 std::string not_loaded_first_note(const ShippedLibraries::Shipped& shipped, const PackageLoadsFirst& package,
                                   const Graph& graph, size_t root, std::string_view what) {
   std::vector<std::string> loaded;
@@ -53,10 +70,11 @@ std::string not_loaded_first_note(const ShippedLibraries::Shipped& shipped, cons
     if (e.root == root && e.loaded_first && e.to) loaded.push_back(basename_of(graph.objects[*e.to].path));
   std::string loads = loaded.empty() ? "loads no library"
                                      : fmt::format("loads only {}", fmt::join(loaded, ", "));
-  return fmt::format("; {} {} installs it at {}, where the loader does not look, and {} {} {} before this module ({}): "
+  return fmt::format("; {} {} installs it at {}, where the loader does not look, and {} {} {} before this module ({}{}): "
                      "{} fails unless Python code that ran earlier has loaded that file",
                      shipped.distribution->name, shipped.distribution->version, shipped.path,
-                     package.distribution->name, package.distribution->version, loads, package.row->by, what);
+                     package.distribution->name, package.distribution->version, loads, package.row->by,
+                     taken_only_from(shipped, package), what);
 }
 
 // nvidia-curand-cu12's major from its name; CUDA 13's wheels have no suffix, but install under nvidia/cu13/lib.

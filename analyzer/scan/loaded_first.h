@@ -22,9 +22,18 @@ std::vector<std::vector<LoadedBeforeRoot>> libraries_loaded_first(const std::vec
                                                                    const Matrix& matrix, const FileOwners& owners,
                                                                    const FileSystem& fs);
 
-// The same for one file outside a scan (depscan why): the distributions are read from the
-// site-packages directory that holds it and the others of its environment; none: empty.
-std::vector<LoadedBeforeRoot> libraries_loaded_first_for_file(const std::string& path, const Matrix& matrix,
-                                                              const FileSystem& fs);
+// What the package loads first for one file outside a scan (depscan why), and the copies it passes
+// over: "SP/cutensor/lib/libcutensor.so.2 (cutensor-cu11 2.8.1): taken only from cutensor-cu12 2.x, at
+// least 2.0.0". The distributions are read from the site-packages directory that holds the file and
+// the others of its environment; none: both empty.
+struct PassedOver {
+  std::string path;  // SP/cutensor/lib/libcutensor.so.2
+  std::string why;   // "(cutensor-cu11 2.8.1): taken only from cutensor-cu12 2.x, at least 2.0.0"
+};
+struct FileLoadedFirst {
+  std::vector<LoadedBeforeRoot> loaded;
+  std::vector<PassedOver> passed_over;
+};
+FileLoadedFirst libraries_loaded_first_for_file(const std::string& path, const Matrix& matrix, const FileSystem& fs);
 
 }  // namespace depscan

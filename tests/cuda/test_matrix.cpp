@@ -51,6 +51,18 @@ TEST_CASE("a Python version's release segment drops its epoch, pre-, post-, dev-
   CHECK_FALSE(Version::parse_release(""));
 }
 
+TEST_CASE("a minimum release holds as CuPy's _find_compatible_wheel checks it: the same major, and at least the minimum") {
+  CHECK(meets_min_version("2.16.5", "2.16.5"));
+  CHECK(meets_min_version("2.21.5", "2.16.5"));
+  CHECK(meets_min_version("2.17.1", "2.16.5"));
+  CHECK(meets_min_version("2.16.5.post1", "2.16.5"));
+  CHECK_FALSE(meets_min_version("2.14.3", "2.16.5"));
+  CHECK_FALSE(meets_min_version("2.16.4", "2.16.5"));
+  CHECK_FALSE(meets_min_version("3.0.0", "2.16.5"));  // another major: another soname
+  CHECK_FALSE(meets_min_version("unknown", "2.16.5"));
+  CHECK(meets_min_version("unknown", ""));  // no minimum
+}
+
 TEST_CASE("the embedded matrix answers the release notes' questions") {
   Matrix m = embedded();
   const DriverRow* cuda124 = m.driver_row(v("12.4"));
@@ -254,6 +266,13 @@ TEST_CASE("loaded first: CuPy 14's pathfinder libraries and torch's for torchvis
   CHECK_FALSE(cutensor13->libraries[0].global);
   CHECK(cutensor13->libraries[0].distribution == "cutensor-cu{cuda_major}");  // the wheel of CuPy's own CUDA major
   CHECK(cuda_major_filled(cutensor13->libraries[0].distribution, 12) == "cutensor-cu12");
+  CHECK(wanted_distribution(cutensor13->libraries[0], 12) == "cutensor-cu12 2.x, at least 2.0.0");  // min_pypi_version
+  CHECK(wanted_distribution(cutensor13->libraries[0], std::nullopt).empty());  // a module that shows no major
+  const LoadedFirst* nccl12 = m.loaded_first("cupy-cuda12x", "13.6.0", "cupy_backends/cuda/libs/nccl.cpython-311-x86_64-linux-gnu.so");
+  const LoadedFirst* nccl13 = m.loaded_first("cupy-cuda13x", "13.6.0", "cupy_backends/cuda/libs/nccl.cpython-311-x86_64-linux-gnu.so");
+  REQUIRE((nccl12 && nccl13));
+  CHECK(nccl12->libraries.at(0).min_version == "2.16.5");
+  CHECK(nccl13->libraries.at(0).min_version == "2.27.7");  // cupy-cuda13x's own _wheel.json
   CHECK_FALSE(m.loaded_first("cupy-cuda12x", "not a version", module));
   CHECK(cusparse == m.loaded_first("cupy-cuda12x", "14.2.0.post1", module));  // post-, pre- and local releases
   CHECK(cusparse == m.loaded_first("cupy-cuda12x", "14.0.0rc1", module));
@@ -304,6 +323,15 @@ TEST_CASE("loaded first: CuPy 14's pathfinder libraries and torch's for torchvis
   REQUIRE_FALSE(bad_distribution);
   CHECK(bad_distribution.error().find("distribution 'Cu_Tensor-cu{cuda_major}' is not normalised") != std::string::npos);
   CHECK(load_matrix_file(write(dir, "dist.json", row(R"([{"paths": ["a/lib.so"], "distribution": "x-cu{cuda_major}"}])"))));
+  auto minimum = load_matrix_file(write(dir, "min.json", row(R"([{"paths": ["a/lib.so"], "distribution": "x-lib", "min_version": "2.16.5"}])")));
+  REQUIRE_MESSAGE(minimum, (minimum ? "" : minimum.error()));
+  CHECK(wanted_distribution(minimum->loaded_first("x", "1.0", "x/m.so")->libraries[0], std::nullopt) == "x-lib 2.x, at least 2.16.5");
+  auto unbounded = load_matrix_file(write(dir, "min.json", row(R"([{"paths": ["a/lib.so"], "min_version": "2.16.5"}])")));
+  REQUIRE_FALSE(unbounded);
+  CHECK(unbounded.error().find("'min_version' needs the 'distribution'") != std::string::npos);
+  auto unreadable = load_matrix_file(write(dir, "min.json", row(R"([{"paths": ["a/lib.so"], "distribution": "x-lib", "min_version": "2.x"}])")));
+  REQUIRE_FALSE(unreadable);
+  CHECK(unreadable.error().find("'2.x' is not a version") != std::string::npos);
   auto bad_bound = load_matrix_file(write(dir, "bound.json", row(R"([{"paths": ["a/lib.so"]}])", R"("since": "soon",)")));
   REQUIRE_FALSE(bad_bound);
   CHECK(bad_bound.error().find("'soon' is not a version") != std::string::npos);

@@ -625,6 +625,46 @@ TEST_CASE("CuPy 13 loads only the cuTENSOR and NCCL wheels first: its cuBLAS mod
   }
 }
 
+TEST_CASE("CuPy 13 preloads the NCCL wheel only from its min_pypi_version: nvidia-nccl-cu11 2.14.3 is passed over, 2.21.5 taken") {
+  const char* cupy11 = "cupy_cuda11x-13.6.0-cp311-cp311-manylinux2014_x86_64.whl";
+  const std::string module = "cupy_backends/cuda/libs/nccl.cpython-311-x86_64-linux-gnu.so";
+  TempDir root("wheels-cupy13-nccl-root");  // no system NCCL
+  Scan recent = scan("--root " + shell_quote(root.str()) +
+                         wheels({cupy11, "nvidia_nccl_cu11-2.21.5-py3-none-manylinux1_x86_64.whl"}),
+                     "cupy13-nccl-recent");
+  REQUIRE(recent.report.is_object());
+  auto taken = object_at(recent.report, "site-packages/" + module);
+  REQUIRE(taken);
+  CHECK(names_of(loaded_first_edges(recent.report, *taken)) == std::vector<std::string>{"site-packages/nvidia/nccl/lib/libnccl.so.2"});
+  CHECK_FALSE(not_found(recent.report, "libnccl.so.2"));
+
+  Scan old = scan("--root " + shell_quote(root.str()) + wheels({cupy11, "nvidia_nccl_cu11-2.14.3-py3-none-manylinux1_x86_64.whl"}),
+                  "cupy13-nccl-old");
+  REQUIRE(old.report.is_object());
+  auto passed = object_at(old.report, "site-packages/" + module);
+  REQUIRE(passed);
+  CHECK(loaded_first_edges(old.report, *passed).empty());
+  auto nccl = not_found(old.report, "libnccl.so.2");
+  REQUIRE(nccl);
+  CHECK_MESSAGE((*nccl)["message"].get<std::string>().find(
+                    "nvidia-nccl-cu11 2.14.3 installs it at site-packages/nvidia/nccl/lib/libnccl.so.2, where the loader "
+                    "does not look, and cupy-cuda11x 13.6.0 loads no library before this module (loaded first by "
+                    "cupy.cuda.nccl (cupy/_environment.py's _preload_library), which takes it only from nvidia-nccl-cu11 "
+                    "2.x, at least 2.16.5)") != std::string::npos,
+                (*nccl)["message"]);
+
+  SUBCASE("depscan why names the copy CuPy passed over and what it takes instead") {
+    TempDir site("wheels-cupy13-nccl-site");
+    REQUIRE(unzip_wheels(site.str(), wheels({cupy11, "nvidia_nccl_cu11-2.14.3-py3-none-manylinux1_x86_64.whl"})));
+    auto why = run_command(depscan_bin() + " why " + shell_quote(site.str() + "/" + module) + " libnccl.so.2 2>&1");
+    CHECK(why.output.find("not loaded before the module by its Python package: " + site.str() +
+                          "/nvidia/nccl/lib/libnccl.so.2 (nvidia-nccl-cu11 2.14.3): taken only from nvidia-nccl-cu11 2.x, "
+                          "at least 2.16.5") != std::string::npos);
+    CHECK_MESSAGE(why.output.find("loaded before the module by its Python package: loaded first") == std::string::npos,
+                  why.output);
+  }
+}
+
 TEST_CASE("the real loader: CuPy 13's modules after CuPy's preloads, and CuPy 14's cuTENSOR module after pathfinder's") {
   std::set<bool> outcomes;
   for (const char* cupy : {kCupy13, kCupy14For13}) {
