@@ -10,7 +10,7 @@
 namespace depscan {
 namespace {
 
-constexpr std::string_view kMagic = "depscan-matrix-bin/7";
+constexpr std::string_view kMagic = "depscan-matrix-bin/8";
 
 // Each row type's fields, in encoding order, for the writer and the reader alike.
 template <class Row, class Type>

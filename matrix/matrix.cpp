@@ -1,6 +1,7 @@
 #include "matrix/matrix.h"
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <charconv>
 #include <initializer_list>
@@ -386,9 +387,12 @@ LoadedFirstLibrary parse_loaded_first_library(const json& j, const std::string& 
   if (library.paths.empty()) fail(where, "'paths' is empty");
   if (!library.distribution.empty())
     check_normalised_name(cuda_major_filled(library.distribution, 12), where, library.distribution);
-  if (!library.min_version.empty() && library.distribution.empty())
-    fail(where, "'min_version' needs the 'distribution' whose release it bounds");
-  check_release_bounds(library.min_version, "", where);
+  if (!library.min_version.empty()) {
+    if (library.distribution.empty()) fail(where, "'min_version' needs the 'distribution' whose release it bounds");
+    auto minimum = Version::parse(library.min_version);
+    if (!minimum || minimum->parts.size() > 3 || !cupy_release_numbers(library.min_version))  // CuPy reads three numbers
+      fail(where, fmt::format("'min_version' '{}' is not a version of up to three numbers", library.min_version));
+  }
   for (const std::string& path : library.paths) check_under_site_packages(path, "paths", where);
   return library;
 }
@@ -823,20 +827,41 @@ std::vector<const PipPackage*> Matrix::pip_packages_of(std::string_view componen
   return out;
 }
 
-std::string wanted_distribution(const LoadedFirstLibrary& library, std::optional<int> module_major) {
+std::optional<std::string> wanted_distribution_name(const LoadedFirstLibrary& library, std::optional<int> module_major) {
   bool templated = library.distribution.find("{cuda_major}") != std::string::npos;
-  if (library.distribution.empty() || (templated && !module_major)) return "";
-  std::string name = templated ? cuda_major_filled(library.distribution, *module_major) : library.distribution;
-  auto minimum = Version::parse(library.min_version);
-  if (!minimum) return name;
-  return fmt::format("{} {}.x, at least {}", name, minimum->major(), library.min_version);
+  if (library.distribution.empty() || (templated && !module_major)) return std::nullopt;
+  return templated ? cuda_major_filled(library.distribution, *module_major) : library.distribution;
 }
 
-bool meets_min_version(std::string_view installed, const std::string& min_version) {
+std::string describe_wanted_distribution(const LoadedFirstLibrary& library, std::optional<int> module_major) {
+  auto name = wanted_distribution_name(library, module_major);
+  if (!name) return "";
+  auto minimum = Version::parse(library.min_version);
+  if (!minimum) return *name;
+  return fmt::format("{} {}.x, at least {}", *name, minimum->major(), library.min_version);
+}
+
+std::optional<std::array<int, 3>> cupy_release_numbers(std::string_view text) {
+  constexpr int kLargest = 1'000'000'000;  // Python's int() has no limit; larger numbers compare alike
+  std::array<int, 3> out{};
+  size_t at = 0;
+  for (int& number : out) {
+    size_t end = at;
+    while (end < text.size() && text[end] >= '0' && text[end] <= '9') ++end;
+    if (end == at) return std::nullopt;
+    for (size_t i = at; i < end; ++i) number = static_cast<int>(std::min<int64_t>(kLargest, int64_t{number} * 10 + (text[i] - '0')));
+    if (end >= text.size()) return out;
+    at = end + 1;  // past the one non-digit split at
+  }
+  return out;
+}
+
+bool meets_min_version(std::string_view installed, std::string_view min_version) {
   if (min_version.empty()) return true;
-  auto release = Version::parse_release(installed);
-  auto minimum = Version::parse(min_version);
-  return release && minimum && release->major() == minimum->major() && !(*release < *minimum);
+  auto actual = cupy_release_numbers(installed);
+  auto minimum = cupy_release_numbers(min_version);
+  if (!actual || !minimum || (*actual)[0] != (*minimum)[0]) return false;
+  return (*actual)[1] > (*minimum)[1] || ((*actual)[1] == (*minimum)[1] && (*actual)[2] >= (*minimum)[2]);
 }
 
 namespace {

@@ -6,6 +6,7 @@
 // sections it does not hold keep the embedded data.
 #pragma once
 
+#include <array>
 #include <compare>
 #include <optional>
 #include <string>
@@ -241,13 +242,22 @@ struct LoadedFirstLibrary {
   bool operator==(const LoadedFirstLibrary&) const = default;
 };
 
-// Whether an installed release satisfies `min_version` as CuPy's _find_compatible_wheel does: the
-// same major, and at least the minimum. "" accepts any release.
-bool meets_min_version(std::string_view installed, const std::string& min_version);
+// A release as CuPy 13's _parse_version reads it: the text split at each of its first three
+// non-digits, the first three parts read as numbers, missing ones 0. None where CuPy raises ValueError
+// on an empty part (2.17rc1 gives 2, 17, ""), which makes `import cupy` fail for cuTENSOR.
+std::optional<std::array<int, 3>> cupy_release_numbers(std::string_view text);
 
-// The installed distribution a row's library is taken from, as the package asks for it: "cutensor-cu12
-// 2.x, at least 2.0.0"; "" when a copy from any distribution will do, or the module shows no major.
-std::string wanted_distribution(const LoadedFirstLibrary& library, std::optional<int> module_major);
+// Whether an installed release satisfies `min_version` as CuPy 13's _find_compatible_wheel checks
+// it: the same major, and at least the minimum's minor and patch. A release CuPy cannot read is
+// refused here (CuPy raises instead). "" accepts any release.
+bool meets_min_version(std::string_view installed, std::string_view min_version);
+
+// The distribution a row's library is taken from, {cuda_major} filled with the module's: cutensor-cu12.
+// None when a copy from any distribution will do, or the name needs a major the module does not show.
+std::optional<std::string> wanted_distribution_name(const LoadedFirstLibrary& library, std::optional<int> module_major);
+
+// The same, with the releases it must have: "cutensor-cu12 2.x, at least 2.0.0"; "" when none.
+std::string describe_wanted_distribution(const LoadedFirstLibrary& library, std::optional<int> module_major);
 
 // `pattern` with each {cuda_major} replaced: cutensor-cu{cuda_major} and 12 give cutensor-cu12.
 std::string cuda_major_filled(std::string_view pattern, int cuda_major);

@@ -114,7 +114,7 @@ void add_shipped_copy(Finding& f, const CheckContext& ctx, const Edge& e, const 
   // The module's own dlopen (CuPy 13's runtime module and libcudart): its package loaded nothing for it.
   auto package = e.from == g.roots[e.root] ? package_loads_first(ctx, e.root) : std::nullopt;
   if (package) {
-    f.message += not_loaded_first_note(*found, *package, g, e.root, "the dlopen");
+    f.message += not_loaded_first_note(ctx, *found, *package, e.root, "the dlopen");
   } else {  // cuDNN's dlopen of libnvrtc.so.12 in a PyTorch install
     f.severity = Severity::Warning;
     f.message += shipped_note(ctx, *found, "the dlopen", from);

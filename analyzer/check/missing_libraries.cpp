@@ -199,7 +199,7 @@ std::vector<Finding> check_missing_libraries(const CheckContext& ctx) {
       bool module = python_extension_name(importer.path);
       std::string what = module ? "the import" : "loading " + basename_of(importer.path);
       if (auto package = package_loads_first(ctx, edge.root)) {  // CuPy 13: no pathfinder; the import fails
-        f.message += not_loaded_first_note(*found, *package, g, edge.root, what);
+        f.message += not_loaded_first_note(ctx, *found, *package, edge.root, what);
       } else {
         f.severity = Severity::Warning;
         f.message += shipped_note(ctx, *found, what, importer);

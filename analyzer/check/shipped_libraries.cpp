@@ -7,11 +7,12 @@
 
 #include "analyzer/check/cuda_stack.h"
 #include "analyzer/input/fs.h"
+#include "analyzer/input/python_env.h"
 
 namespace depscan {
 
 ShippedLibraries::ShippedLibraries(const std::vector<Distribution>* distributions, const FileOwners* owners)
-    : owners_(owners) {
+    : distributions_(distributions), owners_(owners) {
   if (!distributions) return;
   for (const Distribution& d : *distributions)
     for (const std::string& file : d.files)
@@ -23,6 +24,11 @@ const ShippedLibraries::Shipped* ShippedLibraries::find(const std::string& name,
   if (it == by_name_.end()) return nullptr;
   auto same_major = std::ranges::find_if(it->second, [&](const Shipped& s) { return !shipped_for_other_major(s, process_majors); });
   return same_major != it->second.end() ? &*same_major : &it->second.front();
+}
+
+const Distribution* ShippedLibraries::first_on_sys_path(std::string_view normalized_name,
+                                                        std::string_view site_packages) const {
+  return distributions_ ? depscan::first_on_sys_path(*distributions_, normalized_name, site_packages) : nullptr;
 }
 
 const ShippedLibraries::Shipped* shipped_library(const CheckContext& ctx, const std::string& name,
@@ -48,23 +54,45 @@ std::optional<PackageLoadsFirst> package_loads_first(const CheckContext& ctx, si
 
 namespace {
 
-// What the package's row asks of the copy it loads: ", which takes it only from cutensor-cu12 2.x, at
-// least 2.0.0" (the wheel of another CUDA major, or too old a release, is not loaded).
-std::string taken_only_from(const ShippedLibraries::Shipped& shipped, const PackageLoadsFirst& package) {
+// What the package asks importlib.metadata for, to load the shipped file, and what it finds first.
+struct Asked {
+  const LoadedFirstLibrary* library;
+  std::string wanted;         // nvidia-nccl-cu11
+  const Distribution* first;  // null: none installed on its sys.path
+};
+
+std::optional<Asked> asked_for(const CheckContext& ctx, const ShippedLibraries::Shipped& shipped,
+                               const PackageLoadsFirst& package) {
   std::string relative(relative_to_site_packages(*shipped.distribution, shipped.path));
-  auto module_major = cuda_major_of_distribution(package.distribution->name);
   for (const LoadedFirstLibrary& library : package.row->libraries) {
     if (std::ranges::find(library.paths, relative) == library.paths.end()) continue;
-    if (std::string wanted = wanted_distribution(library, module_major); !wanted.empty())
-      return fmt::format(", which takes it only from {}", wanted);
+    auto wanted = wanted_distribution_name(library, cuda_major_of_distribution(package.distribution->name));
+    if (!wanted) return std::nullopt;
+    return Asked{&library, *wanted, ctx.shipped->first_on_sys_path(*wanted, package.distribution->site_packages)};
   }
-  return "";
+  return std::nullopt;
+}
+
+bool takes(const Asked& asked) { return asked.first && meets_min_version(asked.first->version, asked.library->min_version); }
+
+// ", which takes it only from nvidia-nccl-cu11 2.x, at least 2.16.5, and finds nvidia-nccl-cu11 2.14.3
+// in P first": the shipping wheel is another distribution, too old a release, or hidden by one.
+std::string taken_only_from(const CheckContext& ctx, const ShippedLibraries::Shipped& shipped,
+                            const PackageLoadsFirst& package) {
+  auto asked = asked_for(ctx, shipped, package);
+  if (!asked || takes(*asked)) return "";
+  std::string note = fmt::format(", which takes it only from {}",
+                                 describe_wanted_distribution(*asked->library, cuda_major_of_distribution(package.distribution->name)));
+  if (asked->first && asked->first != shipped.distribution)
+    note += fmt::format(", and finds {} {} in {} first", asked->first->name, asked->first->version, asked->first->site_packages);
+  return note;
 }
 
 }  // namespace
 
-std::string not_loaded_first_note(const ShippedLibraries::Shipped& shipped, const PackageLoadsFirst& package,
-                                  const Graph& graph, size_t root, std::string_view what) {
+std::string not_loaded_first_note(const CheckContext& ctx, const ShippedLibraries::Shipped& shipped,
+                                  const PackageLoadsFirst& package, size_t root, std::string_view what) {
+  const Graph& graph = ctx.graph;
   std::vector<std::string> loaded;
   for (const Edge& e : graph.edges)
     if (e.root == root && e.loaded_first && e.to) loaded.push_back(basename_of(graph.objects[*e.to].path));
@@ -74,7 +102,7 @@ std::string not_loaded_first_note(const ShippedLibraries::Shipped& shipped, cons
                      "{} fails unless Python code that ran earlier has loaded that file",
                      shipped.distribution->name, shipped.distribution->version, shipped.path,
                      package.distribution->name, package.distribution->version, loads, package.row->by,
-                     taken_only_from(shipped, package), what);
+                     taken_only_from(ctx, shipped, package), what);
 }
 
 // nvidia-curand-cu12's major from its name; CUDA 13's wheels have no suffix, but install under nvidia/cu13/lib.

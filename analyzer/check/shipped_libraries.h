@@ -33,8 +33,12 @@ class ShippedLibraries {
   const Shipped* find(const std::string& name, const std::vector<int>& process_majors = {}) const;
   // The distribution that installed the object, or null (unknown, or no owners given).
   const Distribution* owner_of(const Object& object) const { return owners_ ? owners_->of(object) : nullptr; }
+  // The distribution of that name importlib.metadata finds first on the sys.path holding
+  // `site_packages`, or null.
+  const Distribution* first_on_sys_path(std::string_view normalized_name, std::string_view site_packages) const;
 
  private:
+  const std::vector<Distribution>* distributions_ = nullptr;
   std::map<std::string, std::vector<Shipped>, std::less<>> by_name_;
   const FileOwners* owners_ = nullptr;
 };
@@ -60,8 +64,8 @@ std::optional<PackageLoadsFirst> package_loads_first(const CheckContext& ctx, si
 // file first: "; cutensor-cu12 2.8.1 installs it at P, where the loader does not look, and
 // cupy-cuda12x 14.2.0 loads only libcublasLt.so.12, libcutensor.so.2 before this module (<by>):
 // <what> fails unless Python code that ran earlier has loaded that file".
-std::string not_loaded_first_note(const ShippedLibraries::Shipped& shipped, const PackageLoadsFirst& package,
-                                  const Graph& graph, size_t root, std::string_view what);
+std::string not_loaded_first_note(const CheckContext& ctx, const ShippedLibraries::Shipped& shipped,
+                                  const PackageLoadsFirst& package, size_t root, std::string_view what);
 
 // The CUDA major the shipping wheel is for (nvidia-curand-cu12, or nvidia-curand's nvidia/cu13/lib)
 // when the process's majors (cuda_majors_of_root) are known and do not include it.

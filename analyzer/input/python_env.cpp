@@ -1,6 +1,7 @@
 #include "analyzer/input/python_env.h"
 
 #include <algorithm>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -45,22 +46,70 @@ std::vector<std::string> find_site_packages(const FileSystem& fs, const std::str
   return found;
 }
 
-std::string_view python_environment_of(std::string_view site_packages) {
+namespace {
+
+// PREFIX/LIB/PYTHON/site-packages (or dist-packages), read from the path's text.
+struct SitePackagesPath {
+  std::string_view prefix;  // /usr/local, a venv
+  std::string_view lib;     // lib or lib64
+  std::string_view python;  // python3.11, or Debian's python3
+};
+
+std::optional<SitePackagesPath> split_site_packages(std::string_view site_packages) {
   std::string_view dir = site_packages;
   while (dir.size() > 1 && dir.ends_with('/')) dir.remove_suffix(1);
   size_t leaf = dir.rfind('/');
-  if (leaf == std::string_view::npos) return site_packages;
+  if (leaf == std::string_view::npos) return std::nullopt;
   std::string_view name = dir.substr(leaf + 1), parent = dir.substr(0, leaf);
-  if (name != "site-packages" && name != "dist-packages") return site_packages;
-  if (parent.ends_with("/Lib")) return parent.substr(0, parent.size() - 4);
+  if (name != "site-packages" && name != "dist-packages") return std::nullopt;
   size_t python = parent.rfind('/');
-  if (python == std::string_view::npos || !parent.substr(python + 1).starts_with("python")) return site_packages;
+  if (python == std::string_view::npos || !parent.substr(python + 1).starts_with("python")) return std::nullopt;
   std::string_view lib = parent.substr(0, python);
   size_t lib_at = lib.rfind('/');
   std::string_view lib_name = lib_at == std::string_view::npos ? lib : lib.substr(lib_at + 1);
-  if (lib_name != "lib" && lib_name != "lib64") return site_packages;
+  if (lib_name != "lib" && lib_name != "lib64") return std::nullopt;
   std::string_view prefix = lib_at == std::string_view::npos ? std::string_view() : lib.substr(0, lib_at);
-  return prefix == "/usr/local" ? std::string_view("/usr") : prefix;
+  return SitePackagesPath{prefix, lib_name, parent.substr(python + 1)};
+}
+
+// site.getsitepackages(): each prefix in turn (/usr/local before /usr), its platlibdir lib64 before
+// lib, and Debian's python3/dist-packages before python3.X/dist-packages.
+int sys_path_rank(std::string_view site_packages) {
+  auto parts = split_site_packages(site_packages);
+  if (!parts) return 0;
+  return (parts->prefix == "/usr/local" ? 0 : 4) + (parts->lib == "lib64" ? 0 : 2) + (parts->python == "python3" ? 0 : 1);
+}
+
+}  // namespace
+
+std::string_view python_environment_of(std::string_view site_packages) {
+  if (auto parts = split_site_packages(site_packages))
+    return parts->prefix == "/usr/local" ? std::string_view("/usr") : parts->prefix;
+  std::string_view dir = site_packages;  // Windows: PREFIX/Lib/site-packages
+  while (dir.size() > 1 && dir.ends_with('/')) dir.remove_suffix(1);
+  if (!dir.ends_with("/Lib/site-packages") && !dir.ends_with("/Lib/dist-packages")) return site_packages;
+  return dir.substr(0, dir.rfind("/Lib/"));
+}
+
+void sort_as_sys_path(std::vector<std::string_view>& site_packages) {
+  std::ranges::stable_sort(site_packages, {}, sys_path_rank);
+}
+
+bool on_one_sys_path(std::string_view a, std::string_view b) {
+  if (python_environment_of(a) != python_environment_of(b)) return false;
+  auto pa = split_site_packages(a), pb = split_site_packages(b);
+  if (!pa || !pb) return true;
+  return pa->python == pb->python || pa->python == "python3" || pb->python == "python3";
+}
+
+const Distribution* first_on_sys_path(const std::vector<Distribution>& distributions, std::string_view normalized_name,
+                                      std::string_view site_packages) {
+  const Distribution* first = nullptr;
+  for (const Distribution& d : distributions)
+    if (normalize_dist_name(d.name) == normalized_name && on_one_sys_path(d.site_packages, site_packages) &&
+        (!first || sys_path_rank(d.site_packages) < sys_path_rank(first->site_packages)))
+      first = &d;
+  return first;
 }
 
 bool looks_like_site_packages(const FileSystem& fs, const std::string& dir) {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "analyzer/input/distribution.h"
@@ -18,6 +19,20 @@ std::vector<std::string> find_site_packages(const FileSystem& fs, const std::str
 // sys.path holds: the prefix before lib/pythonX.Y/site-packages (lib64, dist-packages, Windows'
 // Lib/site-packages), /usr for /usr/local (Debian's python3 reads both), else the directory itself.
 std::string_view python_environment_of(std::string_view site_packages);
+
+// Sorts one environment's site-packages directories as its interpreter's sys.path holds them:
+// /usr/local's before /usr's, lib64's before lib's, Debian's python3/ before python3.X/.
+void sort_as_sys_path(std::vector<std::string_view>& site_packages);
+
+// Whether one interpreter's sys.path holds both site-packages directories: the same environment, and
+// the same pythonX.Y (or Debian's version-less python3): /usr/lib/python3.11 and /usr/local/lib/python3.12
+// are two interpreters'.
+bool on_one_sys_path(std::string_view a, std::string_view b);
+
+// The distribution of that name importlib.metadata finds first on the sys.path that holds
+// `site_packages`, or null.
+const Distribution* first_on_sys_path(const std::vector<Distribution>& distributions, std::string_view normalized_name,
+                                      std::string_view site_packages);
 
 // Whether a directory holds installed distributions (any *.dist-info with METADATA).
 bool looks_like_site_packages(const FileSystem& fs, const std::string& dir);

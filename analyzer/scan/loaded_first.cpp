@@ -11,20 +11,22 @@
 namespace depscan {
 namespace {
 
-// The site-packages directories of the module's environment, its own first: pathfinder looks in
-// every one on sys.path, and torch may sit in another (a distribution's pip puts platlib under
-// lib64/). Another environment of the same scan is another interpreter's.
+// The site-packages directories of the module's environment, in sys.path's order: pathfinder looks
+// in every one, importlib.metadata takes the first that holds a distribution, and torch may sit in
+// another (a distribution's pip puts platlib under lib64/). Another environment of the same scan is
+// another interpreter's.
 std::vector<std::string_view> search_order(const std::string& own, const std::vector<Distribution>& distributions) {
   std::vector<std::string_view> out{own};
-  std::string_view environment = python_environment_of(own);
   for (const Distribution& d : distributions)
-    if (python_environment_of(d.site_packages) == environment && std::ranges::find(out, d.site_packages) == out.end())
+    if (on_one_sys_path(d.site_packages, own) && std::ranges::find(out, d.site_packages) == out.end())
       out.push_back(d.site_packages);
+  sort_as_sys_path(out);
   return out;
 }
 
 // Where one module's package looks for the libraries it loads first.
 struct Lookup {
+  std::string_view own;                         // the module's site-packages
   std::vector<std::string_view> site_packages;  // search_order
   std::optional<int> module_major;              // cupy-cuda12x: 12
   const std::vector<Distribution>& distributions;
@@ -33,50 +35,58 @@ struct Lookup {
   std::vector<PassedOver>* passed_over = nullptr;  // copies not taken, for depscan why
 };
 
-// The site-packages a library may come from. CuPy 13 finds cutensor/lib/libcutensor.so.2 through
-// importlib.metadata's cutensor-cu<its CUDA major>: the first on sys.path, and only if its release
-// meets the minimum. A module whose name shows no major is not held to a {cuda_major} name.
-std::vector<std::string_view> directories_for(const LoadedFirstLibrary& library, const Lookup& lookup) {
-  bool templated = library.distribution.find("{cuda_major}") != std::string::npos;
-  if (library.distribution.empty() || (templated && !lookup.module_major)) return lookup.site_packages;
-  std::string wanted = templated ? cuda_major_filled(library.distribution, *lookup.module_major) : library.distribution;
-  for (std::string_view dir : lookup.site_packages)
-    for (const Distribution& d : lookup.distributions)
-      if (d.site_packages == dir && normalize_dist_name(d.name) == wanted) {
-        if (!meets_min_version(d.version, library.min_version)) return {};
-        return {dir};
-      }
-  return {};
+// Where a library may come from. CuPy 13 asks importlib.metadata for cutensor-cu<its CUDA major>,
+// which finds the first on sys.path (`asked`), and takes its copy only if its release meets the
+// minimum. A module whose name shows no major is not held to a {cuda_major} name.
+struct Sources {
+  std::vector<std::string_view> dirs;
+  const Distribution* asked = nullptr;
+};
+
+Sources sources_of(const LoadedFirstLibrary& library, const Lookup& lookup) {
+  auto wanted = wanted_distribution_name(library, lookup.module_major);
+  if (!wanted) return {lookup.site_packages};
+  const Distribution* asked = first_on_sys_path(lookup.distributions, *wanted, lookup.own);
+  if (!asked || !meets_min_version(asked->version, library.min_version)) return {{}, asked};
+  return {{asked->site_packages}, asked};
 }
 
-// The copies of a library the package did not take, and what it takes instead.
-void note_passed_over(const LoadedFirstLibrary& library, const Lookup& lookup) {
-  std::string wanted = wanted_distribution(library, lookup.module_major);
-  if (!lookup.passed_over || wanted.empty()) return;
+// Why a copy of the library was not taken: another distribution's, too old a release, or one that
+// importlib.metadata does not find because another of the same name comes first.
+std::string passed_over_because(const Distribution* owner, const LoadedFirstLibrary& library, const Sources& sources,
+                                const Lookup& lookup) {
+  std::string from = owner ? owner->name + " " + owner->version : "no installed distribution";
+  if (owner && sources.asked && owner != sources.asked && normalize_dist_name(owner->name) == normalize_dist_name(sources.asked->name))
+    return fmt::format("({}): importlib.metadata finds {} {} in {} first", from, sources.asked->name,
+                       sources.asked->version, sources.asked->site_packages);
+  return fmt::format("({}): taken only from {}", from, describe_wanted_distribution(library, lookup.module_major));
+}
+
+void note_passed_over(const LoadedFirstLibrary& library, const Sources& sources, const Lookup& lookup) {
+  if (!lookup.passed_over || !wanted_distribution_name(library, lookup.module_major)) return;
   for (std::string_view dir : lookup.site_packages)
     for (const std::string& candidate : library.paths) {
       std::string path = fmt::format("{}/{}", dir, candidate);
       if (!lookup.fs.is_regular(path)) continue;
-      const Distribution* owner = lookup.owners.of_path(path);
-      std::string from = owner ? owner->name + " " + owner->version : "no installed distribution";
-      lookup.passed_over->push_back({path, fmt::format("({}): taken only from {}", from, wanted)});
+      std::string why = passed_over_because(lookup.owners.of_path(path), library, sources, lookup);
+      lookup.passed_over->push_back({std::move(path), std::move(why)});
     }
 }
 
 std::vector<LoadedBeforeRoot> loaded_before(const LoadedFirst& row, const Lookup& lookup) {
   std::vector<LoadedBeforeRoot> out;
   for (const LoadedFirstLibrary& library : row.libraries) {
-    std::vector<std::string_view> dirs = directories_for(library, lookup);
+    Sources sources = sources_of(library, lookup);
     bool taken = false;
     for (const std::string& candidate : library.paths) {
       auto path_in = [&](std::string_view dir) { return fmt::format("{}/{}", dir, candidate); };
-      auto dir = std::ranges::find_if(dirs, [&](std::string_view d) { return lookup.fs.is_regular(path_in(d)); });
-      if (dir == dirs.end()) continue;
+      auto dir = std::ranges::find_if(sources.dirs, [&](std::string_view d) { return lookup.fs.is_regular(path_in(d)); });
+      if (dir == sources.dirs.end()) continue;
       out.push_back({path_in(*dir), row.by, library.global});
       taken = true;
       break;
     }
-    if (!taken) note_passed_over(library, lookup);
+    if (!taken) note_passed_over(library, sources, lookup);
   }
   return out;
 }
@@ -93,8 +103,8 @@ std::vector<std::vector<LoadedBeforeRoot>> loaded_first_of_roots(const std::vect
     const LoadedFirst* row =
         matrix.loaded_first(normalize_dist_name(d->name), d->version, relative_to_site_packages(*d, roots[i]));
     if (!row) continue;
-    Lookup lookup{search_order(d->site_packages, distributions), cuda_major_of_distribution(d->name), distributions,
-                  owners, fs, passed_over};
+    Lookup lookup{d->site_packages, search_order(d->site_packages, distributions), cuda_major_of_distribution(d->name),
+                  distributions, owners, fs, passed_over};
     out[i] = loaded_before(*row, lookup);
   }
   return out;
@@ -121,9 +131,13 @@ FileLoadedFirst libraries_loaded_first_for_file(const std::string& path, const M
     auto real = fs.canonical(dir);
     return dir == own || (real && own_real && *real == *own_real);
   };
-  if (std::string environment(python_environment_of(own)); environment != own)
-    for (std::string& dir : find_site_packages(fs, environment))
-      if (!same_directory(dir)) directories.push_back(std::move(dir));
+  std::string environment(python_environment_of(own));
+  std::vector<std::string> prefixes{environment};
+  if (environment == "/usr") prefixes.push_back("/usr/local");  // Debian's and Fedora's python3 read both
+  if (environment != own)
+    for (const std::string& prefix : prefixes)
+      for (std::string& dir : find_site_packages(fs, prefix))
+        if (!same_directory(dir)) directories.push_back(std::move(dir));
   std::vector<Distribution> distributions;
   std::vector<Finding> unread;  // a scan reports these; the question here is one file's
   for (const std::string& dir : directories)

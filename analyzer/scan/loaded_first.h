@@ -14,26 +14,29 @@
 namespace depscan {
 
 // One list per root, in the roots' order; empty for a root no row describes. For each library of
-// a row, the first of its paths that is a file under the root's site-packages, else under another
-// site-packages of the same environment (python_environment_of); none: skipped (the package then
-// asks the loader for the soname, as the module's own NEEDED entry does).
+// a row, the first of its paths that is a file in a site-packages of the root's environment, taken
+// in sys.path's order (python_environment_of, sort_as_sys_path), from the distribution and releases
+// the row names, if any; none: skipped (the package then asks the loader for the soname, as the
+// module's own NEEDED entry does).
 std::vector<std::vector<LoadedBeforeRoot>> libraries_loaded_first(const std::vector<std::string>& roots,
                                                                    const std::vector<Distribution>& distributions,
                                                                    const Matrix& matrix, const FileOwners& owners,
                                                                    const FileSystem& fs);
 
-// What the package loads first for one file outside a scan (depscan why), and the copies it passes
-// over: "SP/cutensor/lib/libcutensor.so.2 (cutensor-cu11 2.8.1): taken only from cutensor-cu12 2.x, at
-// least 2.0.0". The distributions are read from the site-packages directory that holds the file and
-// the others of its environment; none: both empty.
+// A copy of a library the package did not load first, and why: "(cutensor-cu13 2.8.1): taken only
+// from cutensor-cu12 2.x, at least 2.0.0".
 struct PassedOver {
   std::string path;  // SP/cutensor/lib/libcutensor.so.2
-  std::string why;   // "(cutensor-cu11 2.8.1): taken only from cutensor-cu12 2.x, at least 2.0.0"
+  std::string why;
 };
 struct FileLoadedFirst {
   std::vector<LoadedBeforeRoot> loaded;
   std::vector<PassedOver> passed_over;
 };
+
+// What the package loads first for one file outside a scan (depscan why), and the copies it passes
+// over. The distributions are read from the site-packages directory that holds the file and the
+// others of its environment; none: both empty.
 FileLoadedFirst libraries_loaded_first_for_file(const std::string& path, const Matrix& matrix, const FileSystem& fs);
 
 }  // namespace depscan

@@ -61,6 +61,17 @@ TEST_CASE("a minimum release holds as CuPy's _find_compatible_wheel checks it: t
   CHECK_FALSE(meets_min_version("3.0.0", "2.16.5"));  // another major: another soname
   CHECK_FALSE(meets_min_version("unknown", "2.16.5"));
   CHECK(meets_min_version("unknown", ""));  // no minimum
+  CHECK(meets_min_version("2.17", "2.16.5"));  // missing parts are 0
+  CHECK_FALSE(meets_min_version("2", "2.16.5"));
+  CHECK(meets_min_version("2", "2"));
+  CHECK(meets_min_version("2.16.5.9", "2.16.5"));  // only three numbers count
+  CHECK_FALSE(meets_min_version("2.17rc1", "2.16.5"));  // CuPy's _parse_version raises on it
+  CHECK_FALSE(meets_min_version("2.17.", "2.16.5"));
+  CHECK_FALSE(meets_min_version("1!2.17.0", "2.16.5"));  // the epoch is CuPy's major
+  CHECK_FALSE(meets_min_version("", "2.16.5"));
+  CHECK(meets_min_version("0000000002.17.0", "2.16.5"));  // leading zeros, as Python's int() reads them
+  CHECK(meets_min_version("2.100000000000000000000.0", "2.16.5"));  // no length limit
+  CHECK(cupy_release_numbers("2.16") == std::array<int, 3>{2, 16, 0});
 }
 
 TEST_CASE("the embedded matrix answers the release notes' questions") {
@@ -266,8 +277,10 @@ TEST_CASE("loaded first: CuPy 14's pathfinder libraries and torch's for torchvis
   CHECK_FALSE(cutensor13->libraries[0].global);
   CHECK(cutensor13->libraries[0].distribution == "cutensor-cu{cuda_major}");  // the wheel of CuPy's own CUDA major
   CHECK(cuda_major_filled(cutensor13->libraries[0].distribution, 12) == "cutensor-cu12");
-  CHECK(wanted_distribution(cutensor13->libraries[0], 12) == "cutensor-cu12 2.x, at least 2.0.0");  // min_pypi_version
-  CHECK(wanted_distribution(cutensor13->libraries[0], std::nullopt).empty());  // a module that shows no major
+  CHECK(describe_wanted_distribution(cutensor13->libraries[0], 12) == "cutensor-cu12 2.x, at least 2.0.0");  // min_pypi_version
+  CHECK(wanted_distribution_name(cutensor13->libraries[0], 12) == "cutensor-cu12");
+  CHECK(describe_wanted_distribution(cutensor13->libraries[0], std::nullopt).empty());  // a module that shows no major
+  CHECK_FALSE(wanted_distribution_name(cutensor13->libraries[0], std::nullopt));
   const LoadedFirst* nccl12 = m.loaded_first("cupy-cuda12x", "13.6.0", "cupy_backends/cuda/libs/nccl.cpython-311-x86_64-linux-gnu.so");
   const LoadedFirst* nccl13 = m.loaded_first("cupy-cuda13x", "13.6.0", "cupy_backends/cuda/libs/nccl.cpython-311-x86_64-linux-gnu.so");
   REQUIRE((nccl12 && nccl13));
@@ -325,13 +338,18 @@ TEST_CASE("loaded first: CuPy 14's pathfinder libraries and torch's for torchvis
   CHECK(load_matrix_file(write(dir, "dist.json", row(R"([{"paths": ["a/lib.so"], "distribution": "x-cu{cuda_major}"}])"))));
   auto minimum = load_matrix_file(write(dir, "min.json", row(R"([{"paths": ["a/lib.so"], "distribution": "x-lib", "min_version": "2.16.5"}])")));
   REQUIRE_MESSAGE(minimum, (minimum ? "" : minimum.error()));
-  CHECK(wanted_distribution(minimum->loaded_first("x", "1.0", "x/m.so")->libraries[0], std::nullopt) == "x-lib 2.x, at least 2.16.5");
+  REQUIRE(minimum->loaded_first("x", "1.0", "x/m.so"));
+  CHECK(describe_wanted_distribution(minimum->loaded_first("x", "1.0", "x/m.so")->libraries[0], std::nullopt) ==
+        "x-lib 2.x, at least 2.16.5");
+  auto four = load_matrix_file(write(dir, "min.json", row(R"([{"paths": ["a/lib.so"], "distribution": "x-lib", "min_version": "9.1.0.70"}])")));
+  REQUIRE_FALSE(four);  // CuPy compares three numbers
+  CHECK(four.error().find("'min_version' '9.1.0.70' is not a version of up to three numbers") != std::string::npos);
   auto unbounded = load_matrix_file(write(dir, "min.json", row(R"([{"paths": ["a/lib.so"], "min_version": "2.16.5"}])")));
   REQUIRE_FALSE(unbounded);
   CHECK(unbounded.error().find("'min_version' needs the 'distribution'") != std::string::npos);
   auto unreadable = load_matrix_file(write(dir, "min.json", row(R"([{"paths": ["a/lib.so"], "distribution": "x-lib", "min_version": "2.x"}])")));
   REQUIRE_FALSE(unreadable);
-  CHECK(unreadable.error().find("'2.x' is not a version") != std::string::npos);
+  CHECK(unreadable.error().find("'min_version' '2.x' is not a version") != std::string::npos);
   auto bad_bound = load_matrix_file(write(dir, "bound.json", row(R"([{"paths": ["a/lib.so"]}])", R"("since": "soon",)")));
   REQUIRE_FALSE(bad_bound);
   CHECK(bad_bound.error().find("'soon' is not a version") != std::string::npos);

@@ -604,6 +604,14 @@ TEST_CASE("CuPy 13 loads only the cuTENSOR and NCCL wheels first: its cuBLAS mod
     CHECK((*cutensor)["message"].get<std::string>().find(
               "cutensor-cu13 2.8.1 installs a libcutensor.so.2 at site-packages/cutensor/lib/libcutensor.so.2, but for "
               "CUDA 13, and the process's other CUDA libraries are CUDA 12") != std::string::npos);
+
+    TempDir site("wheels-cupy13-cutensor13-site");
+    REQUIRE(unzip_wheels(site.str(), wheels({kCupy13, "cutensor_cu13-2.8.1-py3-none-manylinux2014_x86_64.whl"})));
+    auto why = run_command(depscan_bin() + " why " + shell_quote(site.str() + "/" + kCutensorModule) + " libcutensor.so.2 2>&1");
+    CHECK_MESSAGE(why.output.find("not loaded before the module by its Python package: " + site.str() +
+                                  "/cutensor/lib/libcutensor.so.2 (cutensor-cu13 2.8.1): taken only from cutensor-cu12 2.x, "
+                                  "at least 2.0.0") != std::string::npos,
+                  why.output);
   }
 
   SUBCASE("CuPy 14's pathfinder loads libcutensor.so.2 but not libcutensorMg.so.2: the optional module's import fails") {
@@ -652,15 +660,42 @@ TEST_CASE("CuPy 13 preloads the NCCL wheel only from its min_pypi_version: nvidi
                     "cupy.cuda.nccl (cupy/_environment.py's _preload_library), which takes it only from nvidia-nccl-cu11 "
                     "2.x, at least 2.16.5)") != std::string::npos,
                 (*nccl)["message"]);
+  // CuPy's NCCL module is optional (matrix optional_modules): its fix leads with the upgrade
+  CHECK_MESSAGE((*nccl)["fix"].get<std::string>().starts_with("pip install \"nvidia-nccl-cu11>=2.16.5,<3\""), (*nccl)["fix"]);
 
   SUBCASE("depscan why names the copy CuPy passed over and what it takes instead") {
     TempDir site("wheels-cupy13-nccl-site");
     REQUIRE(unzip_wheels(site.str(), wheels({cupy11, "nvidia_nccl_cu11-2.14.3-py3-none-manylinux1_x86_64.whl"})));
     auto why = run_command(depscan_bin() + " why " + shell_quote(site.str() + "/" + module) + " libnccl.so.2 2>&1");
-    CHECK(why.output.find("not loaded before the module by its Python package: " + site.str() +
-                          "/nvidia/nccl/lib/libnccl.so.2 (nvidia-nccl-cu11 2.14.3): taken only from nvidia-nccl-cu11 2.x, "
-                          "at least 2.16.5") != std::string::npos);
+    CHECK_MESSAGE(why.output.find("not loaded before the module by its Python package: " + site.str() +
+                                  "/nvidia/nccl/lib/libnccl.so.2 (nvidia-nccl-cu11 2.14.3): taken only from nvidia-nccl-cu11 "
+                                  "2.x, at least 2.16.5") != std::string::npos,
+                  why.output);
     CHECK_MESSAGE(why.output.find("loaded before the module by its Python package: loaded first") == std::string::npos,
+                  why.output);
+  }
+
+  SUBCASE("importlib.metadata finds the first distribution on sys.path: an old one under lib64/ hides a recent one under lib/") {
+    TempDir split("wheels-cupy13-nccl-root");  // a venv in an otherwise empty root: no system NCCL
+    std::string platlib = "/venv/lib64/python3.11/site-packages", purelib = "/venv/lib/python3.11/site-packages";
+    REQUIRE(unzip_wheels(split.str() + platlib, wheels({"nvidia_nccl_cu11-2.14.3-py3-none-manylinux1_x86_64.whl"})));
+    REQUIRE(unzip_wheels(split.str() + purelib, wheels({cupy11, "nvidia_nccl_cu11-2.21.5-py3-none-manylinux1_x86_64.whl"})));
+    Scan hidden = scan("--root " + shell_quote(split.str()) + " --python-env /venv --no-etc-preload", "cupy13-nccl-hidden");
+    REQUIRE(hidden.report.is_object());
+    auto hidden_module = object_at(hidden.report, purelib + "/" + module);
+    REQUIRE(hidden_module);
+    CHECK(loaded_first_edges(hidden.report, *hidden_module).empty());
+    auto hidden_nccl = not_found(hidden.report, "libnccl.so.2");
+    REQUIRE(hidden_nccl);
+    CHECK_MESSAGE((*hidden_nccl)["message"].get<std::string>().find(
+                      "(cupy/_environment.py's _preload_library), which takes it only from nvidia-nccl-cu11 2.x, at least 2.16.5") !=
+                      std::string::npos,
+                  (*hidden_nccl)["message"]);
+    auto why = run_command(depscan_bin() + " why --root " + shell_quote(split.str()) + " " + purelib + "/" + module +
+                           " libnccl.so.2 2>&1");
+    CHECK_MESSAGE(why.output.find("not loaded before the module by its Python package: " + purelib +
+                                  "/nvidia/nccl/lib/libnccl.so.2 (nvidia-nccl-cu11 2.21.5): importlib.metadata finds "
+                                  "nvidia-nccl-cu11 2.14.3 in " + platlib + " first") != std::string::npos,
                   why.output);
   }
 }

@@ -103,6 +103,44 @@ TEST_CASE("a site-packages directory's environment: the prefix one interpreter's
   CHECK(python_environment_of("site-packages") == "site-packages");
 }
 
+TEST_CASE("one environment's site-packages in sys.path's order (site.getsitepackages)") {
+  std::vector<std::string_view> debian{"/usr/lib/python3.11/dist-packages", "/usr/lib/python3/dist-packages",
+                                       "/usr/local/lib/python3.11/dist-packages"};
+  sort_as_sys_path(debian);
+  CHECK(debian == std::vector<std::string_view>{"/usr/local/lib/python3.11/dist-packages", "/usr/lib/python3/dist-packages",
+                                                "/usr/lib/python3.11/dist-packages"});
+  std::vector<std::string_view> fedora{"/usr/lib/python3.12/site-packages", "/usr/local/lib/python3.12/site-packages",
+                                       "/usr/lib64/python3.12/site-packages", "/usr/local/lib64/python3.12/site-packages"};
+  sort_as_sys_path(fedora);
+  CHECK(fedora == std::vector<std::string_view>{"/usr/local/lib64/python3.12/site-packages", "/usr/local/lib/python3.12/site-packages",
+                                                "/usr/lib64/python3.12/site-packages", "/usr/lib/python3.12/site-packages"});
+  std::vector<std::string_view> venv{"/v/lib/python3.11/site-packages", "/v/lib64/python3.11/site-packages"};
+  sort_as_sys_path(venv);
+  CHECK(venv.front() == "/v/lib64/python3.11/site-packages");
+}
+
+TEST_CASE("the distribution importlib.metadata finds first: on the module's own sys.path, in its order") {
+  auto dist = [](const char* name, const char* version, const char* site) {
+    Distribution d;
+    d.name = name;
+    d.version = version;
+    d.site_packages = site;
+    return d;
+  };
+  std::vector<Distribution> installed{dist("nvidia_nccl_cu11", "2.21.5", "/usr/lib/python3/dist-packages"),
+                                      dist("nvidia-nccl-cu11", "2.14.3", "/usr/local/lib/python3.11/dist-packages"),
+                                      dist("nvidia-nccl-cu11", "2.18.1", "/usr/local/lib/python3.12/dist-packages"),
+                                      dist("nvidia-nccl-cu11", "2.19.3", "/opt/venv/lib/python3.11/site-packages")};
+  const Distribution* first = first_on_sys_path(installed, "nvidia-nccl-cu11", "/usr/lib/python3.11/dist-packages");
+  REQUIRE(first);
+  CHECK(first->version == "2.14.3");  // /usr/local before /usr; python3.12's and the venv's are other interpreters'
+  CHECK(first_on_sys_path(installed, "nvidia-nccl-cu11", "/opt/venv/lib/python3.11/site-packages")->version == "2.19.3");
+  CHECK_FALSE(first_on_sys_path(installed, "nvidia-nccl-cu12", "/usr/lib/python3/dist-packages"));
+  CHECK(on_one_sys_path("/usr/lib/python3/dist-packages", "/usr/local/lib/python3.12/dist-packages"));  // Debian's python3
+  CHECK_FALSE(on_one_sys_path("/usr/lib/python3.11/dist-packages", "/usr/local/lib/python3.12/dist-packages"));
+  CHECK_FALSE(on_one_sys_path("/a/lib/python3.11/site-packages", "/b/lib/python3.11/site-packages"));
+}
+
 TEST_CASE("version specifiers (PEP 440 subset)") {
   CHECK(version_satisfies("9.1.0.70", "==9.1.0.70"));
   CHECK_FALSE(version_satisfies("9.0.0.312", "==9.1.0.70"));
