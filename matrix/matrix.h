@@ -235,8 +235,9 @@ struct PythonPreload {            // a library a distribution's own Python code 
 struct LoadedFirstLibrary {
   std::vector<std::string> paths;  // under site-packages; the first that exists is loaded
   bool global = false;             // RTLD_GLOBAL: its symbols are in every later object's lookup scope
-  std::string distribution;        // "": any; else only a file this distribution installed, {cuda_major}
-                                   // being the module's (CuPy 13 takes only cutensor-cu12 for cupy-cuda12x)
+  std::string distribution;        // "": any; else only from the site-packages of the first distribution of
+                                   // this name on the module's sys.path, {cuda_major} being the module's
+                                   // (CuPy 13 takes only cutensor-cu12 for cupy-cuda12x)
   std::string min_version;         // "": any; else the distribution's release has this major and is at least
                                    // this (CuPy's min_pypi_version: nvidia-nccl-cu12 2.x from 2.16.5)
   bool operator==(const LoadedFirstLibrary&) const = default;

@@ -57,8 +57,7 @@ namespace {
 // What the package asks importlib.metadata for, to load the shipped file, and what it finds first.
 struct Asked {
   const LoadedFirstLibrary* library;
-  std::string wanted;         // nvidia-nccl-cu11
-  const Distribution* first;  // null: none installed on its sys.path
+  const Distribution* first;  // the first nvidia-nccl-cu11 on its sys.path; null: none
 };
 
 std::optional<Asked> asked_for(const CheckContext& ctx, const ShippedLibraries::Shipped& shipped,
@@ -68,7 +67,7 @@ std::optional<Asked> asked_for(const CheckContext& ctx, const ShippedLibraries::
     if (std::ranges::find(library.paths, relative) == library.paths.end()) continue;
     auto wanted = wanted_distribution_name(library, cuda_major_of_distribution(package.distribution->name));
     if (!wanted) return std::nullopt;
-    return Asked{&library, *wanted, ctx.shipped->first_on_sys_path(*wanted, package.distribution->site_packages)};
+    return Asked{&library, ctx.shipped->first_on_sys_path(*wanted, package.distribution->site_packages)};
   }
   return std::nullopt;
 }

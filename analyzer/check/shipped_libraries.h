@@ -63,7 +63,9 @@ std::optional<PackageLoadsFirst> package_loads_first(const CheckContext& ctx, si
 // Appended to a library-not-found message when the module's package is known not to load the
 // file first: "; cutensor-cu12 2.8.1 installs it at P, where the loader does not look, and
 // cupy-cuda12x 14.2.0 loads only libcublasLt.so.12, libcutensor.so.2 before this module (<by>):
-// <what> fails unless Python code that ran earlier has loaded that file".
+// <what> fails unless Python code that ran earlier has loaded that file". When the row takes the file
+// only from a distribution (CuPy 13), <by> goes on: ", which takes it only from nvidia-nccl-cu11 2.x,
+// at least 2.16.5, and finds nvidia-nccl-cu11 2.14.3 in P first".
 std::string not_loaded_first_note(const CheckContext& ctx, const ShippedLibraries::Shipped& shipped,
                                   const PackageLoadsFirst& package, size_t root, std::string_view what);
 

@@ -73,7 +73,8 @@ std::optional<SitePackagesPath> split_site_packages(std::string_view site_packag
 }
 
 // site.getsitepackages(): each prefix in turn (/usr/local before /usr), its platlibdir lib64 before
-// lib, and Debian's python3/dist-packages before python3.X/dist-packages.
+// lib (Fedora, RHEL, SUSE; Debian's platlibdir is lib, and a venv's lib64 there is a link to lib),
+// and Debian's python3/dist-packages before python3.X/dist-packages.
 int sys_path_rank(std::string_view site_packages) {
   auto parts = split_site_packages(site_packages);
   if (!parts) return 0;

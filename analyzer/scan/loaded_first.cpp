@@ -11,10 +11,10 @@
 namespace depscan {
 namespace {
 
-// The site-packages directories of the module's environment, in sys.path's order: pathfinder looks
-// in every one, importlib.metadata takes the first that holds a distribution, and torch may sit in
-// another (a distribution's pip puts platlib under lib64/). Another environment of the same scan is
-// another interpreter's.
+// The site-packages directories on the module's sys.path (on_one_sys_path), in its order: pathfinder
+// looks in every one, importlib.metadata takes the first that holds a distribution, and torch may sit
+// in another (a distribution's pip puts platlib under lib64/). Another environment of the same scan,
+// or another pythonX.Y of the same prefix, is another interpreter's.
 std::vector<std::string_view> search_order(const std::string& own, const std::vector<Distribution>& distributions) {
   std::vector<std::string_view> out{own};
   for (const Distribution& d : distributions)
