@@ -26,9 +26,12 @@ const ShippedLibraries::Shipped* ShippedLibraries::find(const std::string& name,
   return same_major != it->second.end() ? &*same_major : &it->second.front();
 }
 
-const Distribution* ShippedLibraries::first_on_sys_path(std::string_view normalized_name,
-                                                        std::string_view site_packages) const {
-  return distributions_ ? depscan::first_on_sys_path(*distributions_, normalized_name, site_packages) : nullptr;
+std::optional<AskedDistribution> asked_distribution(const LoadedFirstLibrary& library, const Distribution& module,
+                                                    const std::vector<Distribution>& distributions) {
+  auto wanted = wanted_distribution_name(library, cuda_major_of_distribution(module.name));
+  if (!wanted) return std::nullopt;
+  const Distribution* first = first_on_sys_path(distributions, *wanted, module.site_packages);
+  return AskedDistribution{first, first && meets_min_version(first->version, library.min_version)};
 }
 
 const ShippedLibraries::Shipped* shipped_library(const CheckContext& ctx, const std::string& name,
@@ -54,10 +57,10 @@ std::optional<PackageLoadsFirst> package_loads_first(const CheckContext& ctx, si
 
 namespace {
 
-// What the package asks importlib.metadata for, to load the shipped file, and what it finds first.
+// What the package asks importlib.metadata for, to load the shipped file, and what it finds.
 struct Asked {
   const LoadedFirstLibrary* library;
-  const Distribution* first;  // the first nvidia-nccl-cu11 on its sys.path; null: none
+  AskedDistribution answer;
 };
 
 std::optional<Asked> asked_for(const CheckContext& ctx, const ShippedLibraries::Shipped& shipped,
@@ -65,25 +68,24 @@ std::optional<Asked> asked_for(const CheckContext& ctx, const ShippedLibraries::
   std::string relative(relative_to_site_packages(*shipped.distribution, shipped.path));
   for (const LoadedFirstLibrary& library : package.row->libraries) {
     if (std::ranges::find(library.paths, relative) == library.paths.end()) continue;
-    auto wanted = wanted_distribution_name(library, cuda_major_of_distribution(package.distribution->name));
-    if (!wanted) return std::nullopt;
-    return Asked{&library, ctx.shipped->first_on_sys_path(*wanted, package.distribution->site_packages)};
+    const auto* distributions = ctx.shipped->distributions();
+    auto answer = distributions ? asked_distribution(library, *package.distribution, *distributions) : std::nullopt;
+    if (!answer) return std::nullopt;
+    return Asked{&library, *answer};
   }
   return std::nullopt;
 }
-
-bool takes(const Asked& asked) { return asked.first && meets_min_version(asked.first->version, asked.library->min_version); }
 
 // ", which takes it only from nvidia-nccl-cu11 2.x, at least 2.16.5, and finds nvidia-nccl-cu11 2.14.3
 // in P first": the shipping wheel is another distribution, too old a release, or hidden by one.
 std::string taken_only_from(const CheckContext& ctx, const ShippedLibraries::Shipped& shipped,
                             const PackageLoadsFirst& package) {
   auto asked = asked_for(ctx, shipped, package);
-  if (!asked || takes(*asked)) return "";
+  if (!asked || asked->answer.taken) return "";
   std::string note = fmt::format(", which takes it only from {}",
                                  describe_wanted_distribution(*asked->library, cuda_major_of_distribution(package.distribution->name)));
-  if (asked->first && asked->first != shipped.distribution)
-    note += fmt::format(", and finds {} {} in {} first", asked->first->name, asked->first->version, asked->first->site_packages);
+  if (const Distribution* first = asked->answer.first; first && first != shipped.distribution)
+    note += fmt::format(", and finds {} {} in {} first", first->name, first->version, first->site_packages);
   return note;
 }
 

@@ -33,9 +33,7 @@ class ShippedLibraries {
   const Shipped* find(const std::string& name, const std::vector<int>& process_majors = {}) const;
   // The distribution that installed the object, or null (unknown, or no owners given).
   const Distribution* owner_of(const Object& object) const { return owners_ ? owners_->of(object) : nullptr; }
-  // The distribution of that name importlib.metadata finds first on the sys.path holding
-  // `site_packages`, or null.
-  const Distribution* first_on_sys_path(std::string_view normalized_name, std::string_view site_packages) const;
+  const std::vector<Distribution>* distributions() const { return distributions_; }
 
  private:
   const std::vector<Distribution>* distributions_ = nullptr;
@@ -56,6 +54,16 @@ struct PackageLoadsFirst {
   const Distribution* distribution;  // the module's: cupy-cuda12x 13.6.0
   const LoadedFirst* row;
 };
+
+// Where a loaded_first row's library comes from when the row names a distribution: the first of that
+// name on the module's sys.path (what importlib.metadata finds), and whether the package takes its copy
+// (a recent enough release). None when a copy from any distribution will do.
+struct AskedDistribution {
+  const Distribution* first = nullptr;  // null: none installed there
+  bool taken = false;
+};
+std::optional<AskedDistribution> asked_distribution(const LoadedFirstLibrary& library, const Distribution& module,
+                                                    const std::vector<Distribution>& distributions);
 
 // The loaded_first row of the root's own distribution and release, when the matrix has one.
 std::optional<PackageLoadsFirst> package_loads_first(const CheckContext& ctx, size_t root);

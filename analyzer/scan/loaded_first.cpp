@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "analyzer/check/cuda_stack.h"
+#include "analyzer/check/shipped_libraries.h"
 #include "analyzer/input/python_env.h"
 
 namespace depscan {
@@ -26,7 +27,7 @@ std::vector<std::string_view> search_order(const std::string& own, const std::ve
 
 // Where one module's package looks for the libraries it loads first.
 struct Lookup {
-  std::string_view own;                         // the module's site-packages
+  const Distribution& module;                   // cupy-cuda12x 13.6.0
   std::vector<std::string_view> site_packages;  // search_order
   std::optional<int> module_major;              // cupy-cuda12x: 12
   const std::vector<Distribution>& distributions;
@@ -44,11 +45,10 @@ struct Sources {
 };
 
 Sources sources_of(const LoadedFirstLibrary& library, const Lookup& lookup) {
-  auto wanted = wanted_distribution_name(library, lookup.module_major);
-  if (!wanted) return {lookup.site_packages};
-  const Distribution* asked = first_on_sys_path(lookup.distributions, *wanted, lookup.own);
-  if (!asked || !meets_min_version(asked->version, library.min_version)) return {{}, asked};
-  return {{asked->site_packages}, asked};
+  auto asked = asked_distribution(library, lookup.module, lookup.distributions);
+  if (!asked) return {lookup.site_packages};
+  if (!asked->taken) return {{}, asked->first};
+  return {{asked->first->site_packages}, asked->first};
 }
 
 // Why a copy of the library was not taken: another distribution's, too old a release, or one that
@@ -103,7 +103,7 @@ std::vector<std::vector<LoadedBeforeRoot>> loaded_first_of_roots(const std::vect
     const LoadedFirst* row =
         matrix.loaded_first(normalize_dist_name(d->name), d->version, relative_to_site_packages(*d, roots[i]));
     if (!row) continue;
-    Lookup lookup{d->site_packages, search_order(d->site_packages, distributions), cuda_major_of_distribution(d->name),
+    Lookup lookup{*d, search_order(d->site_packages, distributions), cuda_major_of_distribution(d->name),
                   distributions, owners, fs, passed_over};
     out[i] = loaded_before(*row, lookup);
   }
