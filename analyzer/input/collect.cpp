@@ -381,7 +381,7 @@ CollectedInputs collect_inputs(std::unique_ptr<FileSystem>& fs, const CollectReq
   }
   if (request.python_env) {
     std::string prefix = request.rooted ? normalize_path(*request.python_env) : absolute_path(*request.python_env);
-    auto dirs = find_site_packages(*fs, prefix);
+    auto dirs = interpreter_site_packages(*fs, prefix);
     if (dirs.empty()) {
       out.unreadable_inputs.push_back(*request.python_env);
       const char* why = fs->is_directory(prefix) ? "no lib/pythonX.Y/site-packages found (not a venv or conda prefix)"

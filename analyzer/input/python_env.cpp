@@ -27,8 +27,7 @@ void add_directory_once(const FileSystem& fs, const std::string& dir, std::vecto
   found.push_back(dir);
 }
 
-}  // namespace
-
+// site-packages (and dist-packages) directories under a prefix, e.g. lib/python3.12/site-packages.
 std::vector<std::string> find_site_packages(const FileSystem& fs, const std::string& prefix) {
   std::vector<std::string> found, real_dirs;
   if (looks_like_site_packages(fs, prefix)) add_directory_once(fs, prefix, found, real_dirs);
@@ -45,6 +44,14 @@ std::vector<std::string> find_site_packages(const FileSystem& fs, const std::str
   add_directory_once(fs, join_path(join_path(prefix, "Lib"), "site-packages"), found, real_dirs);
   return found;
 }
+
+std::string_view leaf_name(std::string_view dir) {
+  while (dir.size() > 1 && dir.ends_with('/')) dir.remove_suffix(1);
+  size_t slash = dir.rfind('/');
+  return slash == std::string_view::npos ? dir : dir.substr(slash + 1);
+}
+
+}  // namespace
 
 namespace {
 
@@ -96,11 +103,36 @@ void sort_as_sys_path(std::vector<std::string_view>& site_packages) {
   std::ranges::stable_sort(site_packages, {}, sys_path_rank);
 }
 
+namespace {
+
+// python3.11 and python3.11, or Debian's version-less python3 and any python3.X; never python2.7.
+bool same_interpreter_version(std::string_view a, std::string_view b) {
+  if (a == b) return true;
+  if (a == "python3") return b.starts_with("python3.");
+  return b == "python3" && a.starts_with("python3.");
+}
+
+}  // namespace
+
 bool on_one_sys_path(std::string_view a, std::string_view b) {
   if (python_environment_of(a) != python_environment_of(b)) return false;
   auto pa = split_site_packages(a), pb = split_site_packages(b);
   if (!pa || !pb) return true;
-  return pa->python == pb->python || pa->python == "python3" || pb->python == "python3";
+  return same_interpreter_version(pa->python, pb->python);
+}
+
+std::vector<std::string> interpreter_site_packages(const FileSystem& fs, const std::string& prefix) {
+  std::vector<std::string> found = find_site_packages(fs, prefix);
+  if (prefix != "/usr") return found;
+  std::vector<std::string> system = found;
+  for (std::string& local : find_site_packages(fs, "/usr/local")) {
+    bool read_by_system = std::ranges::any_of(system, [&](const std::string& dir) {
+      return leaf_name(dir) == leaf_name(local) && on_one_sys_path(dir, local);
+    });
+    if (read_by_system) found.push_back(std::move(local));
+  }
+  std::ranges::stable_sort(found, {}, [](const std::string& dir) { return sys_path_rank(dir); });
+  return found;
 }
 
 const Distribution* first_on_sys_path(const std::vector<Distribution>& distributions, std::string_view normalized_name,

@@ -12,8 +12,12 @@
 
 namespace depscan {
 
-// site-packages (and dist-packages) directories under a prefix, e.g. lib/python3.12/site-packages.
-std::vector<std::string> find_site_packages(const FileSystem& fs, const std::string& prefix);
+// The site-packages directories of the interpreter installed under `prefix`, in its sys.path order:
+// PREFIX/lib*/python*/site-packages or dist-packages (or PREFIX itself, or Windows' Lib/site-packages).
+// For /usr (Debian's and Fedora's python3) also /usr/local's directories of the same name as its own
+// (dist-packages on Debian, site-packages on Fedora); a Python built into /usr/local, as in the
+// python:3.X images, has its own site-packages there.
+std::vector<std::string> interpreter_site_packages(const FileSystem& fs, const std::string& prefix);
 
 // The environment a site-packages directory belongs to, as the directories one interpreter's
 // sys.path holds: the prefix before lib/pythonX.Y/site-packages (lib64, dist-packages, Windows'
@@ -25,8 +29,8 @@ std::string_view python_environment_of(std::string_view site_packages);
 void sort_as_sys_path(std::vector<std::string_view>& site_packages);
 
 // Whether one interpreter's sys.path holds both site-packages directories: the same environment, and
-// the same pythonX.Y (or Debian's version-less python3): /usr/lib/python3.11 and /usr/local/lib/python3.12
-// are two interpreters'.
+// the same pythonX.Y (or Debian's version-less python3 and a python3.X): /usr/lib/python3.11 and
+// /usr/local/lib/python3.12 are two interpreters', and so are python3 and python2.7.
 bool on_one_sys_path(std::string_view a, std::string_view b);
 
 // The distribution of that name importlib.metadata finds first on the sys.path that holds

@@ -132,12 +132,9 @@ FileLoadedFirst libraries_loaded_first_for_file(const std::string& path, const M
     return dir == own || (real && own_real && *real == *own_real);
   };
   std::string environment(python_environment_of(own));
-  std::vector<std::string> prefixes{environment};
-  if (environment == "/usr") prefixes.push_back("/usr/local");  // Debian's and Fedora's python3 read both
   if (environment != own)
-    for (const std::string& prefix : prefixes)
-      for (std::string& dir : find_site_packages(fs, prefix))
-        if (!same_directory(dir)) directories.push_back(std::move(dir));
+    for (std::string& dir : interpreter_site_packages(fs, environment))
+      if (!same_directory(dir)) directories.push_back(std::move(dir));
   std::vector<Distribution> distributions;
   std::vector<Finding> unread;  // a scan reports these; the question here is one file's
   for (const std::string& dir : directories)

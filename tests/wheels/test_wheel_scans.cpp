@@ -698,6 +698,20 @@ TEST_CASE("CuPy 13 preloads the NCCL wheel only from its min_pypi_version: nvidi
                                   "nvidia-nccl-cu11 2.14.3 in " + platlib + " first") != std::string::npos,
                   why.output);
   }
+
+  SUBCASE("--python-env /usr is Debian's python3: it reads the NCCL that pip installed into /usr/local") {
+    TempDir debian("wheels-cupy13-nccl-debian");
+    std::string system = "/usr/lib/python3/dist-packages", local = "/usr/local/lib/python3.11/dist-packages";
+    REQUIRE(unzip_wheels(debian.str() + system, wheels({cupy11})));
+    REQUIRE(unzip_wheels(debian.str() + local, wheels({"nvidia_nccl_cu11-2.21.5-py3-none-manylinux1_x86_64.whl"})));
+    Scan s = scan("--root " + shell_quote(debian.str()) + " --python-env /usr --no-etc-preload", "cupy13-nccl-debian");
+    REQUIRE(s.report.is_object());
+    auto system_module = object_at(s.report, system + "/" + module);
+    REQUIRE(system_module);
+    CHECK(names_of(loaded_first_edges(s.report, *system_module)) ==
+          std::vector<std::string>{local + "/nvidia/nccl/lib/libnccl.so.2"});
+    CHECK_FALSE(not_found(s.report, "libnccl.so.2"));
+  }
 }
 
 TEST_CASE("the real loader: CuPy 13's modules after CuPy's preloads, and CuPy 14's cuTENSOR module after pathfinder's") {

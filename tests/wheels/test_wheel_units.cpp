@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <memory>
 #include <string>
 
 #include "analyzer/check/wheel_policy.h"
@@ -119,6 +120,30 @@ TEST_CASE("one environment's site-packages in sys.path's order (site.getsitepack
   CHECK(venv.front() == "/v/lib64/python3.11/site-packages");
 }
 
+TEST_CASE("the site-packages of the interpreter under a prefix: /usr's python3 also reads /usr/local's of its own name") {
+  auto layout = [](const char* name, std::initializer_list<const char*> dirs) {
+    auto tmp = std::make_unique<test::TempDir>(name);
+    for (const char* dir : dirs) std::filesystem::create_directories(tmp->path() / dir);
+    return tmp;
+  };
+  auto debian = layout("sysdebian", {"usr/lib/python3/dist-packages", "usr/lib/python3.11/dist-packages",
+                                     "usr/local/lib/python3.11/dist-packages", "usr/local/lib/python2.7/dist-packages",
+                                     "usr/local/lib/python3.11/site-packages"});
+  CHECK(interpreter_site_packages(*make_rooted_fs(debian->str()), "/usr") ==
+        std::vector<std::string>{"/usr/local/lib/python3.11/dist-packages", "/usr/lib/python3/dist-packages",
+                                 "/usr/lib/python3.11/dist-packages"});
+  CHECK(interpreter_site_packages(*make_rooted_fs(debian->str()), "/usr/local") ==
+        std::vector<std::string>{"/usr/local/lib/python2.7/dist-packages", "/usr/local/lib/python3.11/site-packages",
+                                 "/usr/local/lib/python3.11/dist-packages"});
+  auto fedora = layout("sysfedora", {"usr/lib64/python3.12/site-packages", "usr/lib/python3.12/site-packages",
+                                     "usr/local/lib/python3.12/site-packages", "usr/local/lib64/python3.12/site-packages"});
+  CHECK(interpreter_site_packages(*make_rooted_fs(fedora->str()), "/usr") ==
+        std::vector<std::string>{"/usr/local/lib64/python3.12/site-packages", "/usr/local/lib/python3.12/site-packages",
+                                 "/usr/lib64/python3.12/site-packages", "/usr/lib/python3.12/site-packages"});
+  auto python_image = layout("syspyimage", {"usr/local/lib/python3.12/site-packages"});
+  CHECK(interpreter_site_packages(*make_rooted_fs(python_image->str()), "/usr").empty());
+}
+
 TEST_CASE("the distribution importlib.metadata finds first: on the module's own sys.path, in its order") {
   auto dist = [](const char* name, const char* version, const char* site) {
     Distribution d;
@@ -139,6 +164,7 @@ TEST_CASE("the distribution importlib.metadata finds first: on the module's own 
   CHECK(on_one_sys_path("/usr/lib/python3/dist-packages", "/usr/local/lib/python3.12/dist-packages"));  // Debian's python3
   CHECK_FALSE(on_one_sys_path("/usr/lib/python3.11/dist-packages", "/usr/local/lib/python3.12/dist-packages"));
   CHECK_FALSE(on_one_sys_path("/a/lib/python3.11/site-packages", "/b/lib/python3.11/site-packages"));
+  CHECK_FALSE(on_one_sys_path("/usr/lib/python3/dist-packages", "/usr/local/lib/python2.7/dist-packages"));
 }
 
 TEST_CASE("version specifiers (PEP 440 subset)") {
