@@ -84,6 +84,13 @@ std::vector<json> findings(const json& report, const std::string& code) {
   return out;
 }
 
+// The library-not-found finding for `soname`, or null.
+std::optional<json> not_found(const json& report, const std::string& soname) {
+  for (const json& f : findings(report, "library-not-found"))
+    if (f["message"].get<std::string>().starts_with(soname + ":")) return f;
+  return std::nullopt;
+}
+
 bool any_message_has(const std::vector<json>& list, const std::string& text) {
   for (const json& f : list)
     if (f["message"].get<std::string>().find(text) != std::string::npos) return true;
@@ -274,9 +281,7 @@ TEST_CASE("CuPy 13.6 for CUDA 13: the name cupy-cuda13x gives the major its cuRA
   auto curand_finding = [&](std::initializer_list<const char*> wheel_files, const std::string& label) {
     Scan s = scan("--root " + shell_quote(root.str()) + wheels(wheel_files), label);
     REQUIRE(s.report.is_object());
-    std::optional<json> out;
-    for (const json& f : findings(s.report, "library-not-found"))
-      if (f["message"].get<std::string>().starts_with("libcurand.so.10:")) out = f;
+    std::optional<json> out = not_found(s.report, "libcurand.so.10");
     REQUIRE(out);
     return *out;
   };
@@ -289,6 +294,13 @@ TEST_CASE("CuPy 13.6 for CUDA 13: the name cupy-cuda13x gives the major its cuRA
   json cu13 = curand_finding({cupy, "nvidia_curand-10.4.0.35-py3-none-manylinux_2_27_x86_64.whl"}, "cupy13x-cu13");
   CHECK(cu13["severity"] == "error");  // CuPy 13 loads nothing before its cuRAND module
   CHECK(cu13["message"].get<std::string>().find("cupy-cuda13x 13.6.0 loads no library before this module") != std::string::npos);
+
+  Scan no_nccl = scan("--root " + shell_quote(root.str()) + wheels({cupy}), "cupy13x-no-nccl");
+  REQUIRE(no_nccl.report.is_object());
+  auto nccl = not_found(no_nccl.report, "libnccl.so.2");
+  REQUIRE(nccl);
+  CHECK((*nccl)["severity"] == "warning");  // an optional module (matrix optional_modules)
+  CHECK_MESSAGE((*nccl)["fix"].get<std::string>().starts_with("pip install \"nvidia-nccl-cu13>=2.27.7,<3\""), (*nccl)["fix"]);
 }
 
 TEST_CASE("ONNX Runtime's provider: the fix for a CUDA wheel's library off the search path is onnxruntime.preload_dlls()") {
@@ -540,13 +552,6 @@ std::vector<json> loaded_first_edges(const json& report, size_t object) {
     if (e["from"] == object && report["roots"][e["root"].get<size_t>()] == object && e.value("loaded_first", false))
       out.push_back(e);
   return out;
-}
-
-// The library-not-found finding for `soname`, or null.
-std::optional<json> not_found(const json& report, const std::string& soname) {
-  for (const json& f : findings(report, "library-not-found"))
-    if (f["message"].get<std::string>().starts_with(soname + ":")) return f;
-  return std::nullopt;
 }
 
 }  // namespace
