@@ -30,7 +30,7 @@ std::optional<AskedDistribution> asked_distribution(const LoadedFirstLibrary& li
                                                     const std::vector<Distribution>& distributions) {
   auto wanted = wanted_distribution_name(library, cuda_major_of_distribution(module.name));
   if (!wanted) return std::nullopt;
-  const Distribution* first = first_on_sys_path(distributions, *wanted, module.site_packages);
+  const Distribution* first = first_on_sys_path(distributions, *wanted, module);
   return AskedDistribution{first, first && meets_min_version(first->version, library.min_version)};
 }
 

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "analyzer/input/wheel.h"
+#include "analyzer/util/strings.h"
 
 namespace depscan {
 namespace {
@@ -121,7 +122,15 @@ bool on_one_sys_path(std::string_view a, std::string_view b) {
   return same_interpreter_version(pa->python, pb->python);
 }
 
-std::vector<std::string> interpreter_site_packages(const FileSystem& fs, const std::string& prefix) {
+namespace {
+
+// python_environment_of for the site-packages of an interpreter's prefix.
+std::string_view environment_of_prefix(std::string_view prefix) {
+  return prefix == "/usr/local" ? std::string_view("/usr") : prefix;
+}
+
+// The site-packages of the interpreter under `prefix` alone, without a venv's base environment.
+std::vector<std::string> own_site_packages(const FileSystem& fs, const std::string& prefix) {
   std::vector<std::string> found = find_site_packages(fs, prefix);
   if (prefix != "/usr") return found;
   std::vector<std::string> system = found;
@@ -135,14 +144,81 @@ std::vector<std::string> interpreter_site_packages(const FileSystem& fs, const s
   return found;
 }
 
-const Distribution* first_on_sys_path(const std::vector<Distribution>& distributions, std::string_view normalized_name,
-                                      std::string_view site_packages) {
-  const Distribution* first = nullptr;
+std::string_view python_of(std::string_view site_packages) {
+  auto parts = split_site_packages(site_packages);
+  return parts ? parts->python : std::string_view();
+}
+
+constexpr size_t kMaxPyvenvCfgBytes = 64 << 10;
+
+// A venv's base prefix when its interpreter also reads the base's site-packages, as site.py's venv()
+// reads pyvenv.cfg: `include-system-site-packages` is true unless set otherwise, and `home` is the
+// base interpreter's directory (/usr/bin: the base prefix is /usr).
+std::optional<std::string> system_site_prefix(const FileSystem& fs, std::string_view environment) {
+  auto cfg = fs.read_text(join_path(environment, "pyvenv.cfg"), kMaxPyvenvCfgBytes);
+  if (!cfg) return std::nullopt;
+  std::string include = "true", home;
+  for (std::string_view line : lines_of(*cfg)) {
+    size_t equals = line.find('=');
+    if (equals == std::string_view::npos) continue;
+    std::string key = ascii_lower(trim_spaces(line.substr(0, equals)));
+    std::string_view value = trim_spaces(line.substr(equals + 1));
+    if (key == "include-system-site-packages") include = ascii_lower(value);
+    else if (key == "home") home = value;
+  }
+  if (include != "true" || home.empty() || home.front() != '/') return std::nullopt;
+  std::string prefix = dirname_of(normalize_path(home));
+  if (prefix == normalize_path(environment)) return std::nullopt;
+  return prefix;
+}
+
+}  // namespace
+
+std::vector<std::string> interpreter_site_packages(const FileSystem& fs, const std::string& prefix) {
+  std::vector<std::string> found = own_site_packages(fs, prefix);
+  auto base = system_site_prefix(fs, prefix);
+  if (!base) return found;
+  std::vector<std::string> venv = found;
+  for (std::string& dir : own_site_packages(fs, *base)) {
+    bool same_python = std::ranges::any_of(venv, [&](const std::string& own) {
+      return same_interpreter_version(python_of(own), python_of(dir));
+    });
+    if (same_python && std::ranges::find(found, dir) == found.end()) found.push_back(std::move(dir));
+  }
+  return found;
+}
+
+namespace {
+
+// Whether the module's interpreter has the directory on its sys.path: its own environment's, or
+// its venv's base environment's.
+bool on_sys_path_of(const Distribution& module, std::string_view site_packages) {
+  if (on_one_sys_path(site_packages, module.site_packages)) return true;
+  return !module.system_site_prefix.empty() &&
+         python_environment_of(site_packages) == environment_of_prefix(module.system_site_prefix) &&
+         same_interpreter_version(python_of(site_packages), python_of(module.site_packages));
+}
+
+}  // namespace
+
+std::vector<std::string_view> sys_path_of(const Distribution& module, const std::vector<Distribution>& distributions) {
+  std::vector<std::string_view> out{module.site_packages};
   for (const Distribution& d : distributions)
-    if (normalize_dist_name(d.name) == normalized_name && on_one_sys_path(d.site_packages, site_packages) &&
-        (!first || sys_path_rank(d.site_packages) < sys_path_rank(first->site_packages)))
-      first = &d;
-  return first;
+    if (on_sys_path_of(module, d.site_packages) && std::ranges::find(out, d.site_packages) == out.end())
+      out.push_back(d.site_packages);
+  auto rank = [&](std::string_view dir) {  // the venv's own directories before its base's
+    return (on_one_sys_path(dir, module.site_packages) ? 0 : 8) + sys_path_rank(dir);
+  };
+  std::ranges::stable_sort(out, {}, rank);
+  return out;
+}
+
+const Distribution* first_on_sys_path(const std::vector<Distribution>& distributions, std::string_view normalized_name,
+                                      const Distribution& module) {
+  for (std::string_view dir : sys_path_of(module, distributions))
+    for (const Distribution& d : distributions)
+      if (d.site_packages == dir && normalize_dist_name(d.name) == normalized_name) return &d;
+  return nullptr;
 }
 
 bool looks_like_site_packages(const FileSystem& fs, const std::string& dir) {
@@ -154,6 +230,9 @@ bool looks_like_site_packages(const FileSystem& fs, const std::string& dir) {
 std::vector<Distribution> read_distributions(const FileSystem& fs, const std::string& site_packages,
                                              std::vector<Finding>& findings) {
   std::vector<Distribution> dists;
+  std::string_view environment = python_environment_of(site_packages);
+  std::string system_site;
+  if (environment != site_packages) system_site = system_site_prefix(fs, environment).value_or("");
   auto names = fs.list(site_packages);
   std::sort(names.begin(), names.end());
   for (const std::string& name : names) {
@@ -172,6 +251,7 @@ std::vector<Distribution> read_distributions(const FileSystem& fs, const std::st
     dist.requires_dist = std::move(meta.requires_dist);
     dist.dist_info = dir;
     dist.site_packages = site_packages;
+    dist.system_site_prefix = system_site;
     if (auto wheel = fs.read_text(join_path(dir, "WHEEL"), kMaxMetadataBytes)) dist.tags = parse_wheel_tags(*wheel);
     if (auto record = fs.read_text(join_path(dir, "RECORD"), kMaxMetadataBytes))
       for (const std::string& path : parse_record_paths(*record))

@@ -16,7 +16,8 @@ namespace depscan {
 // PREFIX/lib*/python*/site-packages or dist-packages (or PREFIX itself, or Windows' Lib/site-packages).
 // For /usr (Debian's and Fedora's python3) also /usr/local's directories of the same name as its own
 // (dist-packages on Debian, site-packages on Fedora); a Python built into /usr/local, as in the
-// python:3.X images, has its own site-packages there.
+// python:3.X images, has its own site-packages there. For a venv whose pyvenv.cfg includes the system
+// site-packages, then its base prefix's directories of the same Python version.
 std::vector<std::string> interpreter_site_packages(const FileSystem& fs, const std::string& prefix);
 
 // The environment a site-packages directory belongs to, as the directories one interpreter's
@@ -33,10 +34,14 @@ void sort_as_sys_path(std::vector<std::string_view>& site_packages);
 // /usr/local/lib/python3.12 are two interpreters', and so are python3 and python2.7.
 bool on_one_sys_path(std::string_view a, std::string_view b);
 
-// The distribution of that name importlib.metadata finds first on the sys.path that holds
-// `site_packages`, or null.
+// The site-packages directories on the module's sys.path that hold a distribution, and the module's
+// own, in sys.path's order: its environment's (on_one_sys_path), then those of a venv's base
+// environment when the venv includes them (Distribution::system_site_prefix).
+std::vector<std::string_view> sys_path_of(const Distribution& module, const std::vector<Distribution>& distributions);
+
+// The distribution of that name importlib.metadata finds first on the module's sys.path, or null.
 const Distribution* first_on_sys_path(const std::vector<Distribution>& distributions, std::string_view normalized_name,
-                                      std::string_view site_packages);
+                                      const Distribution& module);
 
 // Whether a directory holds installed distributions (any *.dist-info with METADATA).
 bool looks_like_site_packages(const FileSystem& fs, const std::string& dir);

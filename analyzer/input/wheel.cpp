@@ -17,12 +17,6 @@ namespace {
 // The few non-ELF files a check reads: torch.version.cuda picks bitsandbytes' build (python_variants).
 bool read_by_checks(const std::string& member) { return member == "torch/version.py"; }
 
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  return s;
-}
-
 bool ends_with(std::string_view s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
 }
@@ -34,7 +28,7 @@ void for_each_header(std::string_view text, F&& f) {
     if (line.empty()) break;
     size_t colon = line.find(':');
     if (colon == std::string_view::npos || line[0] == ' ' || line[0] == '\t') continue;
-    f(trim(line.substr(0, colon)), trim(line.substr(colon + 1)));
+    f(trim_spaces(line.substr(0, colon)), trim_spaces(line.substr(colon + 1)));
   }
 }
 
@@ -117,26 +111,26 @@ std::optional<std::string> install_location(const std::string& member, const std
 
 Requirement parse_requirement(std::string_view line) {
   Requirement req;
-  req.raw = std::string(trim(line));
+  req.raw = std::string(trim_spaces(line));
   std::string_view text = line;
   size_t semi = text.find(';');
   if (semi != std::string_view::npos) {
-    req.marker = std::string(trim(text.substr(semi + 1)));
+    req.marker = std::string(trim_spaces(text.substr(semi + 1)));
     text = text.substr(0, semi);
   }
-  text = trim(text);
+  text = trim_spaces(text);
   size_t name_end = 0;
   while (name_end < text.size() &&
          (std::isalnum(static_cast<unsigned char>(text[name_end])) || text[name_end] == '-' ||
           text[name_end] == '_' || text[name_end] == '.'))
     ++name_end;
   req.name = normalize_dist_name(text.substr(0, name_end));
-  std::string_view rest = trim(text.substr(name_end));
+  std::string_view rest = trim_spaces(text.substr(name_end));
   if (!rest.empty() && rest.front() == '[') {  // extras
     size_t close = rest.find(']');
-    rest = close == std::string_view::npos ? std::string_view() : trim(rest.substr(close + 1));
+    rest = close == std::string_view::npos ? std::string_view() : trim_spaces(rest.substr(close + 1));
   }
-  if (!rest.empty() && rest.front() == '(' && rest.back() == ')') rest = trim(rest.substr(1, rest.size() - 2));
+  if (!rest.empty() && rest.front() == '(' && rest.back() == ')') rest = trim_spaces(rest.substr(1, rest.size() - 2));
   std::string spec;
   for (char c : rest)
     if (!std::isspace(static_cast<unsigned char>(c))) spec += c;

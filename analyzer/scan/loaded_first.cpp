@@ -12,23 +12,10 @@
 namespace depscan {
 namespace {
 
-// The site-packages directories on the module's sys.path (on_one_sys_path), in its order: pathfinder
-// looks in every one, importlib.metadata takes the first that holds a distribution, and torch may sit
-// in another (a distribution's pip puts platlib under lib64/). Another environment of the same scan,
-// or another pythonX.Y of the same prefix, is another interpreter's.
-std::vector<std::string_view> search_order(const std::string& own, const std::vector<Distribution>& distributions) {
-  std::vector<std::string_view> out{own};
-  for (const Distribution& d : distributions)
-    if (on_one_sys_path(d.site_packages, own) && std::ranges::find(out, d.site_packages) == out.end())
-      out.push_back(d.site_packages);
-  sort_as_sys_path(out);
-  return out;
-}
-
 // Where one module's package looks for the libraries it loads first.
 struct Lookup {
   const Distribution& module;                   // cupy-cuda12x 13.6.0
-  std::vector<std::string_view> site_packages;  // search_order
+  std::vector<std::string_view> site_packages;  // sys_path_of the module: pathfinder looks in every one
   std::optional<int> module_major;              // cupy-cuda12x: 12
   const std::vector<Distribution>& distributions;
   const FileOwners& owners;
@@ -103,7 +90,7 @@ std::vector<std::vector<LoadedBeforeRoot>> loaded_first_of_roots(const std::vect
     const LoadedFirst* row =
         matrix.loaded_first(normalize_dist_name(d->name), d->version, relative_to_site_packages(*d, roots[i]));
     if (!row) continue;
-    Lookup lookup{*d, search_order(d->site_packages, distributions), cuda_major_of_distribution(d->name),
+    Lookup lookup{*d, sys_path_of(*d, distributions), cuda_major_of_distribution(d->name),
                   distributions, owners, fs, passed_over};
     out[i] = loaded_before(*row, lookup);
   }

@@ -42,6 +42,14 @@ inline bool equals_ignoring_case(std::string_view a, std::string_view b) {
   return true;
 }
 
+// `text` without the ASCII white space at its ends.
+inline std::string_view trim_spaces(std::string_view text) {
+  auto space = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'; };
+  while (!text.empty() && space(text.front())) text.remove_prefix(1);
+  while (!text.empty() && space(text.back())) text.remove_suffix(1);
+  return text;
+}
+
 // The non-empty pieces of `text` between any of the `separators` characters.
 inline std::vector<std::string> split_nonempty(std::string_view text, std::string_view separators) {
   std::vector<std::string> out;

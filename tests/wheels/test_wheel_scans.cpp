@@ -668,6 +668,28 @@ TEST_CASE("CuPy 13 preloads the NCCL wheel only from its min_pypi_version: nvidi
   // CuPy's NCCL module is optional (matrix optional_modules): its fix leads with the upgrade
   CHECK_MESSAGE((*nccl)["fix"].get<std::string>().starts_with("pip install \"nvidia-nccl-cu11>=2.16.5,<3\""), (*nccl)["fix"]);
 
+  // The files loaded before the module in a scan of the Python environment `env` inside `root_dir`.
+  auto loaded_first_in = [&](const std::string& root_dir, const std::string& env, const std::string& module_path,
+                             const std::string& label) {
+    Scan in_root = scan("--root " + shell_quote(root_dir) + " --python-env " + env + " --no-etc-preload", label);
+    REQUIRE(in_root.report.is_object());
+    auto object = object_at(in_root.report, module_path);
+    REQUIRE(object);
+    return names_of(loaded_first_edges(in_root.report, *object));
+  };
+
+  // Whether depscan why says the module's package passed over NCCL 2.21.5 in `hidden_site` because
+  // importlib.metadata finds 2.14.3 in `first_site` first.
+  auto why_says_hidden = [&](const std::string& root_dir, const std::string& module_path, const std::string& hidden_site,
+                             const std::string& first_site) {
+    auto why = run_command(depscan_bin() + " why --root " + shell_quote(root_dir) + " " + module_path + " libnccl.so.2 2>&1");
+    bool says = why.output.find("not loaded before the module by its Python package: " + hidden_site +
+                                "/nvidia/nccl/lib/libnccl.so.2 (nvidia-nccl-cu11 2.21.5): importlib.metadata finds "
+                                "nvidia-nccl-cu11 2.14.3 in " + first_site + " first") != std::string::npos;
+    if (!says) MESSAGE(why.output);
+    return says;
+  };
+
   SUBCASE("depscan why names the copy CuPy passed over and what it takes instead") {
     TempDir site("wheels-cupy13-nccl-site");
     REQUIRE(unzip_wheels(site.str(), wheels({cupy11, "nvidia_nccl_cu11-2.14.3-py3-none-manylinux1_x86_64.whl"})));
@@ -696,12 +718,7 @@ TEST_CASE("CuPy 13 preloads the NCCL wheel only from its min_pypi_version: nvidi
                       "(cupy/_environment.py's _preload_library), which takes it only from nvidia-nccl-cu11 2.x, at least 2.16.5") !=
                       std::string::npos,
                   (*hidden_nccl)["message"]);
-    auto why = run_command(depscan_bin() + " why --root " + shell_quote(split.str()) + " " + purelib + "/" + module +
-                           " libnccl.so.2 2>&1");
-    CHECK_MESSAGE(why.output.find("not loaded before the module by its Python package: " + purelib +
-                                  "/nvidia/nccl/lib/libnccl.so.2 (nvidia-nccl-cu11 2.21.5): importlib.metadata finds "
-                                  "nvidia-nccl-cu11 2.14.3 in " + platlib + " first") != std::string::npos,
-                  why.output);
+    CHECK(why_says_hidden(split.str(), purelib + "/" + module, purelib, platlib));
   }
 
   SUBCASE("--python-env /usr is Debian's python3: it reads the NCCL that pip installed into /usr/local") {
@@ -709,13 +726,27 @@ TEST_CASE("CuPy 13 preloads the NCCL wheel only from its min_pypi_version: nvidi
     std::string system = "/usr/lib/python3/dist-packages", local = "/usr/local/lib/python3.11/dist-packages";
     REQUIRE(unzip_wheels(debian.str() + system, wheels({cupy11})));
     REQUIRE(unzip_wheels(debian.str() + local, wheels({"nvidia_nccl_cu11-2.21.5-py3-none-manylinux1_x86_64.whl"})));
-    Scan s = scan("--root " + shell_quote(debian.str()) + " --python-env /usr --no-etc-preload", "cupy13-nccl-debian");
-    REQUIRE(s.report.is_object());
-    auto system_module = object_at(s.report, system + "/" + module);
-    REQUIRE(system_module);
-    CHECK(names_of(loaded_first_edges(s.report, *system_module)) ==
+    CHECK(loaded_first_in(debian.str(), "/usr", system + "/" + module, "cupy13-nccl-debian") ==
           std::vector<std::string>{local + "/nvidia/nccl/lib/libnccl.so.2"});
-    CHECK_FALSE(not_found(s.report, "libnccl.so.2"));
+  }
+
+  SUBCASE("a venv made with --system-site-packages: CuPy in the venv takes the system's NCCL, unless the venv has one") {
+    TempDir venv_root("wheels-cupy13-nccl-venv-system");
+    std::string venv = "/venv/lib/python3.11/site-packages", local = "/usr/local/lib/python3.11/dist-packages";
+    REQUIRE(unzip_wheels(venv_root.str() + venv, wheels({cupy11})));
+    REQUIRE(unzip_wheels(venv_root.str() + local, wheels({"nvidia_nccl_cu11-2.21.5-py3-none-manylinux1_x86_64.whl"})));
+    fs::create_directories(venv_root.str() + "/usr/lib/python3/dist-packages");
+    auto scan_venv = [&](const std::string& cfg, const std::string& label) {
+      std::ofstream(venv_root.str() + "/venv/pyvenv.cfg") << cfg;
+      return loaded_first_in(venv_root.str(), "/venv", venv + "/" + module, label);
+    };
+    CHECK(scan_venv("home = /usr/bin\ninclude-system-site-packages = true\n", "cupy13-venv-system") ==
+          std::vector<std::string>{local + "/nvidia/nccl/lib/libnccl.so.2"});
+    CHECK(scan_venv("home = /usr/bin\ninclude-system-site-packages = false\n", "cupy13-venv-alone").empty());
+
+    REQUIRE(unzip_wheels(venv_root.str() + venv, wheels({"nvidia_nccl_cu11-2.14.3-py3-none-manylinux1_x86_64.whl"})));
+    CHECK(scan_venv("home = /usr/bin\ninclude-system-site-packages = true\n", "cupy13-venv-hides").empty());
+    CHECK(why_says_hidden(venv_root.str(), venv + "/" + module, local, venv));
   }
 }
 

@@ -1,9 +1,11 @@
 // Unit tests of the wheel and archive helpers: member-name safety, wheel names, install schemes,
 // METADATA parsing, version specifiers and the manylinux policy data.
 #include <doctest/doctest.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <memory>
 #include <string>
 
@@ -142,6 +144,24 @@ TEST_CASE("the site-packages of the interpreter under a prefix: /usr's python3 a
                                  "/usr/lib64/python3.12/site-packages", "/usr/lib/python3.12/site-packages"});
   auto python_image = layout("syspyimage", {"usr/local/lib/python3.12/site-packages"});
   CHECK(interpreter_site_packages(*make_rooted_fs(python_image->str()), "/usr").empty());
+
+  auto venv = layout("sysvenv", {"venv/lib/python3.11/site-packages", "usr/lib/python3/dist-packages",
+                                 "usr/lib/python3.12/dist-packages", "usr/local/lib/python3.11/dist-packages"});
+  auto venv_dirs = [&](const std::string& cfg) {
+    std::ofstream(venv->path() / "venv/pyvenv.cfg") << cfg;
+    return interpreter_site_packages(*make_rooted_fs(venv->str()), "/venv");
+  };
+  std::vector<std::string> alone{"/venv/lib/python3.11/site-packages"};
+  std::vector<std::string> with_system{"/venv/lib/python3.11/site-packages", "/usr/local/lib/python3.11/dist-packages",
+                                       "/usr/lib/python3/dist-packages"};  // not python3.12's
+  CHECK(venv_dirs("home = /usr/bin\ninclude-system-site-packages = false\nversion = 3.11.2\n") == alone);
+  CHECK(venv_dirs("home = /usr/bin\nInclude-System-Site-Packages = True\n") == with_system);  // as site.py reads it
+  CHECK(venv_dirs("home=/usr/bin\n") == with_system);  // site.py's default when the key is missing
+  CHECK(venv_dirs("home = /venv/bin\n") == alone);     // its own prefix: nothing more
+  CHECK(venv_dirs("home = usr/bin\n") == alone);       // not an absolute path
+  std::filesystem::remove(venv->path() / "venv/pyvenv.cfg");
+  REQUIRE(::mkfifo((venv->path() / "venv/pyvenv.cfg").c_str(), 0600) == 0);  // read, it would hang
+  CHECK(interpreter_site_packages(*make_rooted_fs(venv->str()), "/venv") == alone);
 }
 
 TEST_CASE("the distribution importlib.metadata finds first: on the module's own sys.path, in its order") {
@@ -156,11 +176,20 @@ TEST_CASE("the distribution importlib.metadata finds first: on the module's own 
                                       dist("nvidia-nccl-cu11", "2.14.3", "/usr/local/lib/python3.11/dist-packages"),
                                       dist("nvidia-nccl-cu11", "2.18.1", "/usr/local/lib/python3.12/dist-packages"),
                                       dist("nvidia-nccl-cu11", "2.19.3", "/opt/venv/lib/python3.11/site-packages")};
-  const Distribution* first = first_on_sys_path(installed, "nvidia-nccl-cu11", "/usr/lib/python3.11/dist-packages");
+  Distribution system_module = dist("cupy-cuda11x", "13.6.0", "/usr/lib/python3.11/dist-packages");
+  const Distribution* first = first_on_sys_path(installed, "nvidia-nccl-cu11", system_module);
   REQUIRE(first);
   CHECK(first->version == "2.14.3");  // /usr/local before /usr; python3.12's and the venv's are other interpreters'
-  CHECK(first_on_sys_path(installed, "nvidia-nccl-cu11", "/opt/venv/lib/python3.11/site-packages")->version == "2.19.3");
-  CHECK_FALSE(first_on_sys_path(installed, "nvidia-nccl-cu12", "/usr/lib/python3/dist-packages"));
+  Distribution venv_module = dist("cupy-cuda11x", "13.6.0", "/opt/venv/lib/python3.11/site-packages");
+  CHECK(first_on_sys_path(installed, "nvidia-nccl-cu11", venv_module)->version == "2.19.3");
+  CHECK_FALSE(first_on_sys_path(installed, "nvidia-nccl-cu12", system_module));
+  installed.pop_back();
+  CHECK_FALSE(first_on_sys_path(installed, "nvidia-nccl-cu11", venv_module));  // the system's are not the venv's
+  venv_module.system_site_prefix = "/usr";  // unless its pyvenv.cfg includes them, after its own
+  CHECK(first_on_sys_path(installed, "nvidia-nccl-cu11", venv_module)->version == "2.14.3");
+  CHECK(sys_path_of(venv_module, installed) ==
+        std::vector<std::string_view>{"/opt/venv/lib/python3.11/site-packages", "/usr/local/lib/python3.11/dist-packages",
+                                      "/usr/lib/python3/dist-packages"});
   CHECK(on_one_sys_path("/usr/lib/python3/dist-packages", "/usr/local/lib/python3.12/dist-packages"));  // Debian's python3
   CHECK_FALSE(on_one_sys_path("/usr/lib/python3.11/dist-packages", "/usr/local/lib/python3.12/dist-packages"));
   CHECK_FALSE(on_one_sys_path("/a/lib/python3.11/site-packages", "/b/lib/python3.11/site-packages"));
