@@ -156,8 +156,13 @@ void audit_directory(const FileSystem& fs, const std::string& input, const std::
                                           out.skipped_files - skipped_before, windows)));
 }
 
-void add_environment(const FileSystem& fs, const std::string& site_packages, CollectedInputs& out) {
-  for (Distribution& d : read_distributions(fs, site_packages, out.findings)) out.distributions.push_back(std::move(d));
+// `venv`: the venv whose interpreter imports these, when they are its base environment's.
+void add_environment(const FileSystem& fs, const std::string& site_packages, CollectedInputs& out,
+                     const std::string& venv = "") {
+  for (Distribution& d : read_distributions(fs, site_packages, out.findings)) {
+    d.venv_prefix = venv;
+    out.distributions.push_back(std::move(d));
+  }
   out.install = true;
 }
 
@@ -390,7 +395,8 @@ CollectedInputs collect_inputs(std::unique_ptr<FileSystem>& fs, const CollectReq
       out.findings.push_back(input_error(*request.python_env, why));
     }
     for (const std::string& dir : dirs) {
-      add_environment(*fs, dir, out);
+      bool base = python_environment_of(dir) != python_environment_of(dirs.front());  // a venv's base environment
+      add_environment(*fs, dir, out, base ? std::string(python_environment_of(dirs.front())) : "");
       audit_directory(*fs, dir, dir, request, out, binaries_of_environment(dir));
     }
   }

@@ -21,6 +21,8 @@ struct Distribution {
   std::string dist_info;               // logical path of its *.dist-info directory
   std::string site_packages;           // logical path of the site-packages it is installed in
   std::string system_site_prefix;      // a venv's base prefix, when its interpreter reads that too (pyvenv.cfg)
+  std::string venv_prefix;             // in a base environment read for a venv (above): the venv, whose
+                                       // interpreter imports it with the venv's site-packages first
   std::string wheel_file;              // the wheel it came from (file name), empty if installed
   std::vector<std::string> tags;       // WHEEL "Tag:" lines, e.g. cp312-cp312-manylinux_2_17_x86_64
   std::vector<Requirement> requires_dist;

@@ -190,12 +190,13 @@ std::vector<std::string> interpreter_site_packages(const FileSystem& fs, const s
 
 namespace {
 
-// Whether the module's interpreter has the directory on its sys.path: its own environment's, or
-// its venv's base environment's.
+// Whether the module's interpreter has the directory on its sys.path: its own environment's, and
+// a venv's base environment's, for a module of the venv or one of the base imported by the venv.
 bool on_sys_path_of(const Distribution& module, std::string_view site_packages) {
   if (on_one_sys_path(site_packages, module.site_packages)) return true;
-  return !module.system_site_prefix.empty() &&
-         python_environment_of(site_packages) == environment_of_prefix(module.system_site_prefix) &&
+  std::string_view other = !module.system_site_prefix.empty() ? environment_of_prefix(module.system_site_prefix)
+                                                              : std::string_view(module.venv_prefix);
+  return !other.empty() && python_environment_of(site_packages) == other &&
          same_interpreter_version(python_of(site_packages), python_of(module.site_packages));
 }
 
@@ -206,8 +207,10 @@ std::vector<std::string_view> sys_path_of(const Distribution& module, const std:
   for (const Distribution& d : distributions)
     if (on_sys_path_of(module, d.site_packages) && std::ranges::find(out, d.site_packages) == out.end())
       out.push_back(d.site_packages);
-  auto rank = [&](std::string_view dir) {  // the venv's own directories before its base's
-    return (on_one_sys_path(dir, module.site_packages) ? 0 : 8) + sys_path_rank(dir);
+  std::string_view interpreter = module.venv_prefix.empty() ? python_environment_of(module.site_packages)
+                                                             : std::string_view(module.venv_prefix);
+  auto rank = [&](std::string_view dir) {  // a venv's own directories before its base's
+    return (python_environment_of(dir) == interpreter ? 0 : 8) + sys_path_rank(dir);
   };
   std::ranges::stable_sort(out, {}, rank);
   return out;

@@ -36,7 +36,8 @@ bool on_one_sys_path(std::string_view a, std::string_view b);
 
 // The site-packages directories on the module's sys.path that hold a distribution, and the module's
 // own, in sys.path's order: its environment's (on_one_sys_path), then those of a venv's base
-// environment when the venv includes them (Distribution::system_site_prefix).
+// environment when the venv includes them (Distribution::system_site_prefix); for a module of the
+// base imported by such a venv (Distribution::venv_prefix), the venv's first.
 std::vector<std::string_view> sys_path_of(const Distribution& module, const std::vector<Distribution>& distributions);
 
 // The distribution of that name importlib.metadata finds first on the module's sys.path, or null.

@@ -748,6 +748,18 @@ TEST_CASE("CuPy 13 preloads the NCCL wheel only from its min_pypi_version: nvidi
     CHECK(scan_venv("home = /usr/bin\ninclude-system-site-packages = true\n", "cupy13-venv-hides").empty());
     CHECK(why_says_hidden(venv_root.str(), venv + "/" + module, local, venv));
   }
+
+  SUBCASE("a venv made with --system-site-packages: the system's CuPy, imported there, takes the venv's NCCL") {
+    TempDir venv_root("wheels-cupy13-nccl-venv-base");
+    std::string venv = "/venv/lib/python3.11/site-packages", local = "/usr/local/lib/python3.11/dist-packages";
+    REQUIRE(unzip_wheels(venv_root.str() + local, wheels({cupy11})));
+    REQUIRE(unzip_wheels(venv_root.str() + venv, wheels({"nvidia_nccl_cu11-2.21.5-py3-none-manylinux1_x86_64.whl"})));
+    fs::create_directories(venv_root.str() + "/usr/lib/python3/dist-packages");
+    std::ofstream(venv_root.str() + "/venv/pyvenv.cfg") << "home = /usr/bin\ninclude-system-site-packages = true\n";
+    CHECK(loaded_first_in(venv_root.str(), "/venv", local + "/" + module, "cupy13-base-in-venv") ==
+          std::vector<std::string>{venv + "/nvidia/nccl/lib/libnccl.so.2"});
+    CHECK(loaded_first_in(venv_root.str(), "/usr", local + "/" + module, "cupy13-base-alone").empty());
+  }
 }
 
 TEST_CASE("the real loader: CuPy 13's modules after CuPy's preloads, and CuPy 14's cuTENSOR module after pathfinder's") {

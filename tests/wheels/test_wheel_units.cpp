@@ -190,6 +190,11 @@ TEST_CASE("the distribution importlib.metadata finds first: on the module's own 
   CHECK(sys_path_of(venv_module, installed) ==
         std::vector<std::string_view>{"/opt/venv/lib/python3.11/site-packages", "/usr/local/lib/python3.11/dist-packages",
                                       "/usr/lib/python3/dist-packages"});
+  installed.push_back(dist("nvidia-nccl-cu11", "2.19.3", "/opt/venv/lib/python3.11/site-packages"));
+  Distribution base_module = dist("cupy-cuda11x", "13.6.0", "/usr/lib/python3.11/dist-packages");
+  CHECK(first_on_sys_path(installed, "nvidia-nccl-cu11", base_module)->version == "2.14.3");
+  base_module.venv_prefix = "/opt/venv";  // imported by the venv's interpreter, which reads the venv first
+  CHECK(first_on_sys_path(installed, "nvidia-nccl-cu11", base_module)->version == "2.19.3");
   CHECK(on_one_sys_path("/usr/lib/python3/dist-packages", "/usr/local/lib/python3.12/dist-packages"));  // Debian's python3
   CHECK_FALSE(on_one_sys_path("/usr/lib/python3.11/dist-packages", "/usr/local/lib/python3.12/dist-packages"));
   CHECK_FALSE(on_one_sys_path("/a/lib/python3.11/site-packages", "/b/lib/python3.11/site-packages"));
