@@ -46,12 +46,6 @@ std::vector<std::string> find_site_packages(const FileSystem& fs, const std::str
   return found;
 }
 
-std::string_view leaf_name(std::string_view dir) {
-  while (dir.size() > 1 && dir.ends_with('/')) dir.remove_suffix(1);
-  size_t slash = dir.rfind('/');
-  return slash == std::string_view::npos ? dir : dir.substr(slash + 1);
-}
-
 }  // namespace
 
 namespace {
@@ -61,6 +55,7 @@ struct SitePackagesPath {
   std::string_view prefix;  // /usr/local, a venv
   std::string_view lib;     // lib or lib64
   std::string_view python;  // python3.11, or Debian's python3
+  std::string_view leaf;    // site-packages or dist-packages
 };
 
 std::optional<SitePackagesPath> split_site_packages(std::string_view site_packages) {
@@ -77,7 +72,7 @@ std::optional<SitePackagesPath> split_site_packages(std::string_view site_packag
   std::string_view lib_name = lib_at == std::string_view::npos ? lib : lib.substr(lib_at + 1);
   if (lib_name != "lib" && lib_name != "lib64") return std::nullopt;
   std::string_view prefix = lib_at == std::string_view::npos ? std::string_view() : lib.substr(0, lib_at);
-  return SitePackagesPath{prefix, lib_name, parent.substr(python + 1)};
+  return SitePackagesPath{prefix, lib_name, parent.substr(python + 1), name};
 }
 
 // site.getsitepackages(): each prefix in turn (/usr/local before /usr), its platlibdir lib64 before
@@ -119,26 +114,21 @@ bool on_one_sys_path(std::string_view a, std::string_view b) {
   if (python_environment_of(a) != python_environment_of(b)) return false;
   auto pa = split_site_packages(a), pb = split_site_packages(b);
   if (!pa || !pb) return true;
+  if (pa->prefix != pb->prefix && pa->leaf != pb->leaf) return false;  // /usr/local's site-packages: its own Python's
   return same_interpreter_version(pa->python, pb->python);
 }
 
 namespace {
 
-// python_environment_of for the site-packages of an interpreter's prefix.
-std::string_view environment_of_prefix(std::string_view prefix) {
-  return prefix == "/usr/local" ? std::string_view("/usr") : prefix;
-}
-
 // The site-packages of the interpreter under `prefix` alone, without a venv's base environment.
 std::vector<std::string> own_site_packages(const FileSystem& fs, const std::string& prefix) {
   std::vector<std::string> found = find_site_packages(fs, prefix);
-  if (prefix != "/usr") return found;
-  std::vector<std::string> system = found;
-  for (std::string& local : find_site_packages(fs, "/usr/local")) {
-    bool read_by_system = std::ranges::any_of(system, [&](const std::string& dir) {
-      return leaf_name(dir) == leaf_name(local) && on_one_sys_path(dir, local);
-    });
-    if (read_by_system) found.push_back(std::move(local));
+  if (prefix == "/usr") {
+    std::vector<std::string> system = found;
+    for (std::string& local : find_site_packages(fs, "/usr/local")) {
+      bool read_by_system = std::ranges::any_of(system, [&](const std::string& dir) { return on_one_sys_path(dir, local); });
+      if (read_by_system) found.push_back(std::move(local));
+    }
   }
   std::ranges::stable_sort(found, {}, [](const std::string& dir) { return sys_path_rank(dir); });
   return found;
@@ -152,8 +142,10 @@ std::string_view python_of(std::string_view site_packages) {
 constexpr size_t kMaxPyvenvCfgBytes = 64 << 10;
 
 // A venv's base prefix when its interpreter also reads the base's site-packages, as site.py's venv()
-// reads pyvenv.cfg: `include-system-site-packages` is true unless set otherwise, and `home` is the
-// base interpreter's directory (/usr/bin: the base prefix is /usr).
+// reads pyvenv.cfg: `include-system-site-packages` is true unless set otherwise (the last setting
+// counts), and the first `home` is the base interpreter's directory. getpath looks upward from it
+// for lib/pythonX.Y/os.py; its parent (/usr for /usr/bin) is where python -m venv, virtualenv, uv
+// and conda put it.
 std::optional<std::string> system_site_prefix(const FileSystem& fs, std::string_view environment) {
   auto cfg = fs.read_text(join_path(environment, "pyvenv.cfg"), kMaxPyvenvCfgBytes);
   if (!cfg) return std::nullopt;
@@ -164,11 +156,15 @@ std::optional<std::string> system_site_prefix(const FileSystem& fs, std::string_
     std::string key = ascii_lower(trim_spaces(line.substr(0, equals)));
     std::string_view value = trim_spaces(line.substr(equals + 1));
     if (key == "include-system-site-packages") include = ascii_lower(value);
-    else if (key == "home") home = value;
+    else if (key == "home" && home.empty()) home = value;
   }
   if (include != "true" || home.empty() || home.front() != '/') return std::nullopt;
   std::string prefix = dirname_of(normalize_path(home));
-  if (prefix == normalize_path(environment)) return std::nullopt;
+  auto real = [&](std::string_view path) {
+    auto canonical = fs.canonical(path);
+    return canonical ? *canonical : normalize_path(path);
+  };
+  if (real(prefix) == real(environment)) return std::nullopt;  // the venv itself, by any path
   return prefix;
 }
 
@@ -190,14 +186,19 @@ std::vector<std::string> interpreter_site_packages(const FileSystem& fs, const s
 
 namespace {
 
+// Whether a site-packages directory is the base prefix's (or, for /usr, /usr/local's).
+bool under_base(std::string_view site_packages, std::string_view base) {
+  auto parts = split_site_packages(site_packages);
+  return parts && (parts->prefix == base || (base == "/usr" && parts->prefix == "/usr/local"));
+}
+
 // Whether the module's interpreter has the directory on its sys.path: its own environment's, and
 // a venv's base environment's, for a module of the venv or one of the base imported by the venv.
 bool on_sys_path_of(const Distribution& module, std::string_view site_packages) {
   if (on_one_sys_path(site_packages, module.site_packages)) return true;
-  std::string_view other = !module.system_site_prefix.empty() ? environment_of_prefix(module.system_site_prefix)
-                                                              : std::string_view(module.venv_prefix);
-  return !other.empty() && python_environment_of(site_packages) == other &&
-         same_interpreter_version(python_of(site_packages), python_of(module.site_packages));
+  if (!same_interpreter_version(python_of(site_packages), python_of(module.site_packages))) return false;
+  return (!module.system_site_prefix.empty() && under_base(site_packages, module.system_site_prefix)) ||
+         (!module.venv_prefix.empty() && python_environment_of(site_packages) == module.venv_prefix);
 }
 
 }  // namespace

@@ -12,12 +12,13 @@
 
 namespace depscan {
 
-// The site-packages directories of the interpreter installed under `prefix`, in its sys.path order:
-// PREFIX/lib*/python*/site-packages or dist-packages (or PREFIX itself, or Windows' Lib/site-packages).
-// For /usr (Debian's and Fedora's python3) also /usr/local's directories of the same name as its own
-// (dist-packages on Debian, site-packages on Fedora); a Python built into /usr/local, as in the
-// python:3.X images, has its own site-packages there. For a venv whose pyvenv.cfg includes the system
-// site-packages, then its base prefix's directories of the same Python version.
+// The site-packages directories an interpreter installed under `prefix` reads, in sys.path's order
+// (lib64 before lib): PREFIX/lib*/python*/site-packages or dist-packages, of every pythonX.Y there (or
+// PREFIX itself, or Windows' Lib/site-packages). For /usr (Debian's and Fedora's python3) also
+// /usr/local's of the same name as its own, first (dist-packages on Debian, site-packages on Fedora);
+// a Python built into /usr/local, as in the python:3.X images, has its own site-packages there. For a
+// venv whose pyvenv.cfg includes the system site-packages, then its base prefix's directories of
+// the same Python version.
 std::vector<std::string> interpreter_site_packages(const FileSystem& fs, const std::string& prefix);
 
 // The environment a site-packages directory belongs to, as the directories one interpreter's
@@ -31,7 +32,9 @@ void sort_as_sys_path(std::vector<std::string_view>& site_packages);
 
 // Whether one interpreter's sys.path holds both site-packages directories: the same environment, and
 // the same pythonX.Y (or Debian's version-less python3 and a python3.X): /usr/lib/python3.11 and
-// /usr/local/lib/python3.12 are two interpreters', and so are python3 and python2.7.
+// /usr/local/lib/python3.12 are two interpreters', and so are python3 and python2.7. /usr's
+// python3 reads /usr/local's directories of its own name only: /usr/local's site-packages beside
+// Debian's dist-packages are a Python built into /usr/local.
 bool on_one_sys_path(std::string_view a, std::string_view b);
 
 // The site-packages directories on the module's sys.path that hold a distribution, and the module's

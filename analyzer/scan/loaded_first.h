@@ -15,7 +15,7 @@ namespace depscan {
 
 // One list per root, in the roots' order; empty for a root no row describes. For each library of
 // a row, the first of its paths that is a file in a site-packages on the root's sys.path, taken in
-// its order (on_one_sys_path, sort_as_sys_path); a row that names a distribution looks only in the
+// its order (sys_path_of); a row that names a distribution looks only in the
 // site-packages of the first of that name, and only if its release is recent enough. None: skipped
 // (the package then asks the loader for the soname, as the module's own NEEDED entry does).
 std::vector<std::vector<LoadedBeforeRoot>> libraries_loaded_first(const std::vector<std::string>& roots,

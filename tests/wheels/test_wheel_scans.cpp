@@ -759,6 +759,10 @@ TEST_CASE("CuPy 13 preloads the NCCL wheel only from its min_pypi_version: nvidi
     CHECK(loaded_first_in(venv_root.str(), "/venv", local + "/" + module, "cupy13-base-in-venv") ==
           std::vector<std::string>{venv + "/nvidia/nccl/lib/libnccl.so.2"});
     CHECK(loaded_first_in(venv_root.str(), "/usr", local + "/" + module, "cupy13-base-alone").empty());
+    auto why = run_command(depscan_bin() + " why --root " + shell_quote(venv_root.str()) + " " + local + "/" + module +
+                           " libnccl.so.2 2>&1");  // the base's interpreter, as README says
+    CHECK_MESSAGE(why.output.find("NOT FOUND") != std::string::npos, why.output);
+    CHECK_MESSAGE(why.output.find(venv) == std::string::npos, why.output);
   }
 }
 

@@ -142,6 +142,8 @@ TEST_CASE("the site-packages of the interpreter under a prefix: /usr's python3 a
   CHECK(interpreter_site_packages(*make_rooted_fs(fedora->str()), "/usr") ==
         std::vector<std::string>{"/usr/local/lib64/python3.12/site-packages", "/usr/local/lib/python3.12/site-packages",
                                  "/usr/lib64/python3.12/site-packages", "/usr/lib/python3.12/site-packages"});
+  CHECK(interpreter_site_packages(*make_rooted_fs(fedora->str()), "/usr/local") ==
+        std::vector<std::string>{"/usr/local/lib64/python3.12/site-packages", "/usr/local/lib/python3.12/site-packages"});
   auto python_image = layout("syspyimage", {"usr/local/lib/python3.12/site-packages"});
   CHECK(interpreter_site_packages(*make_rooted_fs(python_image->str()), "/usr").empty());
 
@@ -158,6 +160,11 @@ TEST_CASE("the site-packages of the interpreter under a prefix: /usr's python3 a
   CHECK(venv_dirs("home = /usr/bin\nInclude-System-Site-Packages = True\n") == with_system);  // as site.py reads it
   CHECK(venv_dirs("home=/usr/bin\n") == with_system);  // site.py's default when the key is missing
   CHECK(venv_dirs("home = /venv/bin\n") == alone);     // its own prefix: nothing more
+  CHECK(venv_dirs("home = /usr/bin\nhome = /venv/bin\n") == with_system);  // getpath takes the first
+  venv_dirs("home = /venv/bin\n");
+  std::filesystem::create_directory_symlink("venv", venv->path() / "venvlink");  // the same venv by another path
+  CHECK(interpreter_site_packages(*make_rooted_fs(venv->str()), "/venvlink") ==
+        std::vector<std::string>{"/venvlink/lib/python3.11/site-packages"});
   CHECK(venv_dirs("home = usr/bin\n") == alone);       // not an absolute path
   std::filesystem::remove(venv->path() / "venv/pyvenv.cfg");
   REQUIRE(::mkfifo((venv->path() / "venv/pyvenv.cfg").c_str(), 0600) == 0);  // read, it would hang
@@ -199,6 +206,8 @@ TEST_CASE("the distribution importlib.metadata finds first: on the module's own 
   CHECK_FALSE(on_one_sys_path("/usr/lib/python3.11/dist-packages", "/usr/local/lib/python3.12/dist-packages"));
   CHECK_FALSE(on_one_sys_path("/a/lib/python3.11/site-packages", "/b/lib/python3.11/site-packages"));
   CHECK_FALSE(on_one_sys_path("/usr/lib/python3/dist-packages", "/usr/local/lib/python2.7/dist-packages"));
+  CHECK_FALSE(on_one_sys_path("/usr/lib/python3/dist-packages", "/usr/local/lib/python3.11/site-packages"));  // python:3.11's
+  CHECK(on_one_sys_path("/usr/lib64/python3.12/site-packages", "/usr/local/lib/python3.12/site-packages"));  // Fedora's
 }
 
 TEST_CASE("version specifiers (PEP 440 subset)") {
