@@ -6,6 +6,7 @@
 #include <set>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "analyzer/input/image.h"
 #include "analyzer/input/mount_fs.h"
@@ -124,8 +125,10 @@ void walk_binaries(const FileSystem& fs, const std::string& dir, Binaries binari
   std::sort(out.roots.end() - static_cast<long>(audited), out.roots.end());
 }
 
-void audit_directory(const FileSystem& fs, const std::string& input, const std::string& dir, const CollectRequest& request,
-                     CollectedInputs& out, Binaries binaries = Binaries::ElfAndPe) {
+// How many files it audited. `part_of_environment`: one of a Python environment's site-packages,
+// which may hold no binaries when another does (a pure-Python lib/ beside lib64/).
+size_t audit_directory(const FileSystem& fs, const std::string& input, const std::string& dir, const CollectRequest& request,
+                       CollectedInputs& out, Binaries binaries = Binaries::ElfAndPe, bool part_of_environment = false) {
   size_t skipped_before = out.skipped_files;
   WalkCounts counts;
   walk_binaries(fs, dir, binaries, request.max_walk_entries, out, counts);
@@ -141,11 +144,11 @@ void audit_directory(const FileSystem& fs, const std::string& input, const std::
                                         input, kMaxWalkDepth, shortened(counts.too_deep)),
                             "audit the deep subdirectory on its own", input});
   size_t audited = counts.audited;
-  if (audited == 0) {  // asked to analyse a directory with nothing in it to analyse
+  if (audited == 0 && !part_of_environment) {  // asked to analyse a directory with nothing in it to analyse
     out.unreadable_inputs.push_back(input);
     out.findings.push_back(input_error(input, fmt::format("no ELF or PE file in this directory ({} other files)",
                                                           out.skipped_files - skipped_before)));
-    return;
+    return 0;
   }
   std::string windows = counts.windows_skipped == 0
                             ? ""
@@ -154,6 +157,7 @@ void audit_directory(const FileSystem& fs, const std::string& input, const std::
   out.findings.push_back(info("directory-audited", dir,
                               fmt::format("{}: {} ELF/PE files audited, {} other files skipped{}", input, audited,
                                           out.skipped_files - skipped_before, windows)));
+  return audited;
 }
 
 // `venv`: the venv whose interpreter imports these, when they are its base environment's.
@@ -394,10 +398,17 @@ CollectedInputs collect_inputs(std::unique_ptr<FileSystem>& fs, const CollectReq
                                                      : "no such directory";
       out.findings.push_back(input_error(*request.python_env, why));
     }
+    size_t audited = 0, skipped_before = out.skipped_files;
     for (const std::string& dir : dirs) {
       bool base = python_environment_of(dir) != python_environment_of(dirs.front());  // a venv's base environment
       add_environment(*fs, dir, out, base ? std::string(python_environment_of(dirs.front())) : "");
-      audit_directory(*fs, dir, dir, request, out, binaries_of_environment(dir));
+      audited += audit_directory(*fs, dir, dir, request, out, binaries_of_environment(dir), true);
+    }
+    if (!dirs.empty() && audited == 0) {
+      out.unreadable_inputs.push_back(*request.python_env);
+      out.findings.push_back(input_error(
+          *request.python_env, fmt::format("no ELF file in its site-packages ({}; {} other files)", fmt::join(dirs, ", "),
+                                           out.skipped_files - skipped_before)));
     }
   }
   const FileSystem* sniffed_with = fs.get();

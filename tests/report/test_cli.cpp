@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <fstream>
 
 #include "support.h"
 
@@ -82,7 +83,11 @@ TEST_CASE("--fail-on decides both the exit code and which findings fail a JUnit 
 }
 
 TEST_CASE("an input that cannot be analysed gets one stderr line with the reason, exit 2") {
-  TempDir empty("cli-no-binaries"), other("cli-other-files");
+  TempDir empty("cli-no-binaries"), other("cli-other-files"), pure("cli-pure-venv");
+  std::string purelib = pure.str() + "/lib/python3.11/site-packages", platlib = pure.str() + "/lib64/python3.11/site-packages";
+  std::filesystem::create_directories(purelib);
+  std::filesystem::create_directories(platlib);
+  std::ofstream(purelib + "/module.py") << "print()\n";
   std::string gzipped = other.str() + "/notes.txt.gz";
   REQUIRE(run_command("gzip -c /etc/hostname > " + shell_quote(gzipped)).exit_code == 0);
   std::string wheel = other.str() + "/rand-1.0-py3-none-any.whl";
@@ -94,6 +99,8 @@ TEST_CASE("an input that cannot be analysed gets one stderr line with the reason
       {"--python-env /nonexistent/venv", "/nonexistent/venv: no such directory"},
       {"--python-env " + shell_quote(depscan_bin()), depscan_bin() + ": not a directory"},
       {"--python-env " + shell_quote(empty.str()), empty.str() + ": no lib/pythonX.Y/site-packages found"},
+      {"--python-env " + shell_quote(pure.str()),  // one line for the environment, not one per directory
+       pure.str() + ": no ELF file in its site-packages (" + platlib + ", " + purelib + "; 1 other files)"},
       // unpacked as an image: not a tar (archive-corrupt, whose finding names the archive's file name)
       {shell_quote(gzipped), gzipped + ": Unrecognized archive format"},
       {shell_quote(wheel), wheel + ": Unrecognized archive format (not a readable zip archive)"},
@@ -106,4 +113,17 @@ TEST_CASE("an input that cannot be analysed gets one stderr line with the reason
     CHECK_MESSAGE(r.output.starts_with("depscan: error: " + c.line), r.output);
     CHECK(std::count(r.output.begin(), r.output.end(), '\n') == 1);
   }
+}
+
+TEST_CASE("a Python environment's site-packages without binaries is no error when another of its directories has some") {
+  TempDir venv("cli-split-venv");
+  std::string purelib = venv.str() + "/lib/python3.11/site-packages", platlib = venv.str() + "/lib64/python3.11/site-packages";
+  std::filesystem::create_directories(purelib);
+  std::filesystem::create_directories(platlib + "/ext");
+  std::ofstream(purelib + "/module.py") << "print()\n";
+  std::filesystem::copy_file(fixtures_dir() + "/resolve/bfs/liba1.so", platlib + "/ext/liba1.so");
+  CommandResult r = run_command(shell_quote(depscan_bin()) + " --python-env " + shell_quote(venv.str()) + " 2>&1");
+  CHECK_MESSAGE(r.output.find("no ELF") == std::string::npos, r.output);
+  CHECK_MESSAGE(r.output.find(purelib + ": 0 ELF/PE files audited, 1 other files skipped") != std::string::npos, r.output);
+  CHECK(r.exit_code != 2);
 }
