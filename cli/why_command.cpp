@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "analyzer/input/collect.h"
+#include "analyzer/input/python_env.h"
 #include "analyzer/input/sniff.h"
 #include "analyzer/read/read.h"
 #include "analyzer/resolve/glibc_release.h"
@@ -30,6 +31,7 @@ struct WhyArgs {
   std::string file;
   std::string library;
   ScanOptions scan;
+  std::string python_env;  // the venv or prefix whose interpreter imports the file
   bool dlopen = true;
 };
 
@@ -61,9 +63,17 @@ void add_run_time_edges(Resolver& resolver, const Expected<Matrix>& matrix, cons
 
 // What the file's Python package loads before it (matrix loaded_first), as a scan of its
 // environment finds it.
-FileLoadedFirst loaded_first_of(const std::string& logical, const Expected<Matrix>& matrix, const FileSystem& fs) {
+FileLoadedFirst loaded_first_of(const std::string& logical, const Expected<Matrix>& matrix, const FileSystem& fs,
+                                const std::string& python_env) {
   if (!matrix) return {};
-  return libraries_loaded_first_for_file(logical, *matrix, fs);
+  return libraries_loaded_first_for_file(logical, *matrix, fs, python_env);
+}
+
+// --python-env: the prefix as the file system names it, or an error naming why it is no environment.
+Expected<std::string> python_env_of(const WhyArgs& args, const FileSystem& fs) {
+  std::string prefix = args.scan.root ? normalize_path(args.python_env) : absolute_path(args.python_env);
+  if (!interpreter_site_packages(fs, prefix).empty()) return prefix;
+  return Error{why_not_python_environment(fs, prefix)};
 }
 
 // The package's copies of LIBNAME it did not load first, and why (CuPy 13 and a cutensor-cu11 wheel).
@@ -153,7 +163,23 @@ int run(const WhyArgs& args) {
   if (image) use_image_environment(resolve.env, image->environment, args.scan);
   Resolver resolver(cache, std::move(resolve));
   auto matrix = load_embedded_matrix(MatrixUse::Scan);
-  FileLoadedFirst loaded_first = loaded_first_of(logical, matrix, *fs);
+  std::string python_env;
+  if (!args.python_env.empty()) {
+    auto prefix = python_env_of(args, *fs);
+    if (!prefix) {
+      print_safe(stderr, "depscan: error: {}: {}\n", args.python_env, prefix.error());
+      return kExitUsage;
+    }
+    python_env = *prefix;
+  }
+  FileLoadedFirst loaded_first = loaded_first_of(logical, matrix, *fs, python_env);
+  if (!python_env.empty() && loaded_first.site_packages.empty())
+    print_safe(stderr, "depscan: warning: {} is in no site-packages directory: --python-env {} has no module to "
+                       "answer for\n", args.file, args.python_env);
+  else if (loaded_first.outside_python_env)
+    print_safe(stderr, "depscan: warning: {} is in {}, which is not on the sys.path of {}'s interpreter: answered as "
+                       "if that interpreter imported it from there\n", args.file, loaded_first.site_packages,
+               args.python_env);
   size_t root = resolver.add_root(logical, loaded_first.loaded);
   if (args.dlopen) add_run_time_edges(resolver, matrix, *fs);
   const Graph& g = resolver.graph();
@@ -212,6 +238,10 @@ void add_why_command(CLI::App& app, int& exit_code) {
                   "(`docker save`, OCI; its config's LD_LIBRARY_PATH, LD_PRELOAD and WORKDIR apply)")
       ->check(CLI::ExistingPath);
   add_image_choice_options(*cmd, args->scan.image);
+  cmd->add_option("--python-env", args->python_env,
+                  "the venv or conda prefix whose interpreter imports FILE: a venv that includes its base "
+                  "environment's site-packages imports the base's modules with its own site-packages first "
+                  "(default: the interpreter of FILE's own environment)");
   cmd->add_option("--ld-library-path", args->scan.ld_library_path, "LD_LIBRARY_PATH of the target process");
   cmd->add_option("--preload", args->scan.preload, "LD_PRELOAD of the target process");
   add_cpu_level_option(*cmd, args->scan.target.cpu_isa_levels);

@@ -393,15 +393,11 @@ CollectedInputs collect_inputs(std::unique_ptr<FileSystem>& fs, const CollectReq
     auto dirs = interpreter_site_packages(*fs, prefix);
     if (dirs.empty()) {
       out.unreadable_inputs.push_back(*request.python_env);
-      const char* why = fs->is_directory(prefix) ? "no lib/pythonX.Y/site-packages found (not a venv or conda prefix)"
-                        : fs->stat(prefix)           ? "not a directory"
-                                                     : "no such directory";
-      out.findings.push_back(input_error(*request.python_env, why));
+      out.findings.push_back(input_error(*request.python_env, why_not_python_environment(*fs, prefix)));
     }
     size_t audited = 0, skipped_before = out.skipped_files;
     for (const std::string& dir : dirs) {
-      bool base = python_environment_of(dir) != python_environment_of(dirs.front());  // a venv's base environment
-      add_environment(*fs, dir, out, base ? std::string(python_environment_of(dirs.front())) : "");
+      add_environment(*fs, dir, out, importing_venv(dirs, dir));
       audited += audit_directory(*fs, dir, dir, request, out, binaries_of_environment(dir), true);
     }
     if (!dirs.empty() && audited == 0) {

@@ -184,6 +184,18 @@ std::vector<std::string> interpreter_site_packages(const FileSystem& fs, const s
   return found;
 }
 
+const char* why_not_python_environment(const FileSystem& fs, const std::string& prefix) {
+  return fs.is_directory(prefix) ? "no lib/pythonX.Y/site-packages found (not a venv or conda prefix)"
+         : fs.stat(prefix)       ? "not a directory"
+                                 : "no such directory";
+}
+
+std::string importing_venv(const std::vector<std::string>& dirs, std::string_view dir) {
+  if (dirs.empty()) return "";
+  std::string_view interpreter = python_environment_of(dirs.front());
+  return python_environment_of(dir) == interpreter ? "" : std::string(interpreter);
+}
+
 namespace {
 
 // Whether a site-packages directory is the base prefix's (or, for /usr, /usr/local's).

@@ -21,6 +21,13 @@ namespace depscan {
 // the same Python version.
 std::vector<std::string> interpreter_site_packages(const FileSystem& fs, const std::string& prefix);
 
+// Why `prefix`, which has no interpreter_site_packages, is no Python environment: one line.
+const char* why_not_python_environment(const FileSystem& fs, const std::string& prefix);
+
+// For one of an interpreter's directories (`dirs`, from interpreter_site_packages): the venv whose
+// interpreter imports the modules there when the directory is its base environment's, else "".
+std::string importing_venv(const std::vector<std::string>& dirs, std::string_view dir);
+
 // The environment a site-packages directory belongs to, as the directories one interpreter's
 // sys.path holds: the prefix before lib/pythonX.Y/site-packages (lib64, dist-packages, Windows'
 // Lib/site-packages), /usr for /usr/local (Debian's python3 reads both), else the directory itself.

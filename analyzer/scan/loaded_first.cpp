@@ -109,25 +109,50 @@ std::string site_packages_holding(const std::string& path, const FileSystem& fs)
 
 }  // namespace
 
-FileLoadedFirst libraries_loaded_first_for_file(const std::string& path, const Matrix& matrix, const FileSystem& fs) {
-  std::string own = site_packages_holding(path, fs);
-  if (own.empty()) return {};
-  std::vector<std::string> directories{own};
+namespace {
+
+// The site-packages directories of the interpreter that imports the file: `python_env`'s, else that
+// of the file's own environment, with the file's own first (once).
+struct FileInterpreter {
+  std::vector<std::string> directories;
+  std::vector<std::string> interpreter;  // interpreter_site_packages, to tell a venv's base apart
+  bool outside = false;                  // the file's own directory is not among python_env's
+};
+
+FileInterpreter interpreter_of_file(const std::string& own, const std::string& python_env, const FileSystem& fs) {
   auto own_real = fs.canonical(own);
   auto same_directory = [&](const std::string& dir) {
     auto real = fs.canonical(dir);
     return dir == own || (real && own_real && *real == *own_real);
   };
-  std::string environment(python_environment_of(own));
-  if (environment != own)
-    for (std::string& dir : interpreter_site_packages(fs, environment))
-      if (!same_directory(dir)) directories.push_back(std::move(dir));
+  std::string environment = python_env.empty() ? std::string(python_environment_of(own)) : python_env;
+  FileInterpreter out;
+  if (environment != own) out.interpreter = interpreter_site_packages(fs, environment);
+  out.outside = !python_env.empty() && std::ranges::none_of(out.interpreter, same_directory);
+  if (python_env.empty() || out.outside) out.directories.push_back(own);
+  for (const std::string& dir : out.interpreter)
+    if (!python_env.empty() || !same_directory(dir)) out.directories.push_back(dir);
+  return out;
+}
+
+}  // namespace
+
+FileLoadedFirst libraries_loaded_first_for_file(const std::string& path, const Matrix& matrix, const FileSystem& fs,
+                                                const std::string& python_env) {
+  FileLoadedFirst out;
+  out.site_packages = site_packages_holding(path, fs);
+  const std::string& own = out.site_packages;
+  if (own.empty()) return out;
+  FileInterpreter interpreter = interpreter_of_file(own, python_env, fs);
+  out.outside_python_env = interpreter.outside;
   std::vector<Distribution> distributions;
   std::vector<Finding> unread;  // a scan reports these; the question here is one file's
-  for (const std::string& dir : directories)
-    for (Distribution& d : read_distributions(fs, dir, unread)) distributions.push_back(std::move(d));
+  for (const std::string& dir : interpreter.directories)
+    for (Distribution& d : read_distributions(fs, dir, unread)) {
+      if (!python_env.empty()) d.venv_prefix = importing_venv(interpreter.interpreter, dir);
+      distributions.push_back(std::move(d));
+    }
   FileOwners owners(distributions);
-  FileLoadedFirst out;
   out.loaded = loaded_first_of_roots({path}, distributions, matrix, owners, fs, &out.passed_over).front();
   return out;
 }

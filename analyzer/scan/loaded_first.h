@@ -32,11 +32,15 @@ struct PassedOver {
 struct FileLoadedFirst {
   std::vector<LoadedBeforeRoot> loaded;
   std::vector<PassedOver> passed_over;
+  std::string site_packages;        // the one that holds the file, or ""
+  bool outside_python_env = false;  // that directory is not on python_env's interpreter's sys.path
 };
 
 // What the package loads first for one file outside a scan (depscan why), and the copies it passes
 // over. The distributions are read from the site-packages directory that holds the file and the
-// others of its environment; none: both empty.
-FileLoadedFirst libraries_loaded_first_for_file(const std::string& path, const Matrix& matrix, const FileSystem& fs);
+// others of its environment's interpreter, or of `python_env`'s when given (a venv that imports
+// its base environment's modules); none: both empty.
+FileLoadedFirst libraries_loaded_first_for_file(const std::string& path, const Matrix& matrix, const FileSystem& fs,
+                                                const std::string& python_env = "");
 
 }  // namespace depscan

@@ -763,6 +763,35 @@ TEST_CASE("CuPy 13 preloads the NCCL wheel only from its min_pypi_version: nvidi
                            " libnccl.so.2 2>&1");  // the base's interpreter, as README says
     CHECK_MESSAGE(why.output.find("NOT FOUND") != std::string::npos, why.output);
     CHECK_MESSAGE(why.output.find(venv) == std::string::npos, why.output);
+
+    auto why_in = [&](const std::string& env, const std::string& file) {
+      return run_command(depscan_bin() + " why --root " + shell_quote(venv_root.str()) + " --python-env " + env + " " +
+                         file + " libnccl.so.2 2>&1");
+    };
+    auto in_venv = why_in("/venv", local + "/" + module);  // as the scan of the venv answers
+    CHECK(in_venv.exit_code == 0);
+    CHECK_MESSAGE(in_venv.output.find("  => found " + venv + "/nvidia/nccl/lib/libnccl.so.2 (real path " + venv +
+                                      "/nvidia/nccl/lib/libnccl.so.2) [loaded first by cupy.cuda.nccl") != std::string::npos,
+                  in_venv.output);
+    auto in_base = why_in("/usr", local + "/" + module);
+    CHECK_MESSAGE(in_base.exit_code == 1, in_base.output);
+    CHECK_MESSAGE(in_base.output.find(venv) == std::string::npos, in_base.output);
+
+    std::string other = "/opt/other/lib/python3.11/site-packages";  // on neither interpreter's sys.path
+    REQUIRE(unzip_wheels(venv_root.str() + other, wheels({cupy11})));
+    auto outside = why_in("/venv", other + "/" + module);
+    CHECK_MESSAGE(outside.output.starts_with("depscan: warning: " + other + "/" + module + " is in " + other +
+                                             ", which is not on the sys.path of /venv's interpreter"),
+                  outside.output);
+    CHECK_MESSAGE(outside.output.find("  => found " + venv + "/nvidia/nccl/lib/libnccl.so.2") != std::string::npos,
+                  outside.output);
+
+    auto no_env = why_in("/opt", local + "/" + module);
+    CHECK(no_env.exit_code == 2);
+    CHECK(no_env.output == "depscan: error: /opt: no lib/pythonX.Y/site-packages found (not a venv or conda prefix)\n");
+    auto a_file = why_in("/venv/pyvenv.cfg", local + "/" + module);
+    CHECK(a_file.exit_code == 2);
+    CHECK(a_file.output == "depscan: error: /venv/pyvenv.cfg: not a directory\n");
   }
 }
 
