@@ -2,8 +2,8 @@
 # Sanitizer stage of CI (run by scripts/test.sh after the plain suite):
 #  1. the whole test suite built with AddressSanitizer + UndefinedBehaviorSanitizer (build-asan),
 #     minus the differential and timing tests over the machine's thousands of libraries (they
-#     measure speed or repeat the plain run's coverage at 3x the cost; listed in ASAN_SKIP), two
-#     test binaries at a time;
+#     measure speed or repeat the plain run's coverage at 3x the cost; listed in ASAN_SKIP), one
+#     test binary per CPU at a time;
 #  2. depscan built with ThreadSanitizer (build-tsan) scanning directories with two reading
 #     threads (--jobs 2: the page cache is warm, so depscan would read with one); any
 #     report fails the stage.
