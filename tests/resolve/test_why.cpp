@@ -43,10 +43,10 @@ TEST_CASE("why: wrong-class candidates are shown as skipped; options are honoure
   CommandResult unasked = run_command(depscan_bin() + " why --no-color " + shell_quote(resolve_fixture("llp/exe_runpath")) +
                                       " libc.so.6 2>&1");  // --no-color as the scan takes it
   CHECK(unasked.exit_code == 0);
-  CommandResult scan_option = run_command(depscan_bin() + " why --python-env /tmp " + shell_quote(resolve_fixture("bfs/exe")) +
+  CommandResult scan_option = run_command(depscan_bin() + " why --gpu H100 " + shell_quote(resolve_fixture("bfs/exe")) +
                                           " libc.so.6 2>&1");
   CHECK(scan_option.exit_code == 2);
-  CHECK(scan_option.output == "depscan why: --python-env is not an option of 'why' (depscan why --help lists them)\n");
+  CHECK(scan_option.output == "depscan why: --gpu is not an option of 'why' (depscan why --help lists them)\n");
   CommandResult bad = run_command(depscan_bin() + " why /nonexistent/file libc.so.6 2>&1");
   CHECK(bad.exit_code == 2);
   // Before the subcommand's name they would belong to the scan, which does not run: refused, not dropped.
