@@ -618,12 +618,12 @@ struct Resolver::Impl {
     }
   }
 
-  // The preloads' and `loaded_first`'s closures are complete before the root's NEEDED entries are
-  // searched: the process had them all when it loaded the root. A library loaded RTLD_GLOBAL is a
-  // preload edge (global scope, as LD_PRELOAD's); one loaded RTLD_LOCAL a dlopen edge.
-  void load_before_root(RootWalk& walk, size_t root_index, size_t root_position,
-                        std::span<const LoadedBeforeRoot> loaded_first) {
-    walk.next = root_position + 1;
+  // A library root is loaded into a process that already has the preloads and `loaded_first`, with
+  // their closures: they come before it in the lookup scope, and their NEEDED entries are searched
+  // before its own. A library loaded RTLD_GLOBAL is a preload edge (global scope, as LD_PRELOAD's);
+  // one loaded RTLD_LOCAL a dlopen edge.
+  void load_before_library(RootWalk& walk, size_t root_index, std::span<const LoadedBeforeRoot> loaded_first) {
+    load_preloads(walk, root_index);
     drain(walk, root_index);
     for (const LoadedBeforeRoot& library : loaded_first) {
       Request rq{library.path, library.global ? EdgeKind::Preload : EdgeKind::Dlopen, kNone, false, !library.global,
@@ -635,7 +635,6 @@ struct Resolver::Impl {
       record(walk, root_index, std::move(result));
       drain(walk, root_index);
     }
-    load_needed_of(walk, root_index, walk.queue[root_position]);
   }
 
   // The file is there (the rows name existing files) but cannot be loaded: ctypes raises, and so
@@ -824,11 +823,10 @@ struct Resolver::Impl {
     if (walk.pe) walk.names.emplace(pe_name_key(basename_of(path)), index);
     else if (walk.main == kNone) walk.names.emplace(path, index);  // known by the path it was opened by
     if (!walk.pe) seed_interpreter(walk, b);
-    size_t root_position = walk.queue.size();
+    bool library_root = !walk.pe && walk.main == kNone;  // a program is started, not loaded into a process
+    if (library_root) load_before_library(walk, root_index, loaded_first);
     enter_scope(walk, index, root_index);
-    if (!walk.pe) load_preloads(walk, root_index);  // queued after the root, before its NEEDED
-    bool library_root = walk.main == kNone;  // a program is started, not loaded into a process
-    if (!walk.pe && library_root && !loaded_first.empty()) load_before_root(walk, root_index, root_position, loaded_first);
+    if (!walk.pe && !library_root) load_preloads(walk, root_index);  // queued after the program, before its NEEDED
     drain(walk, root_index);
     return root_index;
   }

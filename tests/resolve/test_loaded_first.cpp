@@ -3,6 +3,7 @@
 // them by soname. Compared with the real loader through Python's ctypes.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <fstream>
 
 #include "resolve_support.h"
@@ -54,10 +55,11 @@ TEST_CASE("a library loaded before the root: its closure comes first, and the ro
   CHECK(needed->how == How::AlreadyLoaded);  // found by libhost.so's RUNPATH before the module's own search
   CHECK(with.path_of(needed) == hostdep);
   const std::vector<size_t>& order = with.resolver.graph().load_order[with.root];
-  REQUIRE(order.size() >= 3);
-  CHECK(with.resolver.graph().objects[order[0]].path == module);  // the root first, as for every root
-  CHECK(with.resolver.graph().objects[order[1]].path == host);
-  CHECK(with.resolver.graph().objects[order[2]].path == hostdep);
+  REQUIRE(order.size() >= 3);  // the process had them when it loaded the module: they come first in its scope
+  CHECK(with.resolver.graph().objects[order[0]].path == host);
+  CHECK(with.resolver.graph().objects[order[1]].path == hostdep);
+  auto module_at = std::ranges::find_if(order, [&](size_t o) { return with.resolver.graph().objects[o].path == module; });
+  CHECK(module_at - order.begin() > 1);
   CHECK(python_loads({host, module}) == "1\n");
 
   LoadedFirstWalk local(module, {{host, "loaded first by a test", false}});  // RTLD_LOCAL: a dlopen of its own
@@ -69,6 +71,30 @@ TEST_CASE("a library loaded before the root: its closure comes first, and the ro
   LoadedFirstWalk alone(module, {});
   CHECK(alone.path_of(alone.edge(alone.root_object(), "libhostdep.so")) == "not found");
   CHECK(python_loads({module}) == "0\n");
+}
+
+TEST_CASE("LD_PRELOAD and a library root: the process had the preload's closure first, in the scope and in the search") {
+  const std::string host = resolve_fixture("loadedfirst/host/libhost.so");
+  const std::string hostdep = resolve_fixture("loadedfirst/host/libhostdep.so");
+  const std::string module = resolve_fixture("loadedfirst/mod/module.so");
+  const std::string preload = " --no-etc-preload --preload " + shell_quote(host) + " ";
+
+  CommandResult scan = run_command(depscan_bin() + preload + "--no-color " + shell_quote(module) + " 2>&1");
+  CHECK_MESSAGE(scan.exit_code == 0, scan.output);  // libhostdep.so: libhost.so's RUNPATH found it first
+  CHECK_MESSAGE(scan.output.find("libhostdep.so [already loaded]") != std::string::npos, scan.output);
+  CHECK(run_command("LD_PRELOAD=" + shell_quote(host) + " python3 -c 'import ctypes, sys; ctypes.CDLL(sys.argv[1]); "
+                    "print(1)' " + shell_quote(module) + " 2>&1").output == "1\n");
+
+  // module.so's own call of fixture_marker binds to the preload's definition, which comes first.
+  CommandResult symbol = run_command(depscan_bin() + " symbol fixture_marker" + preload + shell_quote(module) + " 2>&1");
+  CHECK_MESSAGE(symbol.output.find("* " + host + "  fixture_marker (global function)  <- wins") != std::string::npos,
+                symbol.output);
+  CHECK_MESSAGE(symbol.output.find(module + "  fixture_marker (global function)  (shadowed)") != std::string::npos,
+                symbol.output);
+  std::string called = run_command("LD_PRELOAD=" + shell_quote(host) + " python3 -c 'import ctypes, sys\n"
+                                   "f = ctypes.CDLL(sys.argv[1]).fixture_marker_bound\nf.restype = ctypes.c_char_p\n"
+                                   "print(f().decode())' " + shell_quote(module)).output;
+  CHECK(called == "loadedfirst/host/libhost.so\n");
 }
 
 TEST_CASE("a file loaded before the root that cannot be loaded is an error: the import that loads it fails") {
