@@ -82,6 +82,8 @@ struct Symbol {                // one dynamic symbol (entry 0, the null symbol, 
   bool bound_at_load = false;  // named by a relocation the loader applies before the program runs (GLOB_DAT, R_X86_64_64)
   bool copy_relocated = false; // named by a copy relocation (R_X86_64_COPY): the program's own copy of a variable that
                                //   another object defines, filled from it at load; never bound to the program itself
+  bool plt_called = false;     // named by a PLT relocation (DT_JMPREL): a call the loader binds at first use; for a
+                               //   defined symbol, the object's own call of it, bound through the scope like any other
   // Defined with value 0, neither absolute nor thread-local: glibc's check_match skips it.
   bool valueless_definition() const { return defined && no_value && !absolute && type != SymbolType::Tls; }
   bool operator==(const Symbol&) const = default;

@@ -119,7 +119,8 @@ Problem read_dynamic_view(const elf::Image& image, Binary& binary, bool with_sym
   binary.symbols_read = with_symbols;
   if (!with_symbols) return std::nullopt;
   if (auto problem = elf::read_dynamic_symbols(image, dynamic, strings, binary)) return problem;
-  return elf::mark_load_time_references(image, dynamic, binary);
+  if (auto problem = elf::mark_load_time_references(image, dynamic, binary)) return problem;
+  return elf::mark_plt_calls(image, dynamic, binary);
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-// The dynamic relocations of DT_RELA / DT_REL (not the PLT's DT_JMPREL), read for two questions:
+// The dynamic relocations of DT_RELA / DT_REL, and the PLT's of DT_JMPREL, read for three questions:
 // - which symbols the loader binds before the program runs, lazy binding or not: GLOB_DAT,
 //   R_X86_64_64 and their kin come from function pointers, vtables and -fno-plt calls, and a
 //   missing symbol behind one fails at load ("symbol lookup error"), not when first called;
@@ -9,6 +9,8 @@
 //   (elf/dl-reloc.c, CHECK_STATIC_TLS); a library loaded by dlopen gets that room from a small
 //   surplus only. Read only for objects flagged DF_STATIC_TLS, which linkers set when such
 //   relocations exist.
+// - which calls go through the PLT (DT_JMPREL): for a symbol the object defines itself, its own
+//   call that the loader binds through the lookup scope, where an object loaded earlier may take it.
 // The RELATIVE relocations that DT_RELACOUNT / DT_RELCOUNT count at the start of a table name no
 // symbol (glibc applies them as relative whatever their type) and are skipped unread.
 #include <algorithm>
@@ -22,6 +24,8 @@ namespace {
 
 inline constexpr uint64_t kDtRela = 7, kDtRelasz = 8, kDtRel = 17, kDtRelsz = 18;
 inline constexpr uint64_t kDtRelacount = 0x6ffffff9, kDtRelcount = 0x6ffffffa;
+inline constexpr uint64_t kDtPltrelsz = 2, kDtPltrel = 20, kDtJmprel = 23;
+inline constexpr uint64_t kNoCount = 0;  // a tag no table has: DT_JMPREL's entries are all named
 // Reading stops here: more than any real library has, and bounded work for a hostile one.
 inline constexpr uint64_t kMaxRelocations = 16u << 20;
 
@@ -36,10 +40,10 @@ template <typename Visit>
 Problem for_each_relocation(const Image& image, const DynamicTable& dynamic, const TableTags& tags, const Visit& visit) {
   auto address = dynamic.value(tags.address);
   if (!address) return std::nullopt;
-  const char* name = tags.with_addend ? "DT_RELA" : "DT_REL";
+  const char* name = tags.address == kDtJmprel ? "DT_JMPREL" : tags.with_addend ? "DT_RELA" : "DT_REL";
   uint64_t entry = image.word_size() * (tags.with_addend ? 3 : 2);
   uint64_t count = std::min(dynamic.value(tags.size).value_or(0) / entry, kMaxRelocations);
-  uint64_t relative = std::min(dynamic.value(tags.relative_count).value_or(0), count);
+  uint64_t relative = tags.relative_count == kNoCount ? 0 : std::min(dynamic.value(tags.relative_count).value_or(0), count);
   if (count == relative) return std::nullopt;
   auto offset = image.file_offset(*address, count * entry);
   if (!offset) return fmt::format("{} ({} entries) not inside any PT_LOAD segment", name, count);
@@ -79,6 +83,16 @@ Problem mark_load_time_references(const Image& image, const DynamicTable& dynami
     Symbol& named = binary.symbols[symbol - 1];  // entry 0, the null symbol, is not stored
     named.bound_at_load = true;
     named.copy_relocated = named.copy_relocated || is_copy_relocation(image.machine(), type);
+  });
+}
+
+Problem mark_plt_calls(const Image& image, const DynamicTable& dynamic, Binary& binary) {
+  auto kind = dynamic.value(kDtPltrel);  // the entries' kind, which the ELF ABI requires beside DT_JMPREL
+  if (!kind || (*kind != kDtRela && *kind != kDtRel)) return std::nullopt;
+  TableTags plt{kDtJmprel, kDtPltrelsz, kNoCount, *kind == kDtRela};
+  return for_each_relocation(image, dynamic, plt, [&](uint32_t type, uint32_t symbol) {
+    if (symbol == 0 || symbol > binary.symbols.size() || !is_jump_slot_relocation(image.machine(), type)) return;
+    binary.symbols[symbol - 1].plt_called = true;
   });
 }
 

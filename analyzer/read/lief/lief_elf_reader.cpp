@@ -159,6 +159,15 @@ void mark_load_time_references(const le::Binary& elf, Binary& out) {
   }
 }
 
+// The symbols the jump slots of DT_JMPREL name.
+void mark_plt_calls(const le::Binary& elf, Binary& out) {
+  for (const le::Relocation& r : elf.pltgot_relocations()) {
+    uint64_t symbol = r.info();
+    if (symbol != 0 && symbol <= out.symbols.size() && is_jump_slot_relocation(out.machine, r.type()))
+      out.symbols[symbol - 1].plt_called = true;
+  }
+}
+
 void read_versions(const le::Binary& elf, Binary& out) {
   for (const le::SymbolVersionRequirement& r : elf.symbols_version_requirement())
     for (const le::SymbolVersionAuxRequirement& a : r.auxiliary_symbols())
@@ -242,6 +251,7 @@ Expected<Binary> convert(const le::Binary& elf, uint64_t file_size, Binary out) 
   size_t symbol_count = read_symbols(elf, out);
   if (auto problem = check_symbol_count(elf, symbol_count)) return Error{*problem};
   mark_load_time_references(elf, out);
+  mark_plt_calls(elf, out);
   read_sections(elf, out);
   return out;
 }
