@@ -66,8 +66,8 @@ std::string render_text(const Graph& g, const std::string& name, const std::vect
       std::string to = u.bound ? "-> " + g.objects[u.bound->object].path
                                : (u.symbol->binding == SymbolBinding::Weak ? "-> unresolved (weak, stays null)"
                                                                           : "-> UNRESOLVED");
-      out += fmt::format("      {}  {}{}{} {}\n", g.objects[u.object].path, spelled(*u.symbol),
-                         u.symbol->copy_relocated ? " (copy relocation)" : "", from, to);
+      std::string kind = u.symbol->copy_relocated ? " (copy relocation)" : u.symbol->defined ? " (its own definition)" : "";
+      out += fmt::format("      {}  {}{}{} {}\n", g.objects[u.object].path, spelled(*u.symbol), kind, from, to);
     }
   }
   return out;
@@ -88,6 +88,7 @@ std::string render_json(const Graph& g, const std::string& name, const std::vect
                       {"version", u.symbol->version.empty() ? json(nullptr) : json(u.symbol->version)},
                       {"version_file", u.symbol->version_file.empty() ? json(nullptr) : json(u.symbol->version_file)},
                       {"weak", u.symbol->binding == SymbolBinding::Weak}, {"copy_relocation", u.symbol->copy_relocated},
+                      {"own_definition", u.symbol->defined && !u.symbol->copy_relocated},
                       {"binds_to", u.bound ? json(u.bound->object) : json(nullptr)}});
     roots.push_back({{"root", g.objects[g.roots[p.root]].path}, {"definitions", defs}, {"uses", uses}});
   }

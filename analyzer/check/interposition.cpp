@@ -1,6 +1,9 @@
 // Interposition: a reference binds to the first definition in load order, which may belong to a
 // different object than the library the requester was linked against (two copies of libcudart,
-// a bundled and a system cuDNN). One warning per (winner, intended provider) pair.
+// a bundled and a system cuDNN). One warning per (winner, intended provider) pair. A library's
+// calls of its own exported functions go through the same lookup (unless linked -Bsymbolic), so an
+// object loaded earlier that defines them takes those too (two libraries that bundle one
+// statically linked dependency and export it).
 #include <map>
 #include <set>
 #include <vector>
@@ -33,6 +36,21 @@ bool is_allocator_function(std::string_view name) {
   return names.count(name) > 0;
 }
 
+// The C++ and GCC runtimes export what a module may carry its own copy of (manylinux wheels link
+// libstdc++'s newer parts statically), and glibc's libraries refer to their own variables through
+// the GOT so that a program's copy relocation takes them: their own references going elsewhere
+// is the design, not news.
+bool is_toolchain_runtime(const Object& object) {
+  const auto& soname = object.binary->soname;
+  return soname && (*soname == "libstdc++.so.6" || *soname == "libgcc_s.so.1");
+}
+
+// Symbols the linker defines in every object it links (the ends of its segments).
+bool is_linker_defined(std::string_view name) {
+  return name == "_end" || name == "_edata" || name == "__bss_start" || name == "_etext" || name == "end" ||
+         name == "edata" || name == "etext";
+}
+
 bool is_preloaded(const Graph& graph, const SymbolIndex& symbols, size_t root, size_t object) {
   for (size_t i : symbols.edges_of(root))
     if (const Edge& e = graph.edges[i]; e.kind == EdgeKind::Preload && e.how == How::Preload && e.to == object)
@@ -53,12 +71,15 @@ class InterpositionScan {
     for (size_t o : symbols_.members(root)) {
       providers_.clear();
       for (const SymbolIndex::Reference& reference : symbols_.references(o)) check(root, o, reference);
+      if (!glibc(o) && !is_toolchain_runtime(ctx_.graph.objects[o]))
+        for (const SymbolIndex::Reference& reference : symbols_.own_references(o)) check_own(root, o, reference);
     }
   }
 
   std::vector<Finding> findings() const {
     std::vector<Finding> out;
     for (const auto& [pair, s] : shadowed_) out.push_back(finding(pair.first, pair.second, s));
+    for (const auto& [pair, names] : own_shadowed_) out.push_back(own_finding(pair.first, pair.second, names));
     return out;
   }
 
@@ -112,6 +133,36 @@ class InterpositionScan {
     s.requesters.insert(ctx_.graph.objects[requester].path);
   }
 
+  // A definition of `object` that its own relocations name binds to another object's. An object
+  // opened by dlopen comes first in its own local scope, so only the global scope can take its
+  // references: the other libraries dlopen opens are not in its scope (nvshmem's bootstrap plugins,
+  // one of which is opened).
+  void check_own(size_t root, size_t object, const SymbolIndex::Reference& reference) {
+    const Symbol& own = *reference.symbol;
+    if (is_linker_defined(own.name)) return;
+    auto winner = symbols_.bind_in(root, object, reference);
+    if (!winner || ctx_.graph.objects[winner->object].binary == ctx_.graph.objects[object].binary ||
+        symbols_.is_dlopened(root, winner->object) || is_noise(root, *winner, object, own))
+      return;
+    own_shadowed_[{winner->object, object}].insert(own.version.empty() ? std::string(own.name)
+                                                                       : fmt::format("{}@@{}", own.name, own.version));
+  }
+
+  Finding own_finding(size_t winner, size_t object, const std::set<std::string>& symbols) const {
+    const Object& w = ctx_.graph.objects[winner];
+    const Object& o = ctx_.graph.objects[object];
+    std::vector<std::string> names(symbols.begin(), symbols.end());
+    std::string message = fmt::format("{} calls or refers to {} symbol{} of its own through the lookup scope, and {}, "
+                                      "earlier in that scope, defines {} too: those references bind to {}'s: {}",
+                                      o.path, names.size(), names.size() == 1 ? "" : "s", w.path,
+                                      names.size() == 1 ? "it" : "them", basename_of(w.path), join_limited(names));
+    std::string fix = fmt::format("make sure only one of {} and {} defines them (one copy of a bundled library), or "
+                                  "link {} with -Wl,-Bsymbolic (or hide what it does not export on purpose) so it "
+                                  "binds its own",
+                                  w.path, o.path, basename_of(o.path));
+    return {"symbol-interposed", Severity::Warning, winner, std::move(message), std::move(fix), w.path};
+  }
+
   Finding finding(size_t winner, size_t provider, const Shadowing& s) const {
     const Object& w = ctx_.graph.objects[winner];
     const Object& p = ctx_.graph.objects[provider];
@@ -133,6 +184,7 @@ class InterpositionScan {
   const CheckContext& ctx_;
   const SymbolIndex& symbols_;
   std::map<std::pair<size_t, size_t>, Shadowing> shadowed_;
+  std::map<std::pair<size_t, size_t>, std::set<std::string>> own_shadowed_;  // (winner, object) -> its symbols
   std::vector<std::pair<std::string_view, std::optional<size_t>>> providers_;  // provider_of, for one requester in one root
   std::vector<int8_t> glibc_;  // per object: -1 not asked yet
 };

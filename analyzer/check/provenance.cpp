@@ -10,6 +10,13 @@ Symbol unversioned_probe(std::string_view name) {
   return probe;
 }
 
+// A use the loader binds through the scope: an undefined symbol, a program's copy, or a
+// definition the object's own relocations name (protected ones bind inside the object).
+bool is_use(const Symbol& s) {
+  constexpr uint8_t kProtected = 3;
+  return !s.defined || s.copy_relocated || ((s.plt_called || s.bound_at_load) && s.visibility != kProtected);
+}
+
 }  // namespace
 
 std::vector<SymbolProvenance> symbol_provenance(const SymbolIndex& symbols, std::string_view name) {
@@ -24,7 +31,7 @@ std::vector<SymbolProvenance> symbol_provenance(const SymbolIndex& symbols, std:
         p.definitions.push_back({o, d, bound && bound->symbol == d, std::nullopt});
       }
       for (const Symbol& s : graph.objects[o].binary->symbols)
-        if ((!s.defined || s.copy_relocated) && s.name == name) p.uses.push_back({o, &s, false, symbols.bind(scope, s)});
+        if (s.name == name && is_use(s)) p.uses.push_back({o, &s, false, symbols.bind(scope, s)});
     }
     if (!p.definitions.empty() || !p.uses.empty()) out.push_back(std::move(p));
   }

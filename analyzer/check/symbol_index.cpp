@@ -100,15 +100,30 @@ SymbolIndex::SymbolIndex(const Graph& graph) : graph_(graph), root_edges_(edges_
     if (in_scope[o]) indexed[canonical_[o]] = true;
   index_definitions(indexed);
   references_.resize(graph.objects.size());
+  own_references_.resize(graph.objects.size());
   size_t symbols = 0;
   for (size_t o = 0; o < graph.objects.size(); ++o)
     if (indexed[o]) symbols += graph.objects[o].binary->symbols.size();
   parallel_for_index(graph.objects.size(), [&](size_t o) {  // read-only lookups from here on
     if (!indexed[o]) return;
-    for (const Symbol& s : graph.objects[o].binary->symbols)
-      if ((!s.defined || s.copy_relocated) && !s.name.empty() && s.binding != SymbolBinding::Local)
-        references_[o].push_back(Reference{&s, definers_of(s.name)});
+    for (const Symbol& s : graph.objects[o].binary->symbols) {
+      if (s.name.empty() || s.binding == SymbolBinding::Local) continue;
+      if (!s.defined || s.copy_relocated) references_[o].push_back(Reference{&s, definers_of(s.name)});
+      else if (is_own_reference(s))
+        if (Definers d = definers_of(s.name); defined_by_several(d)) own_references_[o].push_back(Reference{&s, d});
+    }
   }, symbols < kSymbolsWorthAThread ? 1 : 0);
+}
+
+bool SymbolIndex::is_own_reference(const Symbol& s) {
+  constexpr uint8_t kDefaultVisibility = 0;  // protected definitions bind inside their object
+  return (s.plt_called || s.bound_at_load) && s.binding == SymbolBinding::Global && s.visibility == kDefaultVisibility &&
+         !s.hidden && !s.valueless_definition();
+}
+
+bool SymbolIndex::defined_by_several(Definers definers) const {
+  return definers.count > 1 &&
+         definition_objects_[definers.first] != definition_objects_[definers.first + definers.count - 1];
 }
 
 void SymbolIndex::find_canonical_objects() {
@@ -182,6 +197,11 @@ std::span<const size_t> SymbolIndex::edges_of(size_t root) const {
 std::span<const SymbolIndex::Reference> SymbolIndex::references(size_t object) const {
   if (object >= references_.size() || !in_scope_[object]) return {};
   return references_[canonical_[object]];
+}
+
+std::span<const SymbolIndex::Reference> SymbolIndex::own_references(size_t object) const {
+  if (object >= own_references_.size() || !in_scope_[object]) return {};
+  return own_references_[canonical_[object]];
 }
 
 SymbolIndex::~SymbolIndex() = default;

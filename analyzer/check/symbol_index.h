@@ -58,6 +58,11 @@ class SymbolIndex {
   // The undefined and copy-relocated symbols of `object` (named, not local), in symbol-table order.
   std::span<const Reference> references(size_t object) const;
 
+  // The global, default-visibility, default-version definitions of `object` that its own
+  // relocations name (a call through its PLT, a pointer bound at load) and that another object of
+  // some scope defines too: the loader binds those references through the scope, like any other.
+  std::span<const Reference> own_references(size_t object) const;
+
   // The global lookup scope of root `root`: its readable ELF objects loaded at start-up (the
   // program, preloads, the NEEDED closure), in load order.
   const std::vector<size_t>& scope(size_t root) const { return scopes_[root]; }
@@ -90,6 +95,8 @@ class SymbolIndex {
   const std::vector<uint32_t>& positions_in(const std::vector<size_t>& scope) const;
   static constexpr uint32_t kNotInScope = UINT32_MAX;
   Definers definers_of(std::string_view name) const;
+  static bool is_own_reference(const Symbol& s);
+  bool defined_by_several(Definers definers) const;  // by more than one (canonical) object
   bool passed_over(size_t object, std::span<const size_t> scope, const Symbol& reference) const;
   std::span<const Symbol* const> run_of(Definers definers, size_t object) const;
   static const Symbol* match_in(std::span<const Symbol* const> definitions, const Symbol& reference);
@@ -104,6 +111,7 @@ class SymbolIndex {
   std::vector<uint32_t> definition_objects_;                 // definition_objects_[i] (canonical) defines
   std::vector<const Symbol*> definition_symbols_;            //   definition_symbols_[i]
   std::vector<std::vector<Reference>> references_;           // per canonical object in any scope
+  std::vector<std::vector<Reference>> own_references_;       //   likewise
   std::vector<std::vector<size_t>> scopes_;       // per root: global scope
   std::vector<std::vector<size_t>> members_;      // per root: global scope, then dlopen-only objects
   std::vector<std::vector<bool>> global_;         // per root, per object: in the global scope

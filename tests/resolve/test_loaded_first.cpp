@@ -91,6 +91,8 @@ TEST_CASE("LD_PRELOAD and a library root: the process had the preload's closure 
                 symbol.output);
   CHECK_MESSAGE(symbol.output.find(module + "  fixture_marker (global function)  (shadowed)") != std::string::npos,
                 symbol.output);
+  CHECK_MESSAGE(symbol.output.find(module + "  fixture_marker (its own definition) -> " + host) != std::string::npos,
+                symbol.output);
   std::string called = run_command("LD_PRELOAD=" + shell_quote(host) + " python3 -c 'import ctypes, sys\n"
                                    "f = ctypes.CDLL(sys.argv[1]).fixture_marker_bound\nf.restype = ctypes.c_char_p\n"
                                    "print(f().decode())' " + shell_quote(module)).output;

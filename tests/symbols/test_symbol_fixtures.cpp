@@ -99,7 +99,7 @@ const std::vector<std::string> kCases = {"removed_func",  "removed_func_now", "f
                                          "weak_ref",
                                          "version_missing",
                                          "weak_version",  "weak_version_flag", "weak_need_strong_ref", "interposed",
-                                         "host_symbol",   "versioned_ok"};
+                                         "own_interposed", "host_symbol",   "versioned_ok"};
 
 }  // namespace
 
@@ -377,6 +377,31 @@ TEST_CASE("symbol-interposed names the copy that wins and the library the user w
     CHECK(message.find("dup_symbol") != std::string::npos);
   }
   CHECK(found == 1);
+}
+
+TEST_CASE("symbol-interposed: a library's own call of a function it exports goes to an earlier copy, unless -Bsymbolic") {
+  LoaderRun loader = run_fixture("own_interposed", false, "");
+  REQUIRE(loader.exit_code == 0);
+  // libbundleb's call reached libbundlea's helper; libbundlebs (-Bsymbolic) and the plugins kept theirs
+  CHECK(loader.output == case_value("own_interposed", "expect") + "\n");
+  Prediction p = predict("own_interposed", false);
+  std::istringstream expected(case_value("own_interposed", "interposed"));
+  std::string winner, own;
+  expected >> winner >> own;
+  std::vector<std::string> messages;
+  for (const json& f : p.doc["findings"])
+    if (f["code"] == "symbol-interposed") messages.push_back(f["message"]);
+  REQUIRE(messages.size() == 1);
+  const std::string dir = fixture_dir("own_interposed");
+  CHECK(messages[0] == dir + "/" + own + " calls or refers to 1 symbol of its own through the lookup scope, and " + dir +
+                           "/" + winner + ", earlier in that scope, defines it too: those references bind to " + winner +
+                           "'s: bundled_helper");
+  // depscan symbol: libbundleb's own call is a use, bound to libbundlea; -Bsymbolic's makes none
+  auto text = run_command(shell_quote(depscan_bin()) + " symbol bundled_helper " + shell_quote(dir + "/app"));
+  CHECK_MESSAGE(text.output.find(dir + "/" + own + "  bundled_helper (its own definition) -> " + dir + "/" + winner) !=
+                    std::string::npos,
+                text.output);
+  CHECK_MESSAGE(text.output.find("libbundlebs.so  bundled_helper (its own") == std::string::npos, text.output);
 }
 
 TEST_CASE("the text report shows the missing version, who needs it and who should provide it") {

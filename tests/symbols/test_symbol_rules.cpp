@@ -619,6 +619,86 @@ TEST_CASE("symbol-interposed: LD_PRELOAD's copy is quiet, a copy a Python packag
 
 namespace {
 
+// A definition the object's own relocations name: a call through its PLT.
+Symbol own_call(std::string name, SymbolBinding binding = SymbolBinding::Global) {
+  Symbol s = def(std::move(name), "", 1, false, SymbolType::Func, binding);
+  s.plt_called = true;
+  return s;
+}
+
+// app -> liba.so, libb.so: both export b_helper's name; libb.so calls its own through its PLT.
+// Extra objects opened by dlopen (from app) come after them.
+struct OwnCall {
+  GraphBuilder g;
+  size_t app = 0, a = 0, b = 0;
+  explicit OwnCall(Symbol b_helper = own_call("helper"), std::optional<std::string> b_soname = "libb.so") {
+    Binary program = elf(std::nullopt, true);
+    Binary first = elf("liba.so");
+    first.symbols = {def(std::string(b_helper.name))};
+    Binary second = elf(std::move(b_soname));
+    second.symbols = {std::move(b_helper)};
+    app = g.add("/opt/app", std::move(program));
+    a = g.add("/opt/lib/liba.so", std::move(first));
+    b = g.add("/opt/lib/libb.so", std::move(second));
+    g.edge(app, "liba.so", a);
+    g.edge(app, "libb.so", b);
+  }
+};
+
+}  // namespace
+
+TEST_CASE("symbol-interposed: a library's own call of a function it exports binds to an earlier copy") {
+  OwnCall t;
+  t.g.root({t.app, t.a, t.b});
+  CheckRun run;
+  auto found = run.run(t.g.graph, interposed);
+  REQUIRE(found.size() == 1);
+  CHECK(found[0].object == t.a);
+  CHECK(found[0].message == "/opt/lib/libb.so calls or refers to 1 symbol of its own through the lookup scope, and "
+                            "/opt/lib/liba.so, earlier in that scope, defines it too: those references bind to "
+                            "liba.so's: helper");
+  CHECK(found[0].fix.find("link libb.so with -Wl,-Bsymbolic") != std::string::npos);
+}
+
+TEST_CASE("symbol-interposed: own references that bind at home, or elsewhere on purpose, are quiet") {
+  CheckRun run;
+  auto quiet_after_liba = [&](OwnCall t) {  // libb.so's own references, liba.so first in the scope
+    t.g.root({t.app, t.a, t.b});
+    return run.run(t.g.graph, interposed).empty();
+  };
+  SUBCASE("the object comes first") {
+    OwnCall t;
+    t.g.root({t.app, t.b, t.a});
+    CHECK(run.run(t.g.graph, interposed).empty());
+  }
+  SUBCASE("no relocation names it (-Bsymbolic, or never called)") { CHECK(quiet_after_liba(OwnCall(def("helper")))); }
+  SUBCASE("weak (vague linkage), protected, or a non-default version") {
+    Symbol protected_helper = own_call("helper");
+    protected_helper.visibility = 3;
+    Symbol old_version = own_call("helper");
+    old_version.hidden = true;
+    for (Symbol helper : {own_call("helper", SymbolBinding::Weak), protected_helper, old_version})
+      CHECK(quiet_after_liba(OwnCall(helper)));
+  }
+  SUBCASE("a symbol the linker defines in every object") { CHECK(quiet_after_liba(OwnCall(own_call("_end")))); }
+  SUBCASE("the C++ runtime: a module's static copy of libstdc++'s parts takes libstdc++'s own calls") {
+    CHECK(quiet_after_liba(OwnCall(own_call("helper"), "libstdc++.so.6")));
+  }
+  SUBCASE("two plugins opened with dlopen: neither is in the other's scope") {
+    OwnCall t;
+    Binary one = elf("libplugone.so.1"), two = elf("libplugtwo.so.1");
+    one.symbols = {own_call("plugin_helper")};
+    two.symbols = {own_call("plugin_helper")};
+    size_t p1 = t.g.add("/opt/lib/libplugone.so.1", std::move(one)), p2 = t.g.add("/opt/lib/libplugtwo.so.1", std::move(two));
+    t.g.edge(t.app, "libplugone.so.1", p1, How::Runpath, EdgeKind::Dlopen);
+    t.g.edge(t.app, "libplugtwo.so.1", p2, How::Runpath, EdgeKind::Dlopen);
+    t.g.root({t.app, t.b, t.a, p1, p2});  // libb.so first: only the plugins could be reported
+    CHECK(run.run(t.g.graph, interposed).empty());
+  }
+}
+
+namespace {
+
 struct FloorGraph {
   GraphBuilder g;
   size_t app = 0, bundled = 0, system = 0;
