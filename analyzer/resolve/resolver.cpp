@@ -394,7 +394,9 @@ struct Resolver::Impl {
 
   // ---------------------------------------------------------------- loading
 
-  size_t add_loaded(RootWalk& walk, size_t object, size_t loader, bool is_main = false) {
+  // `by_soname` false: the object is not yet known by its soname (a library root, until the
+  // process has what it loaded before it).
+  size_t add_loaded(RootWalk& walk, size_t object, size_t loader, bool is_main = false, bool by_soname = true) {
     Loaded l;
     l.object = object;
     l.loader = loader;
@@ -405,9 +407,14 @@ struct Resolver::Impl {
     const Object& obj = graph.objects[object];
     bool has_rpath = !rpath_dirs(walk, index).empty();
     walk.loaded[index].rpath_anchor = has_rpath ? index : loader == kNone ? kNone : walk.loaded[loader].rpath_anchor;
-    if (obj.binary && obj.binary->soname && !walk.abi->musl) walk.names.emplace(*obj.binary->soname, index);
+    if (by_soname) know_by_soname(walk, index);
     if (obj.device || obj.inode) walk.files.emplace(std::make_pair(obj.device, obj.inode), index);
     return index;
+  }
+
+  void know_by_soname(RootWalk& walk, size_t loaded) {
+    const Object& obj = graph.objects[walk.loaded[loaded].object];
+    if (obj.binary && obj.binary->soname && !walk.abi->musl) walk.names.emplace(*obj.binary->soname, loaded);
   }
 
   void enter_scope(RootWalk& walk, size_t loaded, size_t root_index) {
@@ -819,12 +826,17 @@ struct Resolver::Impl {
     walk.abi = &abi_for(walk.process, walk.pe, walk.own_loader ? &*walk.own_loader : nullptr);
     if (!walk.pe)
       graph.root_loaders[root_index] = RootLoader{own_loader_named(walk), walk.abi->release, walk.abi->musl};
-    size_t index = add_loaded(walk, object, kNone, b.is_executable() && !walk.pe);
+    // A program is started; a library is loaded into a process that has its preloads, and knows
+    // the library by its soname only once it is mapped, after them.
+    bool library_root = !walk.pe && !b.is_executable();
+    size_t index = add_loaded(walk, object, kNone, !walk.pe && !library_root, !library_root);
     if (walk.pe) walk.names.emplace(pe_name_key(basename_of(path)), index);
     else if (walk.main == kNone) walk.names.emplace(path, index);  // known by the path it was opened by
     if (!walk.pe) seed_interpreter(walk, b);
-    bool library_root = !walk.pe && walk.main == kNone;  // a program is started, not loaded into a process
-    if (library_root) load_before_library(walk, root_index, loaded_first);
+    if (library_root) {
+      load_before_library(walk, root_index, loaded_first);
+      know_by_soname(walk, index);
+    }
     enter_scope(walk, index, root_index);
     if (!walk.pe && !library_root) load_preloads(walk, root_index);  // queued after the program, before its NEEDED
     drain(walk, root_index);

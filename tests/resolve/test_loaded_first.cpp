@@ -99,6 +99,20 @@ TEST_CASE("LD_PRELOAD and a library root: the process had the preload's closure 
   CHECK(called == "loadedfirst/host/libhost.so\n");
 }
 
+TEST_CASE("LD_PRELOAD and a library root of the soname the preload needs: the process knows the root by it only later") {
+  const std::string host = resolve_fixture("loadedfirst/host/libhost.so");
+  const std::string hostdep = resolve_fixture("loadedfirst/host/libhostdep.so");
+  const std::string other = resolve_fixture("loadedfirst/other/libhostdep.so");
+  CommandResult scan = run_command(depscan_bin() + " --no-color --no-etc-preload --preload " + shell_quote(host) + " " +
+                                   shell_quote(other) + " 2>&1");
+  CHECK_MESSAGE(scan.output.find("libhostdep.so [runpath] => " + hostdep) != std::string::npos, scan.output);
+  // The real loader maps both copies: the preload's first, then the root.
+  std::string mapped = run_command("LD_PRELOAD=" + shell_quote(host) + " python3 -c 'import ctypes, sys\n"
+                                   "ctypes.CDLL(sys.argv[1])\nprint(sorted({l.split()[-1] for l in open(\"/proc/self/maps\") "
+                                   "if l.rstrip().endswith(\"libhostdep.so\")}))' " + shell_quote(other)).output;
+  CHECK(mapped == "['" + hostdep + "', '" + other + "']\n");
+}
+
 TEST_CASE("a file loaded before the root that cannot be loaded is an error: the import that loads it fails") {
   TempDir dir("resolve-loaded-first-bad");
   const std::string bad = dir.str() + "/libbad.so";
