@@ -175,6 +175,7 @@ struct Binary {
   uint64_t dt_flags = 0;                  // DT_FLAGS
   uint64_t dt_flags_1 = 0;                // DT_FLAGS_1
   bool has_dt_bind_now = false;           // DT_BIND_NOW tag present
+  bool has_dt_symbolic = false;           // DT_SYMBOLIC tag present
   bool has_dynamic = false;               // PT_DYNAMIC present
   std::vector<VersionNeed> version_needs;
   std::vector<VersionDef> version_defs;
@@ -186,6 +187,7 @@ struct Binary {
   std::shared_ptr<const CudaCode> cuda_code;  // fatbin listing (run_scan's fatbin stage); null: none
 
   bool bind_now() const;       // DF_BIND_NOW, DF_1_NOW or DT_BIND_NOW
+  bool symbolic() const;       // DF_SYMBOLIC or DT_SYMBOLIC: its own definitions come first in its lookup scope
   bool nodeflib() const;       // DF_1_NODEFLIB
   bool static_tls() const;     // DF_STATIC_TLS: initial-exec TLS accesses, which need static TLS
   bool is_executable() const;  // ET_EXEC, or ET_DYN with an interpreter (PIE)
@@ -227,7 +229,7 @@ void set_tls_block(Binary& binary, uint64_t memsz, uint64_t align, uint64_t vadd
 uint64_t merge_power_of_two(uint64_t so_far, uint64_t value);
 
 // ELF constants the rest of the code names (kept here so no stage includes <elf.h> for them).
-inline constexpr uint64_t kDfOrigin = 0x1, kDfBindNow = 0x8, kDfStaticTls = 0x10;
+inline constexpr uint64_t kDfOrigin = 0x1, kDfSymbolic = 0x2, kDfBindNow = 0x8, kDfStaticTls = 0x10;
 inline constexpr uint64_t kDf1Now = 0x1, kDf1Origin = 0x80, kDf1Nodeflib = 0x800, kDf1Pie = 0x08000000;
 
 // ---------------------------------------------------------------- the graph

@@ -220,7 +220,7 @@ nlohmann::json to_json(const Binary& b, bool with_symbols) {
       symbols.push_back({{"name", s.name}, {"defined", s.defined}, {"binding", static_cast<int>(s.binding)},
                          {"type", static_cast<int>(s.type)}, {"version", s.version}, {"version_file", s.version_file},
                          {"hidden", s.hidden}, {"size", s.size}, {"bound_at_load", s.bound_at_load},
-                         {"copy_relocation", s.copy_relocated}});
+                         {"plt_called", s.plt_called}, {"copy_relocation", s.copy_relocated}});
     out["symbols"] = symbols;
   }
   return out;

@@ -76,6 +76,7 @@ Problem read_dynamic_strings(const elf::DynamicTable& dynamic, const elf::String
   binary.dt_flags = dynamic.value(elf::kDtFlags).value_or(0);
   binary.dt_flags_1 = dynamic.value(elf::kDtFlags1).value_or(0);
   binary.has_dt_bind_now = dynamic.value(elf::kDtBindNow).has_value();
+  binary.has_dt_symbolic = dynamic.value(elf::kDtSymbolic).has_value();
   return std::nullopt;
 }
 

@@ -42,11 +42,11 @@ Problem for_each_relocation(const Image& image, const DynamicTable& dynamic, con
   if (!address) return std::nullopt;
   const char* name = tags.address == kDtJmprel ? "DT_JMPREL" : tags.with_addend ? "DT_RELA" : "DT_REL";
   uint64_t entry = image.word_size() * (tags.with_addend ? 3 : 2);
-  uint64_t count = std::min(dynamic.value(tags.size).value_or(0) / entry, kMaxRelocations);
+  uint64_t declared = dynamic.value(tags.size).value_or(0) / entry, count = std::min(declared, kMaxRelocations);
   uint64_t relative = tags.relative_count == kNoCount ? 0 : std::min(dynamic.value(tags.relative_count).value_or(0), count);
   if (count == relative) return std::nullopt;
   auto offset = image.file_offset(*address, count * entry);
-  if (!offset) return fmt::format("{} ({} entries) not inside any PT_LOAD segment", name, count);
+  if (!offset) return fmt::format("{} ({} entries) not inside any PT_LOAD segment", name, declared);
   auto table = image.bytes(*offset + relative * entry, (count - relative) * entry);
   if (!table) return table.error();
   for (uint64_t at = image.word_size(); at < (count - relative) * entry; at += entry) {

@@ -9,6 +9,10 @@ bool Binary::bind_now() const {
   return has_dt_bind_now || (dt_flags & kDfBindNow) || (dt_flags_1 & kDf1Now);
 }
 
+bool Binary::symbolic() const {
+  return has_dt_symbolic || (dt_flags & kDfSymbolic);
+}
+
 std::vector<std::string> Binary::symbols_needing(const VersionNeed& need) const {
   std::vector<std::string> out;
   for (const Symbol& s : symbols)

@@ -134,6 +134,7 @@ void read_dynamic(const le::Binary& elf, Binary& out) {
       case le::DYNAMIC_TAGS::DT_FLAGS: out.dt_flags = e.value(); break;
       case le::DYNAMIC_TAGS::DT_FLAGS_1: out.dt_flags_1 = e.value(); break;
       case le::DYNAMIC_TAGS::DT_BIND_NOW: out.has_dt_bind_now = true; break;
+      case le::DYNAMIC_TAGS::DT_SYMBOLIC: out.has_dt_symbolic = true; break;
       default: break;
     }
   }
@@ -161,6 +162,7 @@ void mark_load_time_references(const le::Binary& elf, Binary& out) {
 
 // The symbols the jump slots of DT_JMPREL name.
 void mark_plt_calls(const le::Binary& elf, Binary& out) {
+  if (!elf.has(le::DYNAMIC_TAGS::DT_PLTREL)) return;  // as the mapped reader and ld.so: the entries' kind is unknown
   for (const le::Relocation& r : elf.pltgot_relocations()) {
     uint64_t symbol = r.info();
     if (symbol != 0 && symbol <= out.symbols.size() && is_jump_slot_relocation(out.machine, r.type()))
