@@ -30,8 +30,10 @@ std::vector<SymbolProvenance> symbol_provenance(const SymbolIndex& symbols, std:
         auto bound = symbols.bind(scope, unversioned_probe(name));
         p.definitions.push_back({o, d, bound && bound->symbol == d, std::nullopt});
       }
+      bool symbolic = graph.objects[o].binary->symbolic();  // binds its own definitions to itself
       for (const Symbol& s : graph.objects[o].binary->symbols)
-        if (s.name == name && is_use(s)) p.uses.push_back({o, &s, false, symbols.bind(scope, s)});
+        if (s.name == name && is_use(s))
+          p.uses.push_back({o, &s, false, symbolic && s.defined && !s.copy_relocated ? Binding{o, &s} : symbols.bind(scope, s)});
     }
     if (!p.definitions.empty() || !p.uses.empty()) out.push_back(std::move(p));
   }

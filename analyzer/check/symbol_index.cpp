@@ -106,10 +106,11 @@ SymbolIndex::SymbolIndex(const Graph& graph) : graph_(graph), root_edges_(edges_
     if (indexed[o]) symbols += graph.objects[o].binary->symbols.size();
   parallel_for_index(graph.objects.size(), [&](size_t o) {  // read-only lookups from here on
     if (!indexed[o]) return;
+    bool symbolic = graph.objects[o].binary->symbolic();  // its own definitions come first for its references
     for (const Symbol& s : graph.objects[o].binary->symbols) {
       if (s.name.empty() || s.binding == SymbolBinding::Local) continue;
       if (!s.defined || s.copy_relocated) references_[o].push_back(Reference{&s, definers_of(s.name)});
-      else if (is_own_reference(s))
+      else if (!symbolic && is_own_reference(s))
         if (Definers d = definers_of(s.name); defined_by_several(d)) own_references_[o].push_back(Reference{&s, d});
     }
   }, symbols < kSymbolsWorthAThread ? 1 : 0);

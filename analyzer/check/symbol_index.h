@@ -60,7 +60,8 @@ class SymbolIndex {
 
   // The global, default-visibility, default-version definitions of `object` that its own
   // relocations name (a call through its PLT, a pointer bound at load) and that another object of
-  // some scope defines too: the loader binds those references through the scope, like any other.
+  // some scope defines too: the loader binds those references through the scope, like any other
+  // (not in a DF_SYMBOLIC object, which looks in itself first).
   std::span<const Reference> own_references(size_t object) const;
 
   // The global lookup scope of root `root`: its readable ELF objects loaded at start-up (the

@@ -111,8 +111,9 @@ std::string site_packages_holding(const std::string& path, const FileSystem& fs)
 
 namespace {
 
-// The site-packages directories of the interpreter that imports the file: `python_env`'s, else that
-// of the file's own environment, with the file's own first (once).
+// The site-packages directories whose distributions answer for the file. Without `python_env`: the
+// file's own, then the rest of its environment's interpreter's. With it: that interpreter's, in
+// sys.path order, after the file's own when that is not among them (`outside`).
 struct FileInterpreter {
   std::vector<std::string> directories;
   std::vector<std::string> interpreter;  // interpreter_site_packages, to tell a venv's base apart

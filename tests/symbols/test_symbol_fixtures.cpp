@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <optional>
@@ -382,7 +383,7 @@ TEST_CASE("symbol-interposed names the copy that wins and the library the user w
 TEST_CASE("symbol-interposed: a library's own call of a function it exports goes to an earlier copy, unless -Bsymbolic") {
   LoaderRun loader = run_fixture("own_interposed", false, "");
   REQUIRE(loader.exit_code == 0);
-  // libbundleb's call reached libbundlea's helper; libbundlebs (-Bsymbolic) and the plugins kept theirs
+  // libbundleb's call reached libbundlea's helper; libbundlebs (-Bsymbolic) kept its own
   CHECK(loader.output == case_value("own_interposed", "expect") + "\n");
   Prediction p = predict("own_interposed", false);
   std::istringstream expected(case_value("own_interposed", "interposed"));
@@ -402,6 +403,15 @@ TEST_CASE("symbol-interposed: a library's own call of a function it exports goes
                     std::string::npos,
                 text.output);
   CHECK_MESSAGE(text.output.find("libbundlebs.so  bundled_helper (its own") == std::string::npos, text.output);
+  // inspect: the PLT call behind it (-Bsymbolic's call needs none)
+  for (const char* library : {"libbundleb.so", "libbundlebs.so"}) {
+    CAPTURE(library);
+    auto inspected = run_command(shell_quote(depscan_bin()) + " inspect --symbols --format json " + shell_quote(dir + "/" + library));
+    json doc = json::parse(inspected.output);
+    auto helper = std::ranges::find_if(doc["symbols"], [](const json& s) { return s["name"] == "bundled_helper"; });
+    REQUIRE(helper != doc["symbols"].end());
+    CHECK((*helper)["plt_called"] == (std::string(library) == "libbundleb.so"));
+  }
 }
 
 TEST_CASE("the text report shows the missing version, who needs it and who should provide it") {

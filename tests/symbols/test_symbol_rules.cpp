@@ -631,12 +631,14 @@ Symbol own_call(std::string name, SymbolBinding binding = SymbolBinding::Global)
 struct OwnCall {
   GraphBuilder g;
   size_t app = 0, a = 0, b = 0;
-  explicit OwnCall(Symbol b_helper = own_call("helper"), std::optional<std::string> b_soname = "libb.so") {
+  explicit OwnCall(Symbol b_helper = own_call("helper"), std::optional<std::string> b_soname = "libb.so",
+                   bool b_symbolic = false) {
     Binary program = elf(std::nullopt, true);
     Binary first = elf("liba.so");
     first.symbols = {def(std::string(b_helper.name))};
     Binary second = elf(std::move(b_soname));
     second.symbols = {std::move(b_helper)};
+    second.has_dt_symbolic = b_symbolic;
     app = g.add("/opt/app", std::move(program));
     a = g.add("/opt/lib/liba.so", std::move(first));
     b = g.add("/opt/lib/libb.so", std::move(second));
@@ -660,6 +662,22 @@ TEST_CASE("symbol-interposed: a library's own call of a function it exports bind
   CHECK(found[0].fix.find("link libb.so with -Wl,-Bsymbolic") != std::string::npos);
 }
 
+TEST_CASE("symbol-interposed: a library dlopen opens comes before its dependencies in their local scope") {
+  OwnCall t;  // app dlopens libplugin.so, which defines helper and needs libb.so, which calls its own
+  Binary plugin = elf("libplugin.so");
+  plugin.symbols = {def("helper")};
+  size_t p = t.g.add("/opt/lib/libplugin.so", std::move(plugin));
+  t.g.graph.edges.clear();
+  t.g.edge(t.app, "libplugin.so", p, How::Runpath, EdgeKind::Dlopen);
+  t.g.edge(p, "libb.so", t.b);
+  t.g.root({t.app, p, t.b});
+  CheckRun run;
+  auto found = run.run(t.g.graph, interposed);
+  REQUIRE(found.size() == 1);
+  CHECK(found[0].message.find("/opt/lib/libb.so calls or refers to 1 symbol of its own") == 0);
+  CHECK(found[0].message.find("bind to libplugin.so's: helper") != std::string::npos);
+}
+
 TEST_CASE("symbol-interposed: own references that bind at home, or elsewhere on purpose, are quiet") {
   CheckRun run;
   auto quiet_after_liba = [&](OwnCall t) {  // libb.so's own references, liba.so first in the scope
@@ -679,6 +697,9 @@ TEST_CASE("symbol-interposed: own references that bind at home, or elsewhere on 
     old_version.hidden = true;
     for (Symbol helper : {own_call("helper", SymbolBinding::Weak), protected_helper, old_version})
       CHECK(quiet_after_liba(OwnCall(helper)));
+  }
+  SUBCASE("DT_SYMBOLIC: the object looks in itself first") {
+    CHECK(quiet_after_liba(OwnCall(own_call("helper"), "libb.so", true)));
   }
   SUBCASE("a symbol the linker defines in every object") { CHECK(quiet_after_liba(OwnCall(own_call("_end")))); }
   SUBCASE("the C++ runtime: a module's static copy of libstdc++'s parts takes libstdc++'s own calls") {
