@@ -86,6 +86,12 @@ struct Symbol {                // one dynamic symbol (entry 0, the null symbol, 
                                //   defined symbol, the object's own call of it, bound through the scope like any other
   // Defined with value 0, neither absolute nor thread-local: glibc's check_match skips it.
   bool valueless_definition() const { return defined && no_value && !absolute && type != SymbolType::Tls; }
+  // A definition its own object's relocations name (a PLT call, a pointer bound at load), which the
+  // loader binds through the lookup scope like any reference; a protected one binds inside the object.
+  bool own_reference() const {
+    constexpr uint8_t kProtected = 3;
+    return defined && !copy_relocated && (plt_called || bound_at_load) && visibility != kProtected;
+  }
   bool operator==(const Symbol&) const = default;
 };
 

@@ -11,11 +11,8 @@ Symbol unversioned_probe(std::string_view name) {
 }
 
 // A use the loader binds through the scope: an undefined symbol, a program's copy, or a
-// definition the object's own relocations name (protected ones bind inside the object).
-bool is_use(const Symbol& s) {
-  constexpr uint8_t kProtected = 3;
-  return !s.defined || s.copy_relocated || ((s.plt_called || s.bound_at_load) && s.visibility != kProtected);
-}
+// definition the object's own relocations name.
+bool is_use(const Symbol& s) { return !s.defined || s.copy_relocated || s.own_reference(); }
 
 }  // namespace
 
@@ -33,7 +30,7 @@ std::vector<SymbolProvenance> symbol_provenance(const SymbolIndex& symbols, std:
       bool symbolic = graph.objects[o].binary->symbolic();  // binds its own definitions to itself
       for (const Symbol& s : graph.objects[o].binary->symbols)
         if (s.name == name && is_use(s))
-          p.uses.push_back({o, &s, false, symbolic && s.defined && !s.copy_relocated ? Binding{o, &s} : symbols.bind(scope, s)});
+          p.uses.push_back({o, &s, false, symbolic && s.own_reference() ? Binding{o, &s} : symbols.bind(scope, s)});
     }
     if (!p.definitions.empty() || !p.uses.empty()) out.push_back(std::move(p));
   }

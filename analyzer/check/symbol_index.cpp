@@ -117,9 +117,7 @@ SymbolIndex::SymbolIndex(const Graph& graph) : graph_(graph), root_edges_(edges_
 }
 
 bool SymbolIndex::is_own_reference(const Symbol& s) {
-  constexpr uint8_t kDefaultVisibility = 0;  // protected definitions bind inside their object
-  return (s.plt_called || s.bound_at_load) && s.binding == SymbolBinding::Global && s.visibility == kDefaultVisibility &&
-         !s.hidden && !s.valueless_definition();
+  return s.own_reference() && s.binding == SymbolBinding::Global && !s.hidden && !s.valueless_definition();
 }
 
 bool SymbolIndex::defined_by_several(Definers definers) const {

@@ -107,10 +107,6 @@ std::string site_packages_holding(const std::string& path, const FileSystem& fs)
   return "";
 }
 
-}  // namespace
-
-namespace {
-
 // The site-packages directories whose distributions answer for the file. Without `python_env`: the
 // file's own, then the rest of its environment's interpreter's. With it: that interpreter's, in
 // sys.path order, after the file's own when that is not among them (`outside`).
