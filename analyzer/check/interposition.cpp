@@ -14,7 +14,6 @@
 #include <fmt/format.h>
 
 #include "analyzer/check/check.h"
-#include "analyzer/check/load_order.h"
 #include "analyzer/util/listing.h"
 #include "analyzer/check/symbol_index.h"
 
@@ -137,42 +136,18 @@ class InterpositionScan {
     s.requesters.insert(ctx_.graph.objects[requester].path);
   }
 
-  // A definition of `object` that its own relocations name binds to another object's. A winner
-  // opened by dlopen counts only when it comes before the object in the search list of a dlopen
-  // that loaded both (the library dlopen opened, before its dependencies): the other libraries
-  // dlopen opens are not in the object's scope (nvshmem's bootstrap plugins, one of which is opened).
+  // A definition of `object` that its own relocations name binds to another object's: one earlier
+  // in the object's scope (for an object dlopen loaded, the search list of that dlopen: the other
+  // libraries dlopen opens are not in it, as nvshmem's bootstrap plugins, one of which is opened).
   void check_own(size_t root, size_t object, const SymbolIndex::Reference& reference) {
     const Symbol& own = *reference.symbol;
     if (is_linker_defined(own.name)) return;
     auto winner = symbols_.bind_in(root, object, reference);
     if (!winner || ctx_.graph.objects[winner->object].binary == ctx_.graph.objects[object].binary ||
-        (symbols_.is_dlopened(root, winner->object) && !before_in_one_dlopen(root, winner->object, object)) ||
         is_noise(root, *winner, object, own))
       return;
     own_shadowed_[{winner->object, object}].insert(own.version.empty() ? std::string(own.name)
                                                                        : fmt::format("{}@@{}", own.name, own.version));
-  }
-
-  bool before_in_one_dlopen(size_t root, size_t winner, size_t object) {
-    for (const std::vector<size_t>& search_list : dlopen_search_lists(root)) {
-      auto w = std::ranges::find(search_list, winner), o = std::ranges::find(search_list, object);
-      if (w < o && o != search_list.end()) return true;
-    }
-    return false;
-  }
-
-  // Each dlopen of the root that opens a library outside the global scope: that library and what
-  // it needs, breadth first (its l_searchlist). Built when first asked, for one root at a time.
-  const std::vector<std::vector<size_t>>& dlopen_search_lists(size_t root) {
-    if (search_lists_root_ == root) return search_lists_;
-    search_lists_root_ = root;
-    search_lists_.clear();
-    std::span<const size_t> edges = symbols_.edges_of(root);
-    std::vector<size_t> root_edges(edges.begin(), edges.end());
-    for (size_t i : root_edges)
-      if (const Edge& e = ctx_.graph.edges[i]; e.kind == EdgeKind::Dlopen && e.to && symbols_.is_dlopened(root, *e.to))
-        search_lists_.push_back(load_closure(ctx_.graph, root_edges, {*e.to}, false));
-    return search_lists_;
   }
 
   Finding own_finding(size_t winner, size_t object, const std::set<std::string>& symbols) const {
@@ -212,8 +187,6 @@ class InterpositionScan {
   const SymbolIndex& symbols_;
   std::map<std::pair<size_t, size_t>, Shadowing> shadowed_;
   std::map<std::pair<size_t, size_t>, std::set<std::string>> own_shadowed_;  // (winner, object) -> its symbols
-  size_t search_lists_root_ = SIZE_MAX;  // dlopen_search_lists, for this root
-  std::vector<std::vector<size_t>> search_lists_;
   std::vector<std::pair<std::string_view, std::optional<size_t>>> providers_;  // provider_of, for one requester in one root
   std::vector<int8_t> glibc_;  // per object: -1 not asked yet
 };

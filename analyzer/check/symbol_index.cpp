@@ -11,6 +11,11 @@ namespace {
 // Below this many symbols a second thread costs more than it saves (none without symbol tables).
 constexpr size_t kSymbolsWorthAThread = 8192;
 
+struct SearchList {
+  std::vector<size_t> objects;
+  bool fails = false;
+};
+
 uint64_t pair_key(size_t root, size_t object) { return (uint64_t(root) << 32) ^ uint64_t(object); }
 
 // dl-lookup.c's ALLOWED_STT and the bindings do_lookup_x accepts (local symbols are ignored); a
@@ -57,6 +62,36 @@ std::vector<bool> started_with(const Graph& graph, size_t root, std::span<const 
   return global;
 }
 
+// Each dlopen of the root that opens a library outside the global scope, in the order of the
+// root's edges: that library and its NEEDED closure, breadth first, objects already loaded
+// included (its l_searchlist), and whether a library of it is not found (the dlopen fails).
+std::vector<SearchList> dlopen_search_lists(const Graph& graph, std::span<const size_t> root_edges,
+                                            const std::vector<bool>& global) {
+  std::vector<std::pair<size_t, std::optional<size_t>>> needed;  // (from, to), sorted by from
+  std::vector<size_t> opened;
+  for (size_t i : root_edges) {
+    const Edge& e = graph.edges[i];
+    if (e.kind == EdgeKind::Needed) needed.emplace_back(e.from, e.to);
+    else if (e.kind == EdgeKind::Dlopen && e.to && !global[*e.to] && std::ranges::find(opened, *e.to) == opened.end())
+      opened.push_back(*e.to);
+  }
+  std::stable_sort(needed.begin(), needed.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<SearchList> lists;
+  std::vector<size_t> seen_by(graph.objects.size(), SIZE_MAX);  // the library whose list took it
+  for (size_t target : opened) {
+    SearchList& list = lists.emplace_back(SearchList{{target}, false});
+    seen_by[target] = target;
+    for (size_t k = 0; k < list.objects.size(); ++k) {
+      auto from = std::lower_bound(needed.begin(), needed.end(), list.objects[k], [](const auto& e, size_t o) { return e.first < o; });
+      for (; from != needed.end() && from->first == list.objects[k]; ++from) {
+        if (!from->second) list.fails = true;
+        else if (seen_by[*from->second] != target) seen_by[*from->second] = target, list.objects.push_back(*from->second);
+      }
+    }
+  }
+  return lists;
+}
+
 SymbolIndex::SymbolIndex(const Graph& graph) : graph_(graph), root_edges_(edges_by_root(graph)) {
   find_canonical_objects();
   std::vector<bool>& in_scope = in_scope_;
@@ -78,6 +113,7 @@ SymbolIndex::SymbolIndex(const Graph& graph) : graph_(graph), root_edges_(edges_
     }
     members = scope;
     members.insert(members.end(), dlopened.begin(), dlopened.end());
+    add_dlopen_scopes(root);
   }
   std::vector<size_t> soname_listed_in(graph.objects.size(), SIZE_MAX);  // the last root listing the object's soname
   for (size_t root = 0; root < names_.size(); ++root) {
@@ -114,6 +150,45 @@ SymbolIndex::SymbolIndex(const Graph& graph) : graph_(graph), root_edges_(edges_
         if (Definers d = definers_of(s.name); defined_by_several(d)) own_references_[o].push_back(Reference{&s, d});
     }
   }, symbols < kSymbolsWorthAThread ? 1 : 0);
+}
+
+// _dl_new_object gives each object a dlopen loads the global scope, then the search list of the
+// library that dlopen opened (the top of its l_loader chain). A dlopen that stops at a missing
+// library unloads what it loaded, and a later dlopen that reaches the same objects loads them
+// again in its own scope; an object only failing dlopens reach keeps the first one's.
+void SymbolIndex::add_dlopen_scopes(size_t root) {
+  DlopenScopes& out = dlopen_scopes_.emplace_back();
+  if (members_[root].size() == scopes_[root].size()) return;  // nothing loaded only by dlopen
+  const std::vector<bool>& global = global_[root];
+  std::vector<SearchList> lists = dlopen_search_lists(graph_, root_edges_[root], global);
+  std::vector<uint32_t> loaded_by(graph_.objects.size(), UINT32_MAX);
+  for (bool failing : {false, true})
+    for (uint32_t k = 0; k < lists.size(); ++k)
+      if (lists[k].fails == failing)
+        for (size_t o : lists[k].objects)
+          if (!global[o] && loaded_by[o] == UINT32_MAX) loaded_by[o] = k;
+  for (const SearchList& list : lists) {
+    std::vector<size_t>& scope = out.scopes.emplace_back(scopes_[root]);
+    for (size_t o : list.objects)
+      if (!global[o] && is_bindable(graph_.objects[o])) scope.push_back(o);
+    out.fails.push_back(list.fails);
+  }
+  for (size_t o : members_[root])
+    if (loaded_by[o] != UINT32_MAX) out.loaded_by.emplace_back(o, loaded_by[o]);
+  std::sort(out.loaded_by.begin(), out.loaded_by.end());
+}
+
+std::optional<uint32_t> SymbolIndex::loading_dlopen(size_t root, size_t object) const {
+  if (!is_dlopened(root, object)) return std::nullopt;
+  const auto& loaded_by = dlopen_scopes_[root].loaded_by;
+  auto it = std::lower_bound(loaded_by.begin(), loaded_by.end(), std::make_pair(object, uint32_t{0}));
+  if (it == loaded_by.end() || it->first != object) return std::nullopt;
+  return it->second;
+}
+
+bool SymbolIndex::dlopen_fails(size_t root, size_t object) const {
+  auto k = loading_dlopen(root, object);
+  return k && dlopen_scopes_[root].fails[*k];
 }
 
 bool SymbolIndex::is_own_reference(const Symbol& s) {
@@ -210,7 +285,9 @@ bool SymbolIndex::is_dlopened(size_t root, size_t object) const {
 }
 
 const std::vector<size_t>& SymbolIndex::scope_for(size_t root, size_t object) const {
-  return is_dlopened(root, object) ? members_[root] : scopes_[root];
+  if (!is_dlopened(root, object)) return scopes_[root];
+  auto k = loading_dlopen(root, object);
+  return k ? dlopen_scopes_[root].scopes[*k] : members_[root];
 }
 
 std::span<const Symbol* const> SymbolIndex::definitions(size_t object, std::string_view name) const {
@@ -266,7 +343,9 @@ std::optional<Binding> SymbolIndex::bind(std::span<const size_t> scope, const Re
 // scope, by their place in it, the first whose definitions match.
 std::optional<Binding> SymbolIndex::bind_in(size_t root, size_t object, const Reference& reference) const {
   if (reference.definers.count == 0) return std::nullopt;
-  const std::vector<size_t>& scope = scope_for(root, object);
+  if (root != asked_root_ || object != asked_object_)  // the checks bind an object's references one after another
+    asked_root_ = root, asked_object_ = object, asked_scope_ = &scope_for(root, object);
+  const std::vector<size_t>& scope = *asked_scope_;
   const std::vector<uint32_t>& position = positions_in(scope);
   std::vector<std::pair<uint32_t, uint32_t>>& candidates = candidates_;  // (place, first definition)
   candidates.clear();

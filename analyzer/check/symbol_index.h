@@ -72,10 +72,13 @@ class SymbolIndex {
   const std::vector<size_t>& members(size_t root) const { return members_[root]; }
 
   // The scope `object`'s references are looked up in: the global scope, and for an object
-  // loaded only by dlopen also the objects dlopen brought in (a superset of its local scope).
+  // loaded only by dlopen also the search list of the dlopen that loaded it.
   const std::vector<size_t>& scope_for(size_t root, size_t object) const;
 
   bool is_dlopened(size_t root, size_t object) const;
+  // True for an object loaded only by dlopen when every dlopen that loads it stops at a missing
+  // library of its search list: the object's references are never bound.
+  bool dlopen_fails(size_t root, size_t object) const;
 
   // The loaded object of root `root` known by `name` (its soname or a name it was loaded by),
   // as dl-version.c's find_needed finds it; nullopt if none is loaded.
@@ -90,6 +93,8 @@ class SymbolIndex {
 
  private:
   void find_canonical_objects();
+  void add_dlopen_scopes(size_t root);
+  std::optional<uint32_t> loading_dlopen(size_t root, size_t object) const;
   void index_definitions(const std::vector<bool>& in_scope);
   // Each object's place in `scope` (kNotInScope if absent), for the last scope asked about: the
   // checks bind scope by scope. Not thread-safe (bind_in is not).
@@ -116,6 +121,12 @@ class SymbolIndex {
   std::vector<std::vector<size_t>> scopes_;       // per root: global scope
   std::vector<std::vector<size_t>> members_;      // per root: global scope, then dlopen-only objects
   std::vector<std::vector<bool>> global_;         // per root, per object: in the global scope
+  struct DlopenScopes {
+    std::vector<std::vector<size_t>> scopes;             // per dlopen: the global scope, then its search list
+    std::vector<bool> fails;                             // per dlopen: a library of its search list is not found
+    std::vector<std::pair<size_t, uint32_t>> loaded_by;  // dlopen-only object -> the dlopen that loads it, by object
+  };
+  std::vector<DlopenScopes> dlopen_scopes_;  // per root
   std::vector<std::vector<std::pair<std::string_view, size_t>>> names_;  // per root, sorted by name
   mutable std::unordered_map<uint64_t, std::vector<size_t>> needed_;     // (root, object) -> NEEDED
   mutable bool needed_built_ = false;
@@ -123,6 +134,8 @@ class SymbolIndex {
   mutable std::vector<uint32_t> position_;             // positions_in: canonical object -> place in positioned_
   mutable const std::vector<size_t>* positioned_ = nullptr;
   mutable std::vector<std::pair<uint32_t, uint32_t>> candidates_;  // bind's scratch
+  mutable size_t asked_root_ = SIZE_MAX, asked_object_ = SIZE_MAX;  // bind_in's last object, and its scope_for
+  mutable const std::vector<size_t>* asked_scope_ = nullptr;
 };
 
 // True if the object takes part in ELF symbol binding (it was read and is an ELF file).

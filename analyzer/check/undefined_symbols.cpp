@@ -27,47 +27,6 @@ bool has_missing_library(const Graph& graph, const SymbolIndex& symbols, size_t 
   return false;
 }
 
-// Per object loaded only by dlopen: true when every dlopen that brings it in stops at a missing
-// library of the opened library's NEEDED closure, so that its references are never bound. Each
-// dlopen call fails or succeeds on its own: one plugin's missing library says nothing of another's.
-std::vector<bool> dlopen_blocked(const Graph& graph, const SymbolIndex& symbols, size_t root) {
-  std::vector<bool> blocked(graph.objects.size(), false);
-  std::vector<size_t> opened;
-  for (size_t i : symbols.edges_of(root))
-    if (const Edge& e = graph.edges[i]; e.kind == EdgeKind::Dlopen && e.to && symbols.is_dlopened(root, *e.to))
-      opened.push_back(*e.to);
-  if (opened.empty()) return blocked;
-  std::sort(opened.begin(), opened.end());
-  opened.erase(std::unique(opened.begin(), opened.end()), opened.end());
-  std::vector<std::pair<size_t, std::optional<size_t>>> needed;  // (from, to), sorted by from
-  for (size_t i : symbols.edges_of(root))
-    if (const Edge& e = graph.edges[i]; e.kind == EdgeKind::Needed) needed.emplace_back(e.from, e.to);
-  std::stable_sort(needed.begin(), needed.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-  std::vector<bool> reached(graph.objects.size(), false), bound(graph.objects.size(), false);
-  std::vector<size_t> seen_by(graph.objects.size(), SIZE_MAX);  // the target whose closure last took it
-  for (size_t target : opened) {
-    std::vector<size_t> closure{target};
-    seen_by[target] = target;
-    bool fails = false;
-    for (size_t k = 0; k < closure.size(); ++k) {
-      auto from = std::lower_bound(needed.begin(), needed.end(), closure[k], [](const auto& e, size_t o) { return e.first < o; });
-      for (; from != needed.end() && from->first == closure[k]; ++from) {
-        if (!from->second) fails = true;
-        else if (seen_by[*from->second] != target) {
-          seen_by[*from->second] = target;
-          closure.push_back(*from->second);
-        }
-      }
-    }
-    for (size_t o : closure) {
-      reached[o] = true;
-      bound[o] = bound[o] || !fails;
-    }
-  }
-  for (size_t o = 0; o < graph.objects.size(); ++o) blocked[o] = reached[o] && !bound[o];
-  return blocked;
-}
-
 bool defines_version(const Binary& binary, std::string_view version) {
   for (const VersionDef& d : binary.version_defs)
     if (d.name == version) return true;
@@ -86,10 +45,10 @@ struct RootFacts {
   size_t root = 0;
   bool program = false;          // an executable: nothing comes before it in the scope
   bool missing_library = false;  // the loader stops at library-not-found before binding
-  std::vector<bool> blocked_dlopen;  // per object: the same for every dlopen call that loads it
   bool musl = false;             // musl's loader binds every reference at load
+  // Each dlopen call fails or succeeds on its own: one plugin's missing library says nothing of another's.
   bool missing_for(const SymbolIndex& symbols, size_t object) const {
-    return symbols.is_dlopened(root, object) ? blocked_dlopen[object] : missing_library;
+    return symbols.is_dlopened(root, object) ? symbols.dlopen_fails(root, object) : missing_library;
   }
 };
 
@@ -322,6 +281,12 @@ std::optional<Finding> unresolved(const CheckContext& ctx, const SymbolIndex& sy
     f.fix = fmt::format("install the {} that {} was built against (it defines {}@{}), or rebuild {} "
                         "against {}", ref.version_file, requester.path, ref.name, ref.version,
                         requester.path, p.path);
+  } else if (auto elsewhere = symbols.bind(symbols.members(facts.root), ref)) {
+    const Object& e = ctx.graph.objects[elsewhere->object];
+    f.message += fmt::format(" ({} defines it, but a dlopen of its own loads it, outside {}'s lookup scope; {} has {})",
+                             e.path, requester.path, requester.path, needed_list(ctx.graph, symbols, facts.root, object));
+    f.fix = fmt::format("add {} to {}'s NEEDED (link it with -l), or have it opened with RTLD_GLOBAL before {} is loaded",
+                        soname_or_file_name(e), requester.path, requester.path);
   } else {
     f.message += fmt::format(" (no loaded object defines it; {} has {})", requester.path,
                              needed_list(ctx.graph, symbols, facts.root, object));
@@ -386,7 +351,6 @@ std::vector<Finding> check_undefined_symbols(const CheckContext& ctx, const Symb
     const Object& root_object = ctx.graph.objects[ctx.graph.roots[root]];
     RootFacts facts{root, root_object.binary && root_object.binary->is_executable(),
                     has_missing_library(ctx.graph, symbols, root),
-                    dlopen_blocked(ctx.graph, symbols, root),
                     root < ctx.graph.root_loaders.size() && ctx.graph.root_loaders[root].musl};
     for (size_t o : symbols.members(root)) {
       for (const SymbolIndex::Reference& reference : symbols.references(o)) {

@@ -100,7 +100,14 @@ const std::vector<std::string> kCases = {"removed_func",  "removed_func_now", "f
                                          "weak_ref",
                                          "version_missing",
                                          "weak_version",  "weak_version_flag", "weak_need_strong_ref", "interposed",
-                                         "own_interposed", "host_symbol",   "versioned_ok"};
+                                         "own_interposed", "host_symbol",   "versioned_ok", "dlopen_siblings",
+                                         "dlopen_siblings_needed"};
+
+// The case's `matrix FILE`: depscan is told what its app opens with dlopen.
+std::string case_options(const std::string& name) {
+  std::string matrix = case_value(name, "matrix");
+  return matrix.empty() ? "" : " --matrix " + shell_quote(fixture_dir(name) + "/" + matrix);
+}
 
 }  // namespace
 
@@ -116,7 +123,7 @@ TEST_CASE("depscan predicts the loader's symbol errors, with and without LD_BIND
       CAPTURE(name);
       CAPTURE(bind_now);
       LoaderRun loader = run_fixture(name, bind_now, case_value(name, "args"));
-      Prediction p = predict(name, bind_now);
+      Prediction p = predict(name, bind_now, case_options(name));
       if (loader.exit_code != 0) ++loader_failures;
       if (bind_now && must_fail) {
         CHECK_MESSAGE(loader.exit_code != 0, "the fixture no longer breaks: " << loader.output);

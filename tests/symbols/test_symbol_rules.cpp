@@ -5,6 +5,7 @@
 #include <tuple>
 
 #include "analyzer/check/baselines.h"
+#include "analyzer/check/provenance.h"
 #include "graph_builder.h"
 
 using namespace depscan;
@@ -846,9 +847,9 @@ TEST_CASE("one dlopen's missing library does not hide another dlopen's undefined
   GraphBuilder g;
   Binary app = elf(std::nullopt, true);
   Binary mpi_plugin = elf("libmpi_plugin.so"), other = elf("libother.so"), shared = elf("libshared.so");
-  mpi_plugin.symbols = {ref("maybe_from_mpi")};
-  other.symbols = {ref("other_needs")};
-  shared.symbols = {ref("shared_needs")};
+  mpi_plugin.symbols = {ref("maybe_from_mpi"), def("mpi_plugin_api")};
+  other.symbols = {ref("other_needs"), def("other_api")};
+  shared.symbols = {ref("shared_needs"), ref("other_api"), ref("mpi_plugin_api")};
   size_t a = g.add("/opt/app", app), m = g.add("/opt/libmpi_plugin.so", mpi_plugin), o = g.add("/opt/libother.so", other),
          s = g.add("/opt/libshared.so", shared);
   g.edge(a, "libmpi_plugin.so", m, How::Runpath, EdgeKind::Dlopen);
@@ -861,5 +862,75 @@ TEST_CASE("one dlopen's missing library does not hide another dlopen's undefined
   auto found = run.run(g.graph, undefined);
   std::set<std::string> named;
   for (const Finding& f : found) named.insert(f.message.substr(f.message.find("undefined symbol: ") + 18, 12));
-  CHECK(named == std::set<std::string>{"other_needs ", "shared_needs"});  // maybe_from_mpi: its dlopen fails first
+  // maybe_from_mpi: its dlopen fails first, and unloads libmpi_plugin.so; libother.so's dlopen loads
+  // libshared.so again, in its own scope, where other_api is and mpi_plugin_api is not
+  CHECK(named == std::set<std::string>{"other_needs ", "shared_needs", "mpi_plugin_a"});
+}
+
+namespace {
+
+// app dlopens libone.so (which needs libonedep.so) and then libtwo.so, each RTLD_LOCAL.
+struct Siblings {
+  GraphBuilder g;
+  size_t app = 0, one = 0, onedep = 0, two = 0;
+  explicit Siblings(std::vector<Symbol> two_symbols, bool two_needs_onedep = false,
+                    std::vector<Symbol> one_symbols = {def("one_data", "", 1, false, SymbolType::Object)}) {
+    Binary program = elf(std::nullopt, true);
+    program.symbols = {def("host_api")};
+    Binary first = elf("libone.so"), dep = elf("libonedep.so"), second = elf("libtwo.so");
+    first.symbols = std::move(one_symbols);
+    dep.symbols = {def("onedep_api")};
+    second.symbols = std::move(two_symbols);
+    second.dt_flags = kDfBindNow;
+    app = g.add("/opt/app", std::move(program));
+    one = g.add("/opt/lib/libone.so", std::move(first));
+    onedep = g.add("/opt/lib/libonedep.so", std::move(dep));
+    two = g.add("/opt/lib/libtwo.so", std::move(second));
+    g.edge(app, "libone.so", one, How::Runpath, EdgeKind::Dlopen);
+    g.edge(one, "libonedep.so", onedep);
+    g.edge(app, "libtwo.so", two, How::Runpath, EdgeKind::Dlopen);
+    if (two_needs_onedep) g.edge(two, "libonedep.so", onedep, How::AlreadyLoaded);
+    g.root({app, one, onedep, two});
+  }
+};
+
+std::set<std::string> undefined_names(const std::vector<Finding>& found) {
+  std::set<std::string> names;
+  for (const Finding& f : found) {
+    size_t at = f.message.find("undefined symbol: ");
+    if (at != std::string::npos) names.insert(f.message.substr(at + 18, f.message.find(' ', at + 18) - at - 18));
+  }
+  return names;
+}
+
+}  // namespace
+
+TEST_CASE("undefined-symbol: a library dlopen opens sees the global scope and its own search list, not another dlopen's") {
+  CheckRun run;
+  SUBCASE("another dlopen's library and its dependencies are out of scope") {
+    Siblings t({ref("one_data", "", "", 1, SymbolType::Object), ref("onedep_api"), ref("host_api")});
+    auto found = run.run(t.g.graph, undefined);
+    CHECK(undefined_names(found) == std::set<std::string>{"one_data", "onedep_api"});
+    REQUIRE(!found.empty());
+    CHECK(found[0].object == t.two);
+    CHECK(found[0].message.find("/opt/lib/libone.so defines it, but a dlopen of its own loads it, outside "
+                                "/opt/lib/libtwo.so's lookup scope") != std::string::npos);
+    CHECK(found[0].fix.find("add libone.so to /opt/lib/libtwo.so's NEEDED") == 0);
+  }
+  SUBCASE("a library it NEEDs is in its search list, though another dlopen loaded it first") {
+    Siblings t({ref("onedep_api")}, true);
+    CHECK(run.run(t.g.graph, undefined).empty());
+  }
+}
+
+TEST_CASE("depscan symbol: each of two libraries opened by separate dlopens binds its own uses to its own copy") {
+  Siblings t({own_call("plugin_helper")}, false, {own_call("plugin_helper")});
+  SymbolIndex symbols(t.g.graph);
+  auto found = symbol_provenance(symbols, "plugin_helper");
+  REQUIRE(found.size() == 1);
+  REQUIRE(found[0].uses.size() == 2);
+  for (const SymbolSite& use : found[0].uses) {
+    REQUIRE(use.bound);
+    CHECK(use.bound->object == use.object);
+  }
 }
