@@ -173,7 +173,10 @@ int run(const WhyArgs& args) {
     python_env = *prefix;
   }
   FileLoadedFirst loaded_first = loaded_first_of(logical, matrix, *fs, python_env);
-  if (!python_env.empty() && loaded_first.site_packages.empty())
+  if (!python_env.empty() && !matrix)
+    print_safe(stderr, "depscan: warning: --python-env {}: nothing is loaded before {}: {}\n", args.python_env,
+               args.file, matrix.error());
+  else if (!python_env.empty() && loaded_first.site_packages.empty())
     print_safe(stderr, "depscan: warning: {} is in no site-packages directory: --python-env {} has no module to "
                        "answer for\n", args.file, args.python_env);
   else if (loaded_first.outside_python_env)
