@@ -1,6 +1,7 @@
 #include "analyzer/check/symbol_index.h"
 
 #include <algorithm>
+#include <map>
 #include <span>
 
 #include "analyzer/util/parallel.h"
@@ -153,32 +154,39 @@ SymbolIndex::SymbolIndex(const Graph& graph) : graph_(graph), root_edges_(edges_
 }
 
 // _dl_new_object gives each object a dlopen loads the global scope, then the search list of the
-// library that dlopen opened (the top of its l_loader chain). A dlopen that stops at a missing
-// library unloads what it loaded, and a later dlopen that reaches the same objects loads them
-// again in its own scope; an object only failing dlopens reach keeps the first one's.
+// library that dlopen opened (the top of its l_loader chain), and each later dlopen that reaches
+// the object adds its own search list after that (dl-open.c's update_scopes). Which dlopen comes
+// first is not known without running the program, so an object several dlopens reach binds in
+// all their search lists, in the order of the root's edges. A dlopen that stops at a missing
+// library unloads what it loaded: its list counts only for objects no other dlopen reaches.
 void SymbolIndex::add_dlopen_scopes(size_t root) {
   DlopenScopes& out = dlopen_scopes_.emplace_back();
   if (members_[root].size() == scopes_[root].size()) return;  // nothing loaded only by dlopen
   const std::vector<bool>& global = global_[root];
   std::vector<SearchList> lists = dlopen_search_lists(graph_, root_edges_[root], global);
-  std::vector<uint32_t> loaded_by(graph_.objects.size(), UINT32_MAX);
+  std::vector<std::vector<uint32_t>> reached_by(graph_.objects.size());  // the dlopens that load each object
   for (bool failing : {false, true})
     for (uint32_t k = 0; k < lists.size(); ++k)
       if (lists[k].fails == failing)
         for (size_t o : lists[k].objects)
-          if (!global[o] && loaded_by[o] == UINT32_MAX) loaded_by[o] = k;
-  for (const SearchList& list : lists) {
-    std::vector<size_t>& scope = out.scopes.emplace_back(scopes_[root]);
-    for (size_t o : list.objects)
-      if (!global[o] && is_bindable(graph_.objects[o])) scope.push_back(o);
-    out.fails.push_back(list.fails);
+          if (!global[o] && (reached_by[o].empty() || lists[reached_by[o].back()].fails == failing)) reached_by[o].push_back(k);
+  std::map<std::vector<uint32_t>, uint32_t> scope_of_dlopens;
+  for (size_t o : members_[root]) {
+    if (reached_by[o].empty()) continue;
+    auto [it, added] = scope_of_dlopens.try_emplace(reached_by[o], static_cast<uint32_t>(out.scopes.size()));
+    if (added) {
+      std::vector<size_t>& scope = out.scopes.emplace_back(scopes_[root]);
+      for (uint32_t k : reached_by[o])
+        for (size_t in_list : lists[k].objects)
+          if (!global[in_list] && is_bindable(graph_.objects[in_list])) scope.push_back(in_list);
+      out.fails.push_back(lists[reached_by[o].front()].fails);  // a failing list only if all of them fail
+    }
+    out.loaded_by.emplace_back(o, it->second);
   }
-  for (size_t o : members_[root])
-    if (loaded_by[o] != UINT32_MAX) out.loaded_by.emplace_back(o, loaded_by[o]);
   std::sort(out.loaded_by.begin(), out.loaded_by.end());
 }
 
-std::optional<uint32_t> SymbolIndex::loading_dlopen(size_t root, size_t object) const {
+std::optional<uint32_t> SymbolIndex::dlopen_scope_index(size_t root, size_t object) const {
   if (!is_dlopened(root, object)) return std::nullopt;
   const auto& loaded_by = dlopen_scopes_[root].loaded_by;
   auto it = std::lower_bound(loaded_by.begin(), loaded_by.end(), std::make_pair(object, uint32_t{0}));
@@ -187,7 +195,7 @@ std::optional<uint32_t> SymbolIndex::loading_dlopen(size_t root, size_t object) 
 }
 
 bool SymbolIndex::dlopen_fails(size_t root, size_t object) const {
-  auto k = loading_dlopen(root, object);
+  auto k = dlopen_scope_index(root, object);
   return k && dlopen_scopes_[root].fails[*k];
 }
 
@@ -286,7 +294,7 @@ bool SymbolIndex::is_dlopened(size_t root, size_t object) const {
 
 const std::vector<size_t>& SymbolIndex::scope_for(size_t root, size_t object) const {
   if (!is_dlopened(root, object)) return scopes_[root];
-  auto k = loading_dlopen(root, object);
+  auto k = dlopen_scope_index(root, object);
   return k ? dlopen_scopes_[root].scopes[*k] : members_[root];
 }
 

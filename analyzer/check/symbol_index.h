@@ -72,7 +72,7 @@ class SymbolIndex {
   const std::vector<size_t>& members(size_t root) const { return members_[root]; }
 
   // The scope `object`'s references are looked up in: the global scope, and for an object
-  // loaded only by dlopen also the search list of the dlopen that loaded it.
+  // loaded only by dlopen also the search lists of the dlopens that load it.
   const std::vector<size_t>& scope_for(size_t root, size_t object) const;
 
   bool is_dlopened(size_t root, size_t object) const;
@@ -94,7 +94,7 @@ class SymbolIndex {
  private:
   void find_canonical_objects();
   void add_dlopen_scopes(size_t root);
-  std::optional<uint32_t> loading_dlopen(size_t root, size_t object) const;
+  std::optional<uint32_t> dlopen_scope_index(size_t root, size_t object) const;
   void index_definitions(const std::vector<bool>& in_scope);
   // Each object's place in `scope` (kNotInScope if absent), for the last scope asked about: the
   // checks bind scope by scope. Not thread-safe (bind_in is not).
@@ -122,9 +122,9 @@ class SymbolIndex {
   std::vector<std::vector<size_t>> members_;      // per root: global scope, then dlopen-only objects
   std::vector<std::vector<bool>> global_;         // per root, per object: in the global scope
   struct DlopenScopes {
-    std::vector<std::vector<size_t>> scopes;             // per dlopen: the global scope, then its search list
-    std::vector<bool> fails;                             // per dlopen: a library of its search list is not found
-    std::vector<std::pair<size_t, uint32_t>> loaded_by;  // dlopen-only object -> the dlopen that loads it, by object
+    std::vector<std::vector<size_t>> scopes;             // the global scope, then the search lists of some dlopens
+    std::vector<bool> fails;                             // per scope: every one of those dlopens stops at a missing library
+    std::vector<std::pair<size_t, uint32_t>> loaded_by;  // dlopen-only object -> its scope, by object
   };
   std::vector<DlopenScopes> dlopen_scopes_;  // per root
   std::vector<std::vector<std::pair<std::string_view, size_t>>> names_;  // per root, sorted by name

@@ -243,6 +243,15 @@ std::optional<size_t> named_provider(const Graph& graph, const SymbolIndex& symb
   return best;
 }
 
+// A definition of `ref` in a library a dlopen of the root loads (and does not unload) outside the
+// requester's scope: a sibling plugin, or a plugin the program itself refers to.
+std::optional<Binding> defined_by_another_dlopen(const SymbolIndex& symbols, size_t root, const Symbol& ref) {
+  std::vector<size_t> loaded;
+  for (size_t o : symbols.members(root))
+    if (symbols.is_dlopened(root, o) && !symbols.dlopen_fails(root, o)) loaded.push_back(o);
+  return symbols.bind(loaded, ref);
+}
+
 // `majors`: the CUDA majors per root (cuda_majors_of_root), filled on first use.
 std::optional<Finding> unresolved(const CheckContext& ctx, const SymbolIndex& symbols, std::vector<std::vector<int>>& majors,
                                   const RootFacts& facts, size_t object, const Symbol& ref) {
@@ -281,12 +290,15 @@ std::optional<Finding> unresolved(const CheckContext& ctx, const SymbolIndex& sy
     f.fix = fmt::format("install the {} that {} was built against (it defines {}@{}), or rebuild {} "
                         "against {}", ref.version_file, requester.path, ref.name, ref.version,
                         requester.path, p.path);
-  } else if (auto elsewhere = symbols.bind(symbols.members(facts.root), ref)) {
+  } else if (auto elsewhere = defined_by_another_dlopen(symbols, facts.root, ref)) {
     const Object& e = ctx.graph.objects[elsewhere->object];
     f.message += fmt::format(" ({} defines it, but a dlopen of its own loads it, outside {}'s lookup scope; {} has {})",
                              e.path, requester.path, requester.path, needed_list(ctx.graph, symbols, facts.root, object));
-    f.fix = fmt::format("add {} to {}'s NEEDED (link it with -l), or have it opened with RTLD_GLOBAL before {} is loaded",
-                        soname_or_file_name(e), requester.path, requester.path);
+    f.fix = symbols.is_dlopened(facts.root, object)
+                ? fmt::format("add {} to {}'s NEEDED (link it with -l), or have it opened with RTLD_GLOBAL before {} is loaded",
+                              soname_or_file_name(e), requester.path, requester.path)
+                : fmt::format("add {} to {}'s NEEDED (link it with -l), or preload it: {} is loaded at start-up, before "
+                              "any dlopen", soname_or_file_name(e), requester.path, requester.path);
   } else {
     f.message += fmt::format(" (no loaded object defines it; {} has {})", requester.path,
                              needed_list(ctx.graph, symbols, facts.root, object));

@@ -824,6 +824,8 @@ TEST_CASE("objects opened by dlopen do not serve the program's references, but s
   CHECK(found[1].object == p);  // nowhere; host_api binds to the program
   CHECK(found[1].message.find("undefined symbol: nowhere") != std::string::npos);
   CHECK(found[1].message.find("dlopen call fails") != std::string::npos);
+  CHECK(found[0].fix == "add libplugin.so to /opt/app's NEEDED (link it with -l), or preload it: /opt/app is loaded at "
+                        "start-up, before any dlopen");
 }
 
 TEST_CASE("a library missing under a dlopened object stops that dlopen, not the program's own binding") {
@@ -865,6 +867,9 @@ TEST_CASE("one dlopen's missing library does not hide another dlopen's undefined
   // maybe_from_mpi: its dlopen fails first, and unloads libmpi_plugin.so; libother.so's dlopen loads
   // libshared.so again, in its own scope, where other_api is and mpi_plugin_api is not
   CHECK(named == std::set<std::string>{"other_needs ", "shared_needs", "mpi_plugin_a"});
+  for (const Finding& f : found)
+    if (f.message.find("mpi_plugin_api") != std::string::npos)
+      CHECK(f.message.find("no loaded object defines it") != std::string::npos);  // not the unloaded library
 }
 
 namespace {
@@ -921,6 +926,36 @@ TEST_CASE("undefined-symbol: a library dlopen opens sees the global scope and it
     Siblings t({ref("onedep_api")}, true);
     CHECK(run.run(t.g.graph, undefined).empty());
   }
+  SUBCASE("a library it opens with dlopen itself is in neither's scope") {
+    Siblings t({ref("one_data", "", "", 1, SymbolType::Object)});
+    t.g.graph.edges.clear();
+    t.g.edge(t.app, "libone.so", t.one, How::Runpath, EdgeKind::Dlopen);
+    t.g.edge(t.one, "libtwo.so", t.two, How::Runpath, EdgeKind::Dlopen);
+    t.g.root({t.app, t.one, t.two});
+    CHECK(undefined_names(run.run(t.g.graph, undefined)) == std::set<std::string>{"one_data"});
+  }
+}
+
+TEST_CASE("undefined-symbol: a library two dlopens load binds in both their search lists (update_scopes; their order is unknown)") {
+  GraphBuilder g;  // app dlopens liba.so and libb.so, which both NEED libc_shared.so; only libb.so's libd.so defines d_api
+  Binary app = elf(std::nullopt, true), first = elf("liba.so"), second = elf("libb.so"), shared = elf("libc_shared.so"),
+         defining = elf("libd.so");
+  shared.symbols = {ref("d_api")};
+  defining.symbols = {def("d_api")};
+  size_t a = g.add("/opt/app", app), la = g.add("/opt/liba.so", first), lb = g.add("/opt/libb.so", second),
+         lc = g.add("/opt/libc_shared.so", shared), ld = g.add("/opt/libd.so", defining);
+  g.edge(a, "liba.so", la, How::Runpath, EdgeKind::Dlopen);
+  g.edge(la, "libc_shared.so", lc);
+  g.edge(a, "libb.so", lb, How::Runpath, EdgeKind::Dlopen);
+  g.edge(lb, "libc_shared.so", lc, How::AlreadyLoaded);
+  g.edge(lb, "libd.so", ld);
+  g.root({a, la, lc, lb, ld});
+  CheckRun run;
+  CHECK(run.run(g.graph, undefined).empty());
+  SymbolIndex symbols(g.graph);
+  const std::vector<size_t>& scope = symbols.scope_for(0, lc);
+  CHECK(scope == std::vector<size_t>{a, la, lc, lb, lc, ld});  // liba.so's list, then libb.so's
+  CHECK(symbols.scope_for(0, la) == std::vector<size_t>{a, la, lc});
 }
 
 TEST_CASE("depscan symbol: each of two libraries opened by separate dlopens binds its own uses to its own copy") {
