@@ -36,18 +36,28 @@ bool is_hidden_control(char32_t point) {
          (point >= 0x2066 && point <= 0x2069) || point == 0xfeff;
 }
 
+// How many bytes from `at` are printable ASCII, kept as they are.
+size_t plain_run(std::string_view text, size_t at, bool keep_lines) {
+  size_t end = at;
+  while (end < text.size() && static_cast<unsigned char>(text[end]) < 0x80 &&
+         !is_control(static_cast<unsigned char>(text[end]), keep_lines))
+    ++end;
+  return end - at;
+}
+
 std::string escaped(std::string_view text, bool keep_colour, bool keep_lines) {
   std::string out;
   out.reserve(text.size());
   for (size_t i = 0; i < text.size(); ++i) {
     auto byte = static_cast<unsigned char>(text[i]);
-    if (size_t n = keep_colour ? colour_sequence_at(text, i) : 0) {
+    if (size_t run = plain_run(text, i, keep_lines)) {
+      out.append(text.substr(i, run));
+      i += run - 1;
+    } else if (size_t n = keep_colour ? colour_sequence_at(text, i) : 0) {
       out.append(text.substr(i, n));
       i += n - 1;
     } else if (is_control(byte, keep_lines)) {
       out += fmt::format("\\x{:02x}", byte);
-    } else if (byte < 0x80) {
-      out += text[i];
     } else if (size_t length = utf8_sequence_length(text, i); length == 0) {
       out += fmt::format("\\x{:02x}", byte);  // not UTF-8: a lone 0x9b is CSI to an 8-bit terminal
     } else {
