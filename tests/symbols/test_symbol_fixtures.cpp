@@ -101,7 +101,7 @@ const std::vector<std::string> kCases = {"removed_func",  "removed_func_now", "f
                                          "version_missing",
                                          "weak_version",  "weak_version_flag", "weak_need_strong_ref", "interposed",
                                          "own_interposed", "host_symbol",   "versioned_ok", "dlopen_siblings",
-                                         "dlopen_siblings_needed"};
+                                         "dlopen_siblings_needed", "dlopen_failed_first", "dlopen_failed_first_ok"};
 
 // The case's `matrix FILE`: depscan is told what its app opens with dlopen.
 std::string case_options(const std::string& name) {
