@@ -48,6 +48,18 @@ bool is_toolchain_runtime(const Object& object) {
   return soname && (*soname == "libstdc++.so.6" || *soname == "libgcc_s.so.1");
 }
 
+// A C++ runtime function or object (namespace std, and its transactional-memory clones): what
+// libstdc++.so.6 defines, and what a library carries a copy of when it links libstdc++'s newer
+// parts statically (devtoolset's libstdc++_nonshared.a in manylinux builds: PyTorch's libc10.so,
+// libtorch.so and cuFile all export std::__throw_bad_array_new_length). One such copy taking
+// another's references changes nothing; one taking references made to libstdc++.so.6 itself may
+// (a library built with -static-libstdc++ that exports it all), and stays reported.
+bool is_cxx_runtime_name(std::string_view name) {
+  for (std::string_view prefix : {"_ZSt", "_ZNSt", "_ZNKSt", "_ZTISt", "_ZTSSt", "_ZTVSt", "_ZGTtNSt", "_ZGTtNKSt"})
+    if (name.starts_with(prefix)) return true;
+  return false;
+}
+
 // Symbols the linker defines in every object it links (the ends of its segments).
 bool is_linker_defined(std::string_view name) {
   return name == "_end" || name == "_edata" || name == "__bss_start" || name == "_etext" || name == "end" ||
@@ -120,6 +132,7 @@ class InterpositionScan {
     if (glibc(winner.object) && glibc(provider)) return true;
     if (glibc(provider) && is_allocator_function(ref.name)) return true;
     if (winner.symbol->binding == SymbolBinding::Weak) return true;  // vague linkage: inline and template copies
+    if (is_cxx_runtime_name(ref.name) && !is_toolchain_runtime(ctx_.graph.objects[provider])) return true;
     const Symbol* theirs = symbols_.match(provider, ref);
     if (!theirs || theirs->binding == SymbolBinding::Weak) return true;
     return is_preloaded(ctx_.graph, symbols_, root, winner.object);  // LD_PRELOAD interposes on purpose

@@ -1,6 +1,7 @@
 // The symbol checks on hand-built graphs: ld.so's binding and version rules, one at a time.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <set>
 #include <tuple>
 
@@ -968,4 +969,37 @@ TEST_CASE("depscan symbol: each of two libraries opened by separate dlopens bind
     REQUIRE(use.bound);
     CHECK(use.bound->object == use.object);
   }
+}
+
+TEST_CASE("symbol-interposed: copies of the C++ runtime's std:: functions are quiet among themselves, not over libstdc++.so.6") {
+  const std::string throw_fn = "_ZSt28__throw_bad_array_new_lengthv";
+  GraphBuilder g;  // librogue.so and libc10.so both carry copies; librogue.so comes first
+  Binary app = elf(std::nullopt, true), rogue = elf("librogue.so"), c10 = elf("libc10.so"), user = elf("libuser.so"),
+         prog = elf("libprog.so"), cxx = elf("libstdc++.so.6");
+  rogue.symbols = {def(throw_fn), def("cpuinfo_isa")};
+  c10.symbols = {own_call(throw_fn), own_call("cpuinfo_isa")};
+  user.symbols = {ref(throw_fn), ref("cpuinfo_isa")};
+  prog.symbols = {ref(throw_fn, "GLIBCXX_3.4.29", "libstdc++.so.6", 2)};
+  prog.version_needs = {verneed("libstdc++.so.6", "GLIBCXX_3.4.29", 2)};
+  cxx.symbols = {def(throw_fn, "GLIBCXX_3.4.29", 2)};
+  cxx.version_defs = {verdef("libstdc++.so.6", 1, true), verdef("GLIBCXX_3.4.29", 2)};
+  size_t a = g.add("/opt/app", app), r = g.add("/opt/lib/librogue.so", rogue), c = g.add("/opt/lib/libc10.so", c10),
+         u = g.add("/opt/lib/libuser.so", user), p = g.add("/opt/lib/libprog.so", prog), s = g.add("/usr/lib/libstdc++.so.6", cxx);
+  for (auto [to, name] : {std::pair{r, "librogue.so"}, {c, "libc10.so"}, {u, "libuser.so"}, {p, "libprog.so"}}) g.edge(a, name, to);
+  g.edge(u, "libc10.so", c, How::AlreadyLoaded);
+  g.edge(p, "libstdc++.so.6", s);
+  g.root({a, r, c, u, p, s});
+  CheckRun run;
+  auto found = run.run(g.graph, interposed);
+  std::vector<std::string> messages;
+  for (const Finding& f : found) messages.push_back(f.message);
+  std::sort(messages.begin(), messages.end());
+  REQUIRE(messages.size() == 3);
+  CHECK(messages[0] == "/opt/lib/libc10.so calls or refers to 1 symbol of its own through the lookup scope, and "
+                       "/opt/lib/librogue.so, earlier in that scope, defines it too: those references bind to "
+                       "librogue.so's: cpuinfo_isa");
+  CHECK(messages[1].find("1 symbol that /opt/lib/libprog.so was linked against from /usr/lib/libstdc++.so.6 bind to "
+                         "/opt/lib/librogue.so") == 0);
+  CHECK(messages[2] == "1 symbol that /opt/lib/libuser.so was linked against from /opt/lib/libc10.so bind to "
+                       "/opt/lib/librogue.so, loaded earlier: cpuinfo_isa");
 }
