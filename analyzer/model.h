@@ -79,7 +79,7 @@ struct Symbol {                // one dynamic symbol (entry 0, the null symbol, 
   SymbolType type = SymbolType::NoType;
   uint8_t visibility = 0;      // st_other & 3
   bool hidden = false;         // versym bit 0x8000: not the default version (foo@V, not foo@@V)
-  bool bound_at_load = false;  // named by a relocation the loader applies before the program runs (GLOB_DAT, R_X86_64_64)
+  bool bound_at_load = false;  // named by a relocation the loader applies before the program runs (GLOB_DAT, R_X86_64_64, TLSDESC)
   bool copy_relocated = false; // named by a copy relocation (R_X86_64_COPY): the program's own copy of a variable that
                                //   another object defines, filled from it at load; never bound to the program itself
   bool plt_called = false;     // named by a PLT relocation (DT_JMPREL): a call the loader binds at first use; for a

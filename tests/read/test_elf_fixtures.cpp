@@ -124,6 +124,18 @@ TEST_CASE("every fixture reads the same with LIEF") {
   for (std::string name : {"libbase.so.1", "libuser.so.1", "libuser_sysv.so.1", "app"}) check_same_as_lief(fixture(name));
 }
 
+TEST_CASE("a TLS descriptor in DT_JMPREL (-mtls-dialect=gnu2) is bound at load, not a PLT call") {
+  std::string lib = test::fixtures_dir() + "/symbols/own_tls_interposed/libtlsb.so";
+  Binary b = read_fast_ok(lib);
+  const Symbol* tls = find_symbol(b, "bundled_tls", "");
+  REQUIRE(tls);
+  CHECK(tls->type == SymbolType::Tls);
+  CHECK(tls->bound_at_load);
+  CHECK_FALSE(tls->plt_called);
+  CHECK(tls->own_reference());
+  check_same_as_lief(lib);
+}
+
 TEST_CASE("without section headers the symbol count comes from DT_GNU_HASH or DT_HASH") {
   for (std::string lib : {"libuser", "libuser_sysv"}) {
     Binary with = read_fast_ok(fixture(lib + ".so.1"));

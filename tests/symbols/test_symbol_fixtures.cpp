@@ -421,6 +421,26 @@ TEST_CASE("symbol-interposed: a library's own call of a function it exports goes
   }
 }
 
+TEST_CASE("symbol-interposed: a library's own TLS descriptor (-mtls-dialect=gnu2) binds at load to an earlier copy") {
+  const std::string dir = fixture_dir("own_tls_interposed");
+  // the loader's own account, relocating without running the program
+  auto bindings = run_command("cd " + shell_quote(dir) + " && env -u LD_LIBRARY_PATH -u LD_PRELOAD -u LD_BIND_NOW "
+                              "LD_DEBUG=bindings LD_TRACE_LOADED_OBJECTS=1 LD_WARN=yes ./app 2>&1");
+  CHECK_MESSAGE(bindings.output.find("binding file " + dir + "/libtlsb.so [0] to " + dir + "/libtlsa.so [0]: normal symbol "
+                                     "`bundled_tls'") != std::string::npos,
+                bindings.output);
+  LoaderRun loader = run_fixture("own_tls_interposed", false, "");
+  CHECK(loader.output == case_value("own_tls_interposed", "expect") + "\n");  // libtlsb read libtlsa's copy
+  Prediction p = predict("own_tls_interposed", false);
+  std::vector<std::string> messages;
+  for (const json& f : p.doc["findings"])
+    if (f["code"] == "symbol-interposed") messages.push_back(f["message"]);
+  REQUIRE(messages.size() == 1);
+  CHECK(messages[0] == dir + "/libtlsb.so calls or refers to 1 symbol of its own through the lookup scope, and " + dir +
+                           "/libtlsa.so, earlier in that scope, defines it too: those references bind to libtlsa.so's: "
+                           "bundled_tls");
+}
+
 TEST_CASE("the text report shows the missing version, who needs it and who should provide it") {
   auto r = run_command(shell_quote(depscan_bin()) + " --no-color " + shell_quote(fixture_dir("version_missing") + "/app"));
   CHECK(r.exit_code == 1);

@@ -160,13 +160,14 @@ void mark_load_time_references(const le::Binary& elf, Binary& out) {
   }
 }
 
-// The symbols the jump slots of DT_JMPREL name.
+// The symbols the jump slots of DT_JMPREL name, and the TLS descriptors there (bound at load).
 void mark_plt_calls(const le::Binary& elf, Binary& out) {
   if (!elf.has(le::DYNAMIC_TAGS::DT_PLTREL)) return;  // as the mapped reader and ld.so: the entries' kind is unknown
   for (const le::Relocation& r : elf.pltgot_relocations()) {
     uint64_t symbol = r.info();
-    if (symbol != 0 && symbol <= out.symbols.size() && is_jump_slot_relocation(out.machine, r.type()))
-      out.symbols[symbol - 1].plt_called = true;
+    if (symbol == 0 || symbol > out.symbols.size()) continue;
+    if (is_jump_slot_relocation(out.machine, r.type())) out.symbols[symbol - 1].plt_called = true;
+    else out.symbols[symbol - 1].bound_at_load = true;
   }
 }
 
