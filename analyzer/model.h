@@ -214,6 +214,9 @@ struct Binary {
 // A relocation type that gives a thread-local variable a fixed offset from the thread pointer
 // (initial-exec: R_X86_64_TPOFF64 and its kin on the machines glibc supports).
 bool is_static_tls_relocation(uint16_t machine, uint32_t type);
+// A TLS descriptor (R_X86_64_TLSDESC and its kin, -mtls-dialect=gnu2), which sits in DT_JMPREL beside
+// the PLT's relocations; glibc 2.33 and later resolve it at load.
+bool is_tls_descriptor_relocation(uint16_t machine, uint32_t type);
 // The PLT's relocation (R_X86_64_JUMP_SLOT and its kin), which lazy binding resolves at the first call.
 bool is_jump_slot_relocation(uint16_t machine, uint32_t type);
 // The copy relocation (R_X86_64_COPY and its kin): a program's copy of a library's variable.

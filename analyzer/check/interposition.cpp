@@ -45,18 +45,23 @@ bool is_allocator_function(std::string_view name) {
 // is the design, not news.
 bool is_toolchain_runtime(const Object& object) {
   const auto& soname = object.binary->soname;
-  return soname && (*soname == "libstdc++.so.6" || *soname == "libgcc_s.so.1");
+  return soname && (*soname == "libstdc++.so.6" || *soname == "libgcc_s.so.1" || *soname == "libc++.so.1" ||
+                    *soname == "libc++abi.so.1");
 }
 
-// A C++ runtime function or object (namespace std, and its transactional-memory clones): what
-// libstdc++.so.6 defines, and what a library carries a copy of when it links libstdc++'s newer
-// parts statically (devtoolset's libstdc++_nonshared.a in manylinux builds: PyTorch's libc10.so,
-// libtorch.so and cuFile all export std::__throw_bad_array_new_length). One such copy taking
-// another's references changes nothing; one taking references made to libstdc++.so.6 itself may
-// (a library built with -static-libstdc++ that exports it all), and stays reported.
+// A name of libstdc++'s own (namespace std, the old ABI's std::string and streams, the C++ ABI's
+// type information): what libstdc++.so.6 defines, and what a library carries a copy of when it
+// links libstdc++'s newer parts statically (devtoolset's libstdc++_nonshared.a in manylinux
+// builds: PyTorch's libc10.so, libtorch.so and cuFile all export std::__throw_bad_array_new_length).
+// libc++'s std::__1 is another runtime and is not one of them.
 bool is_cxx_runtime_name(std::string_view name) {
-  for (std::string_view prefix : {"_ZSt", "_ZNSt", "_ZNKSt", "_ZTISt", "_ZTSSt", "_ZTVSt", "_ZGTtNSt", "_ZGTtNKSt"})
-    if (name.starts_with(prefix)) return true;
+  static constexpr std::string_view kPrefixes[] = {
+      "_ZSt", "_ZNSt", "_ZNKSt", "_ZTISt", "_ZTSSt", "_ZTVSt", "_ZTINSt", "_ZTSNSt", "_ZTVNSt", "_ZTTNSt",
+      "_ZGTtNSt", "_ZGTtNKSt",  // transactional-memory clones
+      "_ZNSs", "_ZNKSs", "_ZNSi", "_ZNKSi", "_ZNSo", "_ZNKSo", "_ZNSd", "_ZNKSd",
+      "_ZN10__cxxabiv1", "_ZTIN10__cxxabiv1", "_ZTSN10__cxxabiv1", "_ZTVN10__cxxabiv1"};
+  for (std::string_view prefix : kPrefixes)
+    if (name.starts_with(prefix)) return !name.substr(prefix.size()).starts_with("3__1");
   return false;
 }
 
@@ -132,6 +137,8 @@ class InterpositionScan {
     if (glibc(winner.object) && glibc(provider)) return true;
     if (glibc(provider) && is_allocator_function(ref.name)) return true;
     if (winner.symbol->binding == SymbolBinding::Weak) return true;  // vague linkage: inline and template copies
+    // copies of libstdc++'s parts, libstdc++.so.6 among them, taking each other's references are one
+    // implementation; a copy taking what a library was linked against libstdc++.so.6 for is not
     if (is_cxx_runtime_name(ref.name) && !is_toolchain_runtime(ctx_.graph.objects[provider])) return true;
     const Symbol* theirs = symbols_.match(provider, ref);
     if (!theirs || theirs->binding == SymbolBinding::Weak) return true;

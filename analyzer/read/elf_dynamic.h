@@ -64,7 +64,7 @@ Problem read_static_tls_relocations(const Image& image, const DynamicTable& dyna
 // DT_REL name (all but the jump slots, which lazy binding leaves to the first call).
 Problem mark_load_time_references(const Image& image, const DynamicTable& dynamic, Binary& binary);
 // Needs the symbols already read: marks Symbol::plt_called on those the jump slots of DT_JMPREL name,
-// and Symbol::bound_at_load on those its other entries name (TLS descriptors).
+// and Symbol::bound_at_load on those its TLS descriptors name.
 Problem mark_plt_calls(const Image& image, const DynamicTable& dynamic, Binary& binary);
 // Needs the version tables already read: symbols name the version their versym index selects.
 Problem read_dynamic_symbols(const Image& image, const DynamicTable& dynamic, const StringTable& strings,

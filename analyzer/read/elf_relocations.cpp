@@ -11,7 +11,8 @@
 //   relocations exist.
 // - which calls go through the PLT (DT_JMPREL): for a symbol the object defines itself, its own
 //   call that the loader binds through the lookup scope, where an object loaded earlier may take it.
-//   The TLS descriptors that share DT_JMPREL with them (-mtls-dialect=gnu2) are bound at load.
+//   The TLS descriptors that share DT_JMPREL with them (-mtls-dialect=gnu2) are bound at load
+//   (glibc 2.33 and later; before, x86's lazily, which makes the same binding).
 // The RELATIVE relocations that DT_RELACOUNT / DT_RELCOUNT count at the start of a table name no
 // symbol (glibc applies them as relative whatever their type) and are skipped unread.
 #include <algorithm>
@@ -95,7 +96,7 @@ Problem mark_plt_calls(const Image& image, const DynamicTable& dynamic, Binary& 
     if (symbol == 0 || symbol > binary.symbols.size()) return;
     Symbol& named = binary.symbols[symbol - 1];
     if (is_jump_slot_relocation(image.machine(), type)) named.plt_called = true;
-    else named.bound_at_load = true;  // a TLS descriptor (R_X86_64_TLSDESC): ld.so resolves it at load
+    else if (is_tls_descriptor_relocation(image.machine(), type)) named.bound_at_load = true;
   });
 }
 

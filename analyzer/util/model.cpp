@@ -39,6 +39,18 @@ bool is_static_tls_relocation(uint16_t machine, uint32_t type) {
   }
 }
 
+bool is_tls_descriptor_relocation(uint16_t machine, uint32_t type) {
+  constexpr uint16_t kI386 = 3, kArm = 40, kX8664 = 62, kAarch64 = 183, kRiscv = 243;
+  switch (machine) {
+    case kX8664: return type == 36;     // R_X86_64_TLSDESC
+    case kI386: return type == 41;      // R_386_TLS_DESC
+    case kAarch64: return type == 1031; // R_AARCH64_TLSDESC
+    case kArm: return type == 13;       // R_ARM_TLS_DESC
+    case kRiscv: return type == 12;     // R_RISCV_TLSDESC
+    default: return false;
+  }
+}
+
 namespace {
 
 // The PLT slot and copy relocation types of the machines glibc supports.

@@ -232,6 +232,15 @@ TEST_CASE("the PLT's relocations from hostile headers") {
       std::swap(copy, b);
     }
   }
+  SUBCASE("a machine whose relocation types are not known (LoongArch): neither a PLT call nor bound at load") {
+    put<uint16_t>(b, 18, 258);  // e_machine
+    auto r = read(b);
+    REQUIRE(r);
+    auto marker = std::ranges::find_if(r->symbols, [](const Symbol& s) { return s.name == "fixture_marker"; });
+    REQUIRE(marker != r->symbols.end());
+    CHECK_FALSE(marker->plt_called);
+    CHECK_FALSE(marker->bound_at_load);
+  }
 }
 
 TEST_CASE("initial-exec TLS relocations and PT_TLS from hostile headers") {

@@ -976,9 +976,10 @@ TEST_CASE("symbol-interposed: copies of the C++ runtime's std:: functions are qu
   GraphBuilder g;  // librogue.so and libc10.so both carry copies; librogue.so comes first
   Binary app = elf(std::nullopt, true), rogue = elf("librogue.so"), c10 = elf("libc10.so"), user = elf("libuser.so"),
          prog = elf("libprog.so"), cxx = elf("libstdc++.so.6");
-  rogue.symbols = {def(throw_fn), def("cpuinfo_isa")};
-  c10.symbols = {own_call(throw_fn), own_call("cpuinfo_isa")};
-  user.symbols = {ref(throw_fn), ref("cpuinfo_isa")};
+  const std::string old_abi_swap = "_ZNSs4swapERSs", libcxx_fn = "_ZNSt3__112__next_primeEm";  // libc++'s std::__1
+  rogue.symbols = {def(throw_fn), def("cpuinfo_isa"), def(old_abi_swap), def(libcxx_fn)};
+  c10.symbols = {own_call(throw_fn), own_call("cpuinfo_isa"), def(old_abi_swap), def(libcxx_fn)};
+  user.symbols = {ref(throw_fn), ref("cpuinfo_isa"), ref(old_abi_swap), ref(libcxx_fn)};
   prog.symbols = {ref(throw_fn, "GLIBCXX_3.4.29", "libstdc++.so.6", 2)};
   prog.version_needs = {verneed("libstdc++.so.6", "GLIBCXX_3.4.29", 2)};
   cxx.symbols = {def(throw_fn, "GLIBCXX_3.4.29", 2)};
@@ -1000,6 +1001,6 @@ TEST_CASE("symbol-interposed: copies of the C++ runtime's std:: functions are qu
                        "librogue.so's: cpuinfo_isa");
   CHECK(messages[1].find("1 symbol that /opt/lib/libprog.so was linked against from /usr/lib/libstdc++.so.6 bind to "
                          "/opt/lib/librogue.so") == 0);
-  CHECK(messages[2] == "1 symbol that /opt/lib/libuser.so was linked against from /opt/lib/libc10.so bind to "
-                       "/opt/lib/librogue.so, loaded earlier: cpuinfo_isa");
+  CHECK(messages[2] == "2 symbols that /opt/lib/libuser.so was linked against from /opt/lib/libc10.so bind to "
+                       "/opt/lib/librogue.so, loaded earlier: _ZNSt3__112__next_primeEm, cpuinfo_isa");
 }

@@ -167,7 +167,7 @@ void mark_plt_calls(const le::Binary& elf, Binary& out) {
     uint64_t symbol = r.info();
     if (symbol == 0 || symbol > out.symbols.size()) continue;
     if (is_jump_slot_relocation(out.machine, r.type())) out.symbols[symbol - 1].plt_called = true;
-    else out.symbols[symbol - 1].bound_at_load = true;
+    else if (is_tls_descriptor_relocation(out.machine, r.type())) out.symbols[symbol - 1].bound_at_load = true;
   }
 }
 
