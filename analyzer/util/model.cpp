@@ -39,33 +39,22 @@ bool is_static_tls_relocation(uint16_t machine, uint32_t type) {
   }
 }
 
-bool is_tls_descriptor_relocation(uint16_t machine, uint32_t type) {
-  constexpr uint16_t kI386 = 3, kArm = 40, kX8664 = 62, kAarch64 = 183, kRiscv = 243;
-  switch (machine) {
-    case kX8664: return type == 36;     // R_X86_64_TLSDESC
-    case kI386: return type == 41;      // R_386_TLS_DESC
-    case kAarch64: return type == 1031; // R_AARCH64_TLSDESC
-    case kArm: return type == 13;       // R_ARM_TLS_DESC
-    case kRiscv: return type == 12;     // R_RISCV_TLSDESC
-    default: return false;
-  }
-}
-
 namespace {
 
-// The PLT slot and copy relocation types of the machines glibc supports.
+// The PLT slot, copy and TLS descriptor relocation types of the machines glibc supports (0: the
+// machine has no TLS descriptors).
 struct SymbolRelocationTypes {
   uint16_t machine;
-  uint32_t jump_slot, copy;
+  uint32_t jump_slot, copy, tls_descriptor;
 };
 constexpr SymbolRelocationTypes kSymbolRelocationTypes[] = {
-    {62, 7, 5},         // x86-64: R_X86_64_JUMP_SLOT, R_X86_64_COPY
-    {3, 7, 5},          // i386: R_386_JMP_SLOT, R_386_COPY
-    {183, 1026, 1024},  // aarch64: R_AARCH64_JUMP_SLOT, R_AARCH64_COPY
-    {40, 22, 20},       // arm: R_ARM_JUMP_SLOT, R_ARM_COPY
-    {21, 21, 19},       // ppc64: R_PPC64_JMP_SLOT, R_PPC64_COPY
-    {22, 11, 9},        // s390: R_390_JMP_SLOT, R_390_COPY
-    {243, 5, 4},        // riscv: R_RISCV_JUMP_SLOT, R_RISCV_COPY
+    {62, 7, 5, 36},           // x86-64: R_X86_64_JUMP_SLOT, R_X86_64_COPY, R_X86_64_TLSDESC
+    {3, 7, 5, 41},            // i386: R_386_JMP_SLOT, R_386_COPY, R_386_TLS_DESC
+    {183, 1026, 1024, 1031},  // aarch64: R_AARCH64_JUMP_SLOT, R_AARCH64_COPY, R_AARCH64_TLSDESC
+    {40, 22, 20, 13},         // arm: R_ARM_JUMP_SLOT, R_ARM_COPY, R_ARM_TLS_DESC
+    {21, 21, 19, 0},          // ppc64: R_PPC64_JMP_SLOT, R_PPC64_COPY
+    {22, 11, 9, 0},           // s390: R_390_JMP_SLOT, R_390_COPY
+    {243, 5, 4, 12},          // riscv: R_RISCV_JUMP_SLOT, R_RISCV_COPY, R_RISCV_TLSDESC
 };
 
 const SymbolRelocationTypes* symbol_relocation_types(uint16_t machine) {
@@ -84,6 +73,11 @@ bool is_jump_slot_relocation(uint16_t machine, uint32_t type) {
 bool is_copy_relocation(uint16_t machine, uint32_t type) {
   const SymbolRelocationTypes* types = symbol_relocation_types(machine);
   return types && types->copy == type;
+}
+
+bool is_tls_descriptor_relocation(uint16_t machine, uint32_t type) {
+  const SymbolRelocationTypes* types = symbol_relocation_types(machine);
+  return types && types->tls_descriptor != 0 && types->tls_descriptor == type;
 }
 
 bool is_x86_machine(uint16_t machine) {
