@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "analyzer/util/system_libraries.h"
 #include "report/report.h"
 #include "report/summary.h"
 
@@ -43,13 +44,7 @@ struct Style {
 };
 
 // libc-family libraries are folded unless -v: every program needs them and they rarely matter.
-bool is_libc_family(std::string_view name) {
-  static const std::set<std::string_view> names = {
-      "libc.so.6", "libm.so.6", "libdl.so.2", "libpthread.so.0", "librt.so.1",
-      "ld-linux-x86-64.so.2", "libutil.so.1", "libresolv.so.2", "libgcc_s.so.1",
-      "libstdc++.so.6", "libmvec.so.1", "libanl.so.1"};
-  return names.count(name) > 0;
-}
+bool is_libc_family(std::string_view name) { return is_system_runtime_soname(name); }
 
 // The detail if there is one, else `fallback`. (A `?:` of a literal and a std::string would make
 // a temporary string, and the view would outlive it.)

@@ -15,6 +15,7 @@
 
 #include "analyzer/check/check.h"
 #include "analyzer/util/listing.h"
+#include "analyzer/util/system_libraries.h"
 #include "analyzer/check/symbol_index.h"
 
 namespace depscan {
@@ -23,12 +24,7 @@ namespace {
 // glibc's own libraries define the same symbols on purpose (libpthread/libdl compatibility
 // stubs for libc); a winner among them is not news.
 bool is_glibc_library(const Object& object) {
-  static const std::set<std::string, std::less<>> names = {
-      "libc.so.6", "libm.so.6", "libpthread.so.0", "libdl.so.2", "librt.so.1", "libresolv.so.2",
-      "libutil.so.1", "libanl.so.1", "libnsl.so.1", "libmvec.so.1", "libBrokenLocale.so.1",
-      "ld-linux-x86-64.so.2", "ld-linux.so.2", "libc_malloc_debug.so.0"};
-  const auto& soname = object.binary->soname;
-  return soname && names.count(*soname);
+  return object.binary->soname && is_glibc_soname(*object.binary->soname);
 }
 
 // Replacing glibc's allocator (jemalloc, tcmalloc, tbbmalloc_proxy, profilers) is done on purpose.
@@ -44,9 +40,7 @@ bool is_allocator_function(std::string_view name) {
 // the GOT so that a program's copy relocation takes them: their own references going elsewhere
 // is the design, not news.
 bool is_toolchain_runtime(const Object& object) {
-  const auto& soname = object.binary->soname;
-  return soname && (*soname == "libstdc++.so.6" || *soname == "libgcc_s.so.1" || *soname == "libc++.so.1" ||
-                    *soname == "libc++abi.so.1");
+  return object.binary->soname && is_cxx_runtime_soname(*object.binary->soname);
 }
 
 // A name of libstdc++'s own (namespace std, the old ABI's std::string and streams, the C++ ABI's

@@ -34,6 +34,25 @@ bool is_bindable_definition(const Symbol& s) {
   }
 }
 
+// Edges as (from, to) pairs, grouped by from in the order they were made: an object's children.
+template <class To>
+class Children {
+ public:
+  void add(size_t from, To to) { pairs_.emplace_back(from, to); }
+  void reserve(size_t n) { pairs_.reserve(n); }
+  void group() {
+    std::stable_sort(pairs_.begin(), pairs_.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  }
+  std::span<const std::pair<size_t, To>> of(size_t from) const {
+    auto first = std::lower_bound(pairs_.begin(), pairs_.end(), from, [](const auto& e, size_t o) { return e.first < o; });
+    auto last = std::find_if(first, pairs_.end(), [from](const auto& e) { return e.first != from; });
+    return {first, last};
+  }
+
+ private:
+  std::vector<std::pair<size_t, To>> pairs_;
+};
+
 }  // namespace
 
 bool is_bindable(const Object& object) {
@@ -43,23 +62,21 @@ bool is_bindable(const Object& object) {
 // Objects the root loads at start-up: reachable from the root through NEEDED and preload edges.
 std::vector<bool> started_with(const Graph& graph, size_t root, std::span<const size_t> root_edges) {
   std::vector<bool> global(graph.objects.size(), false);
-  std::vector<std::pair<size_t, size_t>> next;  // (from, to), sorted by from
+  Children<size_t> next;
   next.reserve(root_edges.size());
   for (size_t i : root_edges)
     if (const Edge& e = graph.edges[i]; e.to && e.from < graph.objects.size() && *e.to < graph.objects.size() &&
         (e.kind == EdgeKind::Needed || e.kind == EdgeKind::Preload))
-      next.emplace_back(e.from, *e.to);
-  std::stable_sort(next.begin(), next.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+      next.add(e.from, *e.to);
+  next.group();
   std::vector<size_t> queue{graph.roots[root]};
   global[graph.roots[root]] = true;
-  for (size_t i = 0; i < queue.size(); ++i) {
-    auto from = std::lower_bound(next.begin(), next.end(), queue[i], [](const auto& e, size_t o) { return e.first < o; });
-    for (; from != next.end() && from->first == queue[i]; ++from) {
-      if (global[from->second]) continue;
-      global[from->second] = true;
-      queue.push_back(from->second);
+  for (size_t i = 0; i < queue.size(); ++i)
+    for (const auto& [from, to] : next.of(queue[i])) {
+      if (global[to]) continue;
+      global[to] = true;
+      queue.push_back(to);
     }
-  }
   return global;
 }
 
@@ -68,27 +85,25 @@ std::vector<bool> started_with(const Graph& graph, size_t root, std::span<const 
 // included (its l_searchlist), and whether a library of it is not found (the dlopen fails).
 std::vector<SearchList> dlopen_search_lists(const Graph& graph, std::span<const size_t> root_edges,
                                             const std::vector<bool>& global) {
-  std::vector<std::pair<size_t, std::optional<size_t>>> needed;  // (from, to), sorted by from
+  Children<std::optional<size_t>> needed;
   std::vector<size_t> opened;
   for (size_t i : root_edges) {
     const Edge& e = graph.edges[i];
-    if (e.kind == EdgeKind::Needed) needed.emplace_back(e.from, e.to);
+    if (e.kind == EdgeKind::Needed) needed.add(e.from, e.to);
     else if (e.kind == EdgeKind::Dlopen && e.to && !global[*e.to] && std::ranges::find(opened, *e.to) == opened.end())
       opened.push_back(*e.to);
   }
-  std::stable_sort(needed.begin(), needed.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  needed.group();
   std::vector<SearchList> lists;
   std::vector<size_t> seen_by(graph.objects.size(), SIZE_MAX);  // the library whose list took it
   for (size_t target : opened) {
     SearchList& list = lists.emplace_back(SearchList{{target}, false});
     seen_by[target] = target;
-    for (size_t k = 0; k < list.objects.size(); ++k) {
-      auto from = std::lower_bound(needed.begin(), needed.end(), list.objects[k], [](const auto& e, size_t o) { return e.first < o; });
-      for (; from != needed.end() && from->first == list.objects[k]; ++from) {
-        if (!from->second) list.fails = true;
-        else if (seen_by[*from->second] != target) seen_by[*from->second] = target, list.objects.push_back(*from->second);
+    for (size_t k = 0; k < list.objects.size(); ++k)
+      for (const auto& [from, to] : needed.of(list.objects[k])) {
+        if (!to) list.fails = true;
+        else if (seen_by[*to] != target) seen_by[*to] = target, list.objects.push_back(*to);
       }
-    }
   }
   return lists;
 }

@@ -12,6 +12,7 @@
 #include "analyzer/check/baselines.h"
 #include "analyzer/check/check.h"
 #include "analyzer/util/listing.h"
+#include "analyzer/util/system_libraries.h"
 
 namespace depscan {
 namespace {
@@ -64,12 +65,8 @@ std::string dotted(const Numbers& n) {
 }
 
 // Libraries that belong to the target system itself: their own needs are not the program's.
-bool is_toolchain_runtime(const Binary& binary) {
-  static const std::set<std::string, std::less<>> names = {
-      "libc.so.6", "libm.so.6", "libpthread.so.0", "libdl.so.2", "librt.so.1", "libresolv.so.2",
-      "libutil.so.1", "libanl.so.1", "libnsl.so.1", "libmvec.so.1", "ld-linux-x86-64.so.2",
-      "libstdc++.so.6", "libgcc_s.so.1", "libc_malloc_debug.so.0", "libBrokenLocale.so.1"};
-  return binary.soname && names.count(*binary.soname);
+bool is_system_runtime(const Binary& binary) {
+  return binary.soname && is_system_runtime_soname(*binary.soname);
 }
 
 // The root's own files: the root, and libraries found by RPATH, RUNPATH, LD_LIBRARY_PATH or
@@ -82,7 +79,7 @@ std::vector<size_t> shipped_objects(const Graph& graph, size_t root, std::span<c
   for (size_t o : graph.load_order[root]) {
     const Object& obj = graph.objects[o];
     if (!obj.binary || obj.binary->format != Format::Elf) continue;
-    if (o != graph.roots[root] && (system.count(o) || is_toolchain_runtime(*obj.binary))) continue;
+    if (o != graph.roots[root] && (system.count(o) || is_system_runtime(*obj.binary))) continue;
     out.push_back(o);
   }
   return out;
