@@ -47,7 +47,8 @@ bool is_toolchain_runtime(const Object& object) {
 // type information): what libstdc++.so.6 defines, and what a library carries a copy of when it
 // links libstdc++'s newer parts statically (devtoolset's libstdc++_nonshared.a in manylinux
 // builds: PyTorch's libc10.so, libtorch.so and cuFile all export std::__throw_bad_array_new_length).
-// libc++'s std::__1 is another runtime and is not one of them.
+// libc++'s std::__1 is another runtime and is not one of them. The mangled name cannot tell a
+// program's own non-inline specialisation in std (std::hash<T>) from libstdc++'s: it is taken for one.
 bool is_cxx_runtime_name(std::string_view name) {
   static constexpr std::string_view kPrefixes[] = {
       "_ZSt", "_ZNSt", "_ZNKSt", "_ZTISt", "_ZTSSt", "_ZTVSt", "_ZTINSt", "_ZTSNSt", "_ZTVNSt", "_ZTTNSt",
