@@ -124,6 +124,16 @@ TEST_CASE("cuDNN, frameworks and library names") {
   auto cudnn91 = m.cudnn_releases_matching(v("9.1"));
   REQUIRE(cudnn91.size() == 1);
   CHECK(cudnn91[0]->cuda_majors() == std::vector<int>{11, 12});
+  for (const char* with_cuda10 : {"8.1.1", "8.5.0"}) {
+    auto release = m.cudnn_releases_matching(v(with_cuda10));
+    REQUIRE(release.size() == 1);
+    CHECK_MESSAGE((release[0]->cuda_majors() == std::vector<int>{10, 11}), with_cuda10);
+  }
+  auto cudnn951 = m.cudnn_releases_matching(v("9.5.1"));
+  REQUIRE(cudnn951.size() == 1);
+  bool covers_11_4 = false;  // the CUDA 11.x build without static linking
+  for (const CudnnBuild& b : cudnn951[0]->builds) covers_11_4 |= b.cuda_min <= v("11.4") && v("11.4") <= b.cuda_max;
+  CHECK(covers_11_4);
   auto tf215 = m.frameworks_matching("tensorflow", "2.15");
   REQUIRE(tf215.size() == 1);
   CHECK(tf215[0]->cudnn == "8.9");
