@@ -106,6 +106,12 @@ Answer answer_toolkit(const Matrix& m, const Version& cuda) {
 std::optional<Version> build_sm_min(const CudnnRelease& r, const CudnnBuild& b) { return b.sm_min ? b.sm_min : r.sm_min; }
 std::optional<Version> build_sm_max(const CudnnRelease& r, const CudnnBuild& b) { return b.sm_max ? b.sm_max : r.sm_max; }
 
+// "5.0 to 9.0", "3.5 and later" (the old support matrices give no newest), "up to 9.0".
+std::string sm_range_text(const std::optional<Version>& min, const std::optional<Version>& max) {
+  if (min && max) return min->str() + " to " + max->str();
+  return min ? min->str() + " and later" : "up to " + max->str();
+}
+
 std::string build_text(const CudnnRelease& r, const CudnnBuild& b) {
   std::string cuda = b.cuda_min == b.cuda_max ? b.cuda_min.str() : b.cuda_min.str() + "-" + b.cuda_max.str();
   std::string out = "CUDA " + cuda;
@@ -114,7 +120,7 @@ std::string build_text(const CudnnRelease& r, const CudnnBuild& b) {
   if (b.windows_driver) drivers.push_back(fmt::format(">= {} Windows", b.windows_driver->str()));
   if (!drivers.empty()) out += fmt::format(" (driver {})", fmt::join(drivers, ", "));
   if (b.sm_min || b.sm_max)
-    out += fmt::format(" SM {}-{}", opt(build_sm_min(r, b), "?"), opt(build_sm_max(r, b), "?"));
+    out += " SM " + sm_range_text(build_sm_min(r, b), build_sm_max(r, b));
   if (!b.note.empty()) out += "; " + b.note;
   return out;
 }
@@ -136,7 +142,7 @@ Answer answer_cudnn(const Matrix& m, const Version& version) {
                         {"sm_min", opt_json(build_sm_min(*r, b))}, {"sm_max", opt_json(build_sm_max(*r, b))},
                         {"note", b.note}});
     }
-    if (r->sm_min || r->sm_max) a.text += fmt::format("  GPUs: compute capability {} to {}\n", opt(r->sm_min, "?"), opt(r->sm_max, "?"));
+    if (r->sm_min || r->sm_max) a.text += "  GPUs: compute capability " + sm_range_text(r->sm_min, r->sm_max) + "\n";
     if (!r->note.empty()) a.text += fmt::format("  note: {}\n", r->note);
     a.text += fmt::format("  source: {}\n", r->source);
     a.data["releases"].push_back({{"versions", versions}, {"builds", builds}, {"sm_min", opt_json(r->sm_min)},

@@ -546,8 +546,10 @@ TEST_CASE("depscan matrix answers with the source") {
   CHECK(cudnn.output.find("source:") != std::string::npos);
   // a build's GPU range narrows the release's; the bound it does not give is the release's
   auto per_build = run_command(depscan_bin() + " matrix cudnn 9.10.2");
-  CHECK(per_build.output.find("CUDA 12.8-12.9 (driver >= 570.26 Linux, >= 570.65 Windows) SM 5.0-12.0") != std::string::npos);
-  CHECK(per_build.output.find("CUDA 11.8 (driver >= 450.80.02 Linux, >= 452.39 Windows) SM 5.0-9.0") != std::string::npos);
+  CHECK(per_build.output.find("CUDA 12.8-12.9 (driver >= 570.26 Linux, >= 570.65 Windows) SM 5.0 to 12.0") != std::string::npos);
+  CHECK(per_build.output.find("CUDA 11.8 (driver >= 450.80.02 Linux, >= 452.39 Windows) SM 5.0 to 9.0") != std::string::npos);
+  // the old support matrices give the oldest GPU only
+  CHECK(run_command(depscan_bin() + " matrix cudnn 8.4.0").output.find("CUDA 10.2 SM 3.0 and later\n") != std::string::npos);
   auto per_build_json = nlohmann::json::parse(run_command(depscan_bin() + " matrix cudnn 9.10.2 --format json").output);
   REQUIRE(per_build_json["releases"].size() == 1);
   CHECK(per_build_json["releases"][0]["builds"][0]["sm_min"] == "5.0");
