@@ -151,6 +151,14 @@ struct CudaCode {
 std::string cuda_target_name(const CudaImage& image);  // sm_90a / compute_120f
 std::string cuda_code_summary(const CudaCode& code);   // "SASS sm_80 sm_90, PTX compute_90 (ISA 9.0)"
 
+// A library a filter names (ld.so maps it, with the filter as requester, just before the filter, so
+// its definitions come first): DT_FILTER's must load, DT_AUXILIARY's is left out when not found.
+struct FilteeName {
+  std::string name;
+  bool auxiliary = false;
+  bool operator==(const FilteeName&) const = default;
+};
+
 struct Binary {
   std::string path;            // logical path as opened (inside the analysed root)
   Format format = Format::Unknown;
@@ -176,6 +184,7 @@ struct Binary {
   std::optional<std::string> soname;
   std::vector<std::string> needed;        // DT_NEEDED / PE imports, in order
   std::vector<std::string> delay_needed;  // PE delay-load imports
+  std::vector<FilteeName> filtees;        // DT_FILTER / DT_AUXILIARY, in order: loaded before the object
   std::optional<std::string> rpath;       // raw DT_RPATH string, absent if no entry
   std::optional<std::string> runpath;     // raw DT_RUNPATH string
   uint64_t dt_flags = 0;                  // DT_FLAGS
@@ -245,6 +254,9 @@ inline constexpr uint64_t kDf1Now = 0x1, kDf1Origin = 0x80, kDf1Nodeflib = 0x800
 
 enum class EdgeKind { Needed, Preload, Dlopen, Delay };
 
+// A Needed edge that names a filtee: DT_FILTER's (fatal when missing) or DT_AUXILIARY's (ignored).
+enum class Filtee : uint8_t { None, Filter, Auxiliary };
+
 enum class How {
   Rpath, LdLibraryPath, Runpath, LdSoCache, DefaultPath, DirectPath, AlreadyLoaded,
   Preload, SearchOrder /* PE DLL search order */, NotFound
@@ -295,6 +307,9 @@ struct Edge {
   size_t root = 0;             // index into Graph::roots: the scan this edge belongs to
   bool system_provided = false;  // PE, not found: an API set, or a Windows system DLL the scan has no Windows directory for
   bool loaded_first = false;     // loaded by the root's Python package before the root (matrix loaded_first)
+  Filtee filtee = Filtee::None;  // a Needed edge to a filtee of `from`
+
+  bool ignored_when_missing() const { return filtee == Filtee::Auxiliary; }  // ld.so goes on without it
 };
 
 struct Object {

@@ -84,6 +84,10 @@ void write_edge(JsonWriter& w, const Edge& e) {
     w.end_object();
   }
   w.end_array();
+  if (e.filtee != Filtee::None) {
+    w.key("filtee");
+    w.value(e.filtee == Filtee::Filter ? "filter" : "auxiliary");
+  }
   w.key("from");
   w.value(uint64_t(e.from));
   w.key("how");

@@ -126,11 +126,17 @@ class TreePrinter {
     return edge.kind == EdgeKind::Dlopen && pe ? "LoadLibrary" : to_string(edge.kind);
   }
 
+  std::string kind_label(const Edge& edge) const {
+    if (edge.filtee == Filtee::Auxiliary) return edge.to ? " (auxiliary filter)" : " (auxiliary filter: ld.so goes on without it)";
+    if (edge.filtee == Filtee::Filter) return " (filter)";
+    if (edge.kind == EdgeKind::Needed) return "";
+    return fmt::format(" ({}{})", kind_name(edge), edge.inferred ? ", inferred" : "");
+  }
+
   void print_edge(size_t root_index, const Edge& edge, const std::string& prefix, bool last) {
     std::string& out = *out_;
     const char* branch = last ? "└── " : "├── ";
-    std::string kind = edge.kind == EdgeKind::Needed ? "" : fmt::format(" ({}{})", kind_name(edge),
-                                                                      edge.inferred ? ", inferred" : "");
+    std::string kind = kind_label(edge);
     out.append(prefix).append(branch);
     if (!edge.to && edge.system_provided) {
       append_clean(out, edge.name);
@@ -141,7 +147,7 @@ class TreePrinter {
     if (!edge.to) {
       // The paths tried are listed once per missing name (always with -v).
       bool first = missing_listed_.insert(edge.name).second;
-      style_.append(out, "1;31", edge.name, " not found");
+      style_.append(out, edge.ignored_when_missing() ? "33" : "1;31", edge.name, " not found");
       out.append(kind).append(first || options_.verbose ? "" : " (paths tried are listed above)").append("\n");
       if (!first && !options_.verbose) return;
       std::string pad = prefix + (last ? "    " : "│   ");

@@ -165,7 +165,9 @@ std::vector<Finding> check_missing_libraries(const CheckContext& ctx) {
     if (edge.to) continue;
     // dlopen edges belong to the CUDA checks; the loader ignores a preload it cannot load
     // (the resolver reports preload-not-loaded).
-    if (edge.kind == EdgeKind::Dlopen || edge.kind == EdgeKind::Preload || edge.system_provided) continue;
+    if (edge.kind == EdgeKind::Dlopen || edge.kind == EdgeKind::Preload || edge.system_provided ||
+        edge.ignored_when_missing())
+      continue;
     std::string tried = tried_paths(edge);
     const std::vector<int>& process_majors = cuda_majors_of_root(majors, g, ctx.matrix, edge.root);
     Finding f = missing_library(g, ctx.matrix, edge, tried, process_majors);

@@ -89,7 +89,7 @@ std::vector<SearchList> dlopen_search_lists(const Graph& graph, std::span<const 
   std::vector<size_t> opened;
   for (size_t i : root_edges) {
     const Edge& e = graph.edges[i];
-    if (e.kind == EdgeKind::Needed) needed.add(e.from, e.to);
+    if (e.kind == EdgeKind::Needed && !(e.ignored_when_missing() && !e.to)) needed.add(e.from, e.to);
     else if (e.kind == EdgeKind::Dlopen && e.to && !global[*e.to] && std::ranges::find(opened, *e.to) == opened.end())
       opened.push_back(*e.to);
   }

@@ -22,7 +22,7 @@ bool is_data(SymbolType type) {
 bool has_missing_library(const Graph& graph, const SymbolIndex& symbols, size_t root) {
   for (size_t i : symbols.edges_of(root))
     if (const Edge& e = graph.edges[i]; !e.to && (e.kind == EdgeKind::Needed || e.kind == EdgeKind::Preload) &&
-                                        !symbols.is_dlopened(root, e.from))
+                                        !e.ignored_when_missing() && !symbols.is_dlopened(root, e.from))
       return true;
   return false;
 }

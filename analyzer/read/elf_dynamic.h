@@ -18,7 +18,8 @@ inline constexpr uint64_t kDtNull = 0, kDtNeeded = 1, kDtHash = 4, kDtStrtab = 5
                           kDtStrsz = 10, kDtSoname = 14, kDtRpath = 15, kDtBindNow = 24,
                           kDtSymbolic = 16, kDtRunpath = 29, kDtFlags = 30, kDtGnuHash = 0x6ffffef5,
                           kDtVersym = 0x6ffffff0, kDtFlags1 = 0x6ffffffb, kDtVerdef = 0x6ffffffc,
-                          kDtVerdefnum = 0x6ffffffd, kDtVerneed = 0x6ffffffe, kDtVerneednum = 0x6fffffff;
+                          kDtVerdefnum = 0x6ffffffd, kDtVerneed = 0x6ffffffe, kDtVerneednum = 0x6fffffff,
+                          kDtAuxiliary = 0x7ffffffd, kDtFilter = 0x7fffffff;
 
 struct DynamicEntry {
   uint64_t tag = 0, value = 0;

@@ -65,10 +65,13 @@ Problem read_dynamic_strings(const elf::DynamicTable& dynamic, const elf::String
   std::string text;
   for (const elf::DynamicEntry& e : dynamic.entries) {
     const char* what = e.tag == elf::kDtNeeded ? "DT_NEEDED" : e.tag == elf::kDtSoname ? "DT_SONAME"
-                     : e.tag == elf::kDtRpath ? "DT_RPATH" : e.tag == elf::kDtRunpath ? "DT_RUNPATH" : nullptr;
+                     : e.tag == elf::kDtRpath ? "DT_RPATH" : e.tag == elf::kDtRunpath ? "DT_RUNPATH"
+                     : e.tag == elf::kDtFilter ? "DT_FILTER" : e.tag == elf::kDtAuxiliary ? "DT_AUXILIARY" : nullptr;
     if (!what) continue;
     if (auto problem = strings.get(e.value, what, text)) return problem;
     if (e.tag == elf::kDtNeeded) binary.needed.push_back(text);
+    else if (e.tag == elf::kDtFilter || e.tag == elf::kDtAuxiliary)
+      binary.filtees.push_back(FilteeName{text, e.tag == elf::kDtAuxiliary});
     else if (e.tag == elf::kDtSoname) binary.soname = text;
     else if (e.tag == elf::kDtRpath) binary.rpath = text;
     else binary.runpath = text;
@@ -140,7 +143,8 @@ Problem StringTable::locate(const Image& image, const DynamicTable& dynamic, Str
   if (!address) {
     for (const DynamicEntry& e : dynamic.entries)
       if (e.tag == kDtNeeded || e.tag == kDtSoname || e.tag == kDtRpath || e.tag == kDtRunpath ||
-          e.tag == kDtVerneed || e.tag == kDtVerdef || e.tag == kDtSymtab)
+          e.tag == kDtFilter || e.tag == kDtAuxiliary || e.tag == kDtVerneed || e.tag == kDtVerdef ||
+          e.tag == kDtSymtab)
         return "dynamic section names strings but has no DT_STRTAB";
     return std::nullopt;
   }

@@ -623,6 +623,34 @@ struct Resolver::Impl {
       Request rq{delayed, EdgeKind::Delay, current, true, false, ""};
       record(walk, root_index, resolve(walk, root_index, rq));
     }
+    size_t insert_at = walk.next;  // the filtees are processed next, in order
+    for (const FilteeName& filtee : bin->filtees) {
+      Request rq{filtee.name, EdgeKind::Needed, current, true, false, ""};
+      auto result = resolve(walk, root_index, rq);
+      result.first.filtee = filtee.auxiliary ? Filtee::Auxiliary : Filtee::Filter;
+      graph.edges.push_back(std::move(result.first));
+      if (result.second != kNone && place_before_filter(walk, root_index, result.second, current, insert_at)) ++insert_at;
+    }
+  }
+
+  // _dl_map_object_deps puts a filtee just before its filter in the search list (a new one, or one
+  // further down the list; one already before the filter stays), and works on its NEEDED next.
+  bool place_before_filter(RootWalk& walk, size_t root_index, size_t filtee, size_t filter, size_t insert_at) {
+    std::vector<size_t>& order = graph.load_order[root_index];
+    auto filter_at = std::find(order.begin(), order.end(), walk.loaded[filter].object);
+    auto filtee_at = std::find(order.begin(), order.end(), walk.loaded[filtee].object);
+    if (filtee == filter || (walk.loaded[filtee].in_scope && (filtee_at < filter_at || filtee_at == order.end())))
+      return false;
+    if (walk.loaded[filtee].in_scope) {
+      order.erase(filtee_at);
+      filter_at = std::find(order.begin(), order.end(), walk.loaded[filter].object);
+      auto queued = std::find(walk.queue.begin() + static_cast<ptrdiff_t>(insert_at), walk.queue.end(), filtee);
+      if (queued != walk.queue.end()) walk.queue.erase(queued);
+    }
+    walk.loaded[filtee].in_scope = true;
+    order.insert(filter_at, walk.loaded[filtee].object);
+    walk.queue.insert(walk.queue.begin() + static_cast<ptrdiff_t>(insert_at), filtee);
+    return true;
   }
 
   // A library root is loaded into a process that already has the preloads and `loaded_first`, with

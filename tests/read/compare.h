@@ -31,6 +31,7 @@ inline std::string describe(const Section& s) {
 }
 
 inline std::string describe(const std::string& s) { return s; }
+inline std::string describe(const FilteeName& f) { return f.name + (f.auxiliary ? " (auxiliary)" : " (filter)"); }
 inline std::string describe(uint32_t index) { return std::to_string(index); }
 
 template <class T>
@@ -62,6 +63,7 @@ inline std::string model_difference(const Binary& a, const Binary& b, bool with_
                         first_difference("static TLS relocation symbols", a.static_tls_symbols, b.static_tls_symbols),
                         scalar("has_dynamic", a.has_dynamic, b.has_dynamic),
                         scalar("soname", show(a.soname), show(b.soname)), first_difference("needed", a.needed, b.needed),
+                        first_difference("filtees", a.filtees, b.filtees),
                         scalar("rpath", show(a.rpath), show(b.rpath)), scalar("runpath", show(a.runpath), show(b.runpath)),
                         scalar("DT_FLAGS", a.dt_flags, b.dt_flags), scalar("DT_FLAGS_1", a.dt_flags_1, b.dt_flags_1),
                         scalar("DT_BIND_NOW", a.has_dt_bind_now, b.has_dt_bind_now),

@@ -72,7 +72,9 @@ TEST_CASE("the CUDA library set reads each file once") {
   for (const std::string& f : files) resolver.add_root(f);
   const Graph& graph = resolver.graph();
   size_t missing = 0;
-  for (const Edge& e : graph.edges) missing += e.to ? 0 : 1;
+  // libnvtx3interop.so names an auxiliary filtee "visibility=hidden" (-f visibility=hidden reached the
+  // linker): the loader searches for it and goes on without it.
+  for (const Edge& e : graph.edges) missing += e.to || e.ignored_when_missing() ? 0 : 1;
   MESSAGE(files.size() << " CUDA libraries, " << graph.objects.size() << " objects, " << graph.edges.size()
                        << " edges, " << missing << " missing, " << fs.opens.load() << " opens, " << fs.canonicals.load() << " canonical, " << fs.stats.load() << " stat, " << fs.listings.load() << " list, " << fs.head_reads.load() << " head reads");
   CHECK(missing == 0);

@@ -219,6 +219,30 @@ TEST_CASE("a NEEDED with a slash is opened relative to the working directory") {
   expect_matches_loader(resolve_fixture("sl/exe"), clean_environment(), "", resolve_fixture("sl"));
 }
 
+TEST_CASE("a filter's filtees load just before it, through its RUNPATH; a missing auxiliary one is left out") {
+  expect_matches_loader(resolve_fixture("flt/exe"), clean_environment());
+  expect_matches_loader(resolve_fixture("flt/exe_moved"), clean_environment());  // a later NEEDED moves up
+  expect_matches_loader(resolve_fixture("flt/exe_missing"), clean_environment());
+  Walk walk(resolve_fixture("flt/exe"), clean_environment());
+  const Edge* filtee = walk.edge("libfiltee2.so");
+  REQUIRE(filtee != nullptr);
+  CHECK(filtee->filtee == Filtee::Filter);
+  CHECK(filtee->how == How::Runpath);
+  CHECK(walk.graph().objects[filtee->from].path == resolve_fixture("flt/d/libflt.so"));
+  const Edge* ignored = walk.edge("libnone.so");
+  REQUIRE(ignored != nullptr);
+  CHECK(ignored->filtee == Filtee::Auxiliary);
+  CHECK(ignored->ignored_when_missing());
+  Walk missing(resolve_fixture("flt/exe_missing"), clean_environment());
+  REQUIRE(missing.edge("libnone.so") != nullptr);
+  CHECK_FALSE(missing.edge("libnone.so")->ignored_when_missing());
+  // what the program needs, not its optional filtee, decides the scan's outcome
+  CHECK(run_command(depscan_bin() + " " + shell_quote(resolve_fixture("flt/exe")) + " >/dev/null").exit_code == 0);
+  auto stopped = run_command(depscan_bin() + " --format json " + shell_quote(resolve_fixture("flt/exe_missing")));
+  CHECK(stopped.exit_code == 1);
+  CHECK(stopped.output.find("\"filtee\": \"filter\"") != std::string::npos);
+}
+
 TEST_CASE("breadth-first load order, and LD_PRELOAD before the NEEDED") {
   expect_matches_loader(resolve_fixture("bfs/exe"), clean_environment());
   LoaderEnvironment env = clean_environment();

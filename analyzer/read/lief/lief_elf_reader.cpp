@@ -22,6 +22,7 @@ namespace le = LIEF::ELF;
 using Problem = std::optional<std::string>;
 
 constexpr size_t kLiefMaxSections = 10000;  // Parser.tcc caps the section table there
+constexpr uint64_t kDtAuxiliary = 0x7ffffffd, kDtFilter = 0x7fffffff;
 
 std::unique_ptr<le::Binary> parse_counting_symbols(const std::string& path) {
   auto elf = le::Parser::parse(path, le::DYNSYM_COUNT_METHODS::COUNT_SECTION);
@@ -118,6 +119,33 @@ void read_x86_isa_needed(const le::Binary& elf, Binary& out) {
     if (type >= kX86Isa1Needed) return;
     at += 8 + (size + word - 1) / word * word;
   }
+}
+
+// LIEF 0.9 keeps only the string-table offset of DT_FILTER and DT_AUXILIARY: the name is read
+// from the PT_LOAD segment that holds it (a copy of the segment, made only for a filter).
+Problem filtee_name(const le::Binary& elf, uint64_t offset, std::string& name) {
+  if (!elf.has(le::DYNAMIC_TAGS::DT_STRTAB)) return "dynamic section names strings but has no DT_STRTAB";
+  uint64_t address = elf.get(le::DYNAMIC_TAGS::DT_STRTAB).value() + offset;
+  const le::Segment& load = elf.segment_from_virtual_address(address);  // throws not_found: caught by the caller
+  std::vector<uint8_t> bytes = load.content();
+  uint64_t at = address - load.virtual_address();
+  auto end = at < bytes.size() ? std::find(bytes.begin() + static_cast<ptrdiff_t>(at), bytes.end(), 0) : bytes.end();
+  if (end == bytes.end()) return "a filter's name is not a terminated string of DT_STRTAB";
+  name.assign(bytes.begin() + static_cast<ptrdiff_t>(at), end);
+  return std::nullopt;
+}
+
+Problem read_filtees(const le::Binary& elf, Binary& out) {
+  for (const le::DynamicEntry& e : elf.dynamic_entries()) {
+    if (e.tag() == le::DYNAMIC_TAGS::DT_NULL) break;
+    auto tag = static_cast<uint64_t>(e.tag());  // LIEF 0.9 has no names for these two
+    bool filter = tag == kDtFilter, auxiliary = tag == kDtAuxiliary;
+    if (!filter && !auxiliary) continue;
+    FilteeName filtee{"", auxiliary};
+    if (auto problem = filtee_name(elf, e.value(), filtee.name)) return problem;
+    out.filtees.push_back(std::move(filtee));
+  }
+  return std::nullopt;
 }
 
 void read_dynamic(const le::Binary& elf, Binary& out) {
@@ -249,6 +277,7 @@ Expected<Binary> convert(const le::Binary& elf, uint64_t file_size, Binary out) 
   read_header(elf, out);
   read_x86_isa_needed(elf, out);
   read_dynamic(elf, out);
+  if (auto problem = read_filtees(elf, out)) return Error{*problem};
   read_versions(elf, out);
   read_static_tls_relocations(elf, out);
   size_t symbol_count = read_symbols(elf, out);
