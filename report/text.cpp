@@ -160,8 +160,9 @@ class TreePrinter {
     }
     const Object& target = graph_.objects[*edge.to];
     bool again = expanded_.count(*edge.to) > 0;
-    if (again) append_clean(out, edge.name);
-    else style_.append(out, "36", edge.name);
+    std::string_view name = edge.name.empty() ? "\"\"" : std::string_view(edge.name);  // the program's own empty name
+    if (again) append_clean(out, name);
+    else style_.append(out, "36", name);
     style_.append(out, "33", " [", how_label(edge), "]");
     out.append(kind);
     if (options_.verbose || edge.name != target.path) append_clean(out.append(" => "), target.path);

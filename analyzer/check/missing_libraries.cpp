@@ -111,7 +111,10 @@ Finding missing_library(const Graph& g, const Matrix& matrix, const Edge& edge, 
   f.severity = edge.kind == EdgeKind::Delay ? Severity::Warning : Severity::Error;
   f.object = edge.from;
   f.message = fmt::format("{}: {} (needed by {})", edge.name, reason, from.path);
-  f.fix = fix_for(matrix, from, edge.name, tried, process_majors);
+  f.fix = edge.how_detail.starts_with("cannot dynamically load")  // ld.so refuses a program as a library
+              ? fmt::format("{} is a program, which ld.so does not load as a library: link against a shared library "
+                            "(-shared) instead, or drop the entry", edge.name)
+              : fix_for(matrix, from, edge.name, tried, process_majors);
   return f;
 }
 

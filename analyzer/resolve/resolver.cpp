@@ -457,7 +457,7 @@ struct Resolver::Impl {
       edge.tried = already_loaded_attempts(*edge.to, name);
       return {std::move(edge), walk.interpreter};
     }
-    auto known = walk.names.find(name);
+    auto known = name.empty() && walk.main != kNone && !walk.abi->musl ? main_by_empty_name(walk) : walk.names.find(name);
     if (known != walk.names.end()) {
       edge.how = How::AlreadyLoaded;
       edge.how_detail = "already loaded";
@@ -482,6 +482,11 @@ struct Resolver::Impl {
     return attach(walk, std::move(edge), name, *found.path, rq);
   }
 
+  // The program's link map has the empty name, which an empty NEEDED string matches.
+  StringMap<size_t>::iterator main_by_empty_name(RootWalk& walk) {
+    return walk.names.try_emplace("", walk.main).first;
+  }
+
   // A file was found: reuse an object with the same file id, or load it.
   std::pair<Edge, size_t> attach(RootWalk& walk, Edge edge, std::string_view name,
                                  const std::string& path, const Request& rq) {
@@ -500,6 +505,10 @@ struct Resolver::Impl {
     }
     if (file_id) {
       auto same = walk.files.find(*file_id);
+      // The program's and glibc's loader's own link maps have no file id: another path to either
+      // is opened again (and refused, or mapped a second time).
+      if (same != walk.files.end() && (same->second == walk.main || (same->second == walk.interpreter && !walk.abi->musl)))
+        same = walk.files.end();
       if (same != walk.files.end()) {
         if (!dry_run) walk.names.emplace(std::string(name), same->second);
         edge.to = walk.loaded[same->second].object;
@@ -517,7 +526,8 @@ struct Resolver::Impl {
       if (refusal) {
         edge.how = How::NotFound;
         edge.how_detail = refusal;
-        if (!edge.tried.empty()) edge.tried.edit().back().outcome = std::string(refusal) + " (the loader stops here)";
+        if (!edge.tried.empty())  // a preload it refuses, the loader ignores
+          edge.tried.edit().back().outcome = std::string(refusal) + (rq.kind == EdgeKind::Preload ? "" : " (the loader stops here)");
         return {std::move(edge), kNone};
       }
     }

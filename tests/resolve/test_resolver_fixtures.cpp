@@ -243,6 +243,21 @@ TEST_CASE("a filter's filtees load just before it, through its RUNPATH; a missin
   CHECK(stopped.output.find("\"filtee\": \"filter\"") != std::string::npos);
 }
 
+TEST_CASE("the program and ld.so are not found again by file id; an empty NEEDED names the program") {
+  expect_matches_loader(resolve_fixture("self/exe_ld"), clean_environment());  // a second ld.so
+  expect_matches_loader(resolve_fixture("self/exe_empty"), clean_environment());
+  Walk empty(resolve_fixture("self/exe_empty"), clean_environment());
+  CHECK(empty.where("") == resolve_fixture("self/exe_empty"));
+  Walk self(resolve_fixture("self/exe_self"), clean_environment());
+  const Edge* refused = self.edge(resolve_fixture("self/exe_self"));
+  REQUIRE(refused != nullptr);
+  CHECK_FALSE(refused->to);
+  CHECK(refused->how_detail == "cannot dynamically load position-independent executable");
+  auto run = run_command(shell_quote(resolve_fixture("self/exe_self")) + " 2>&1");  // the loader's own words
+  CHECK(run.exit_code == 127);
+  CHECK(run.output.find(refused->how_detail) != std::string::npos);
+}
+
 TEST_CASE("breadth-first load order, and LD_PRELOAD before the NEEDED") {
   expect_matches_loader(resolve_fixture("bfs/exe"), clean_environment());
   LoaderEnvironment env = clean_environment();
