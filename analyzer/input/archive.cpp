@@ -2,6 +2,7 @@
 
 #include "analyzer/input/libarchive_api.h"
 
+#include <locale.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -21,6 +22,25 @@ bool names_the_root(std::string_view name) {
 }
 
 constexpr size_t kBlock = 1 << 16;
+
+// libarchive converts a member's name from the archive's charset (UTF-8: a wheel's zip flag, a pax
+// header) to the locale's, and in the C locale a name with a non-ASCII character converts to
+// nothing. This thread reads the names in glibc's built-in C.UTF-8 locale.
+class Utf8Names {
+ public:
+  Utf8Names() {
+    static const locale_t utf8 = newlocale(LC_CTYPE_MASK, "C.UTF-8", nullptr);
+    if (utf8) previous_ = uselocale(utf8);
+  }
+  ~Utf8Names() {
+    if (previous_) uselocale(previous_);
+  }
+  Utf8Names(const Utf8Names&) = delete;
+  Utf8Names& operator=(const Utf8Names&) = delete;
+
+ private:
+  locale_t previous_ = nullptr;
+};
 
 MemberKind kind_of(const LibArchiveApi& la, struct archive_entry* entry) {
   if (la.entry_hardlink(entry)) return MemberKind::Hardlink;
@@ -73,6 +93,7 @@ Expected<std::unique_ptr<ArchiveReader>> ArchiveReader::open(const std::string& 
   reader->display_ = std::move(display);
   reader->limits_ = limits;
   reader->archive_size_ = static_cast<uint64_t>(st.st_size);
+  Utf8Names utf8_names;
   reader->archive_ = la.read_new();
   la.support_format_zip(reader->archive_);
   la.support_format_tar(reader->archive_);
@@ -103,6 +124,7 @@ bool ArchiveReader::over_total(uint64_t bytes) const {
 
 std::optional<ArchiveMember> ArchiveReader::next() {
   const LibArchiveApi& la = *api_;
+  Utf8Names utf8_names;
   while (!failed_) {
     struct archive_entry* entry = nullptr;
     int rc = la.next_header(archive_, &entry);
@@ -120,7 +142,12 @@ std::optional<ArchiveMember> ArchiveReader::next() {
     }
     const char* raw = la.entry_pathname(entry);
     if (!raw) raw = la.entry_pathname_utf8(entry);
-    std::string raw_name = raw ? raw : "";
+    if (!raw) {
+      add("archive-unsafe-member", Severity::Error,
+          fmt::format("member {}: its name is not valid in the archive's character set: not extracted", members_));
+      continue;
+    }
+    std::string raw_name = raw;
     MemberKind kind = kind_of(la, entry);
     if (names_the_root(raw_name) && kind == MemberKind::Directory) continue;  // nothing to extract
     auto name = safe_relative_name(raw_name);

@@ -444,6 +444,22 @@ TEST_CASE("archive reader: the entry `tar -C DIR -c .` writes for DIR itself is 
   for (const char* name : {".", "./", ".//.", "./."}) CHECK(safe_relative_name(name).error().find("archive root") != std::string::npos);
 }
 
+TEST_CASE("archive reader: a member name with non-ASCII characters (UTF-8 in a wheel) is read as written") {
+  depscan::test::TempDir tmp("utf8-names");
+  std::string wheel = tmp.str() + "/pure-1.0-py3-none-any.whl";
+  auto made = depscan::test::run_command(
+      "python3 -c 'import sys, zipfile\nwith zipfile.ZipFile(sys.argv[1], \"w\") as z:\n"
+      " z.writestr(\"pure/donn\\u00e9es.txt\", \"x\")\n z.writestr(\"pure/caf\\u00e9/lib.so\", \"y\")' " +
+      depscan::test::shell_quote(wheel));
+  REQUIRE(made.exit_code == 0);
+  auto reader = ArchiveReader::open(wheel, "pure.whl");
+  REQUIRE(reader);
+  std::vector<std::string> names;
+  while (auto member = (*reader)->next()) names.push_back(member->name);
+  CHECK(names == std::vector<std::string>{"pure/donn\u00e9es.txt", "pure/caf\u00e9/lib.so"});
+  CHECK((*reader)->findings().empty());
+}
+
 TEST_CASE("archive reader: member count cap and encrypted members") {
   std::string dir = depscan::test::fixtures_dir() + "/wheels/";
   ArchiveLimits few;
