@@ -1,3 +1,4 @@
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -91,6 +92,13 @@ std::vector<std::string> with_empty_values_split(int argc, char** argv) {
   return args;
 }
 
+// A report that did not reach its file (a full disk, a closed pipe's EPIPE) must not pass a pipeline.
+int with_output_checked(int exit_code) {
+  if (std::fflush(stdout) == 0 && !std::ferror(stdout)) return exit_code;
+  std::fprintf(stderr, "depscan: error: cannot write the report to standard output: %s\n", std::strerror(errno));
+  return depscan::cli::kExitUsage;
+}
+
 }  // namespace
 
 int main(int original_argc, char** original_argv) {
@@ -124,5 +132,5 @@ int main(int original_argc, char** original_argv) {
     int rc = app.exit(e);
     return rc == 0 ? 0 : depscan::cli::kExitUsage;
   }
-  return exit_code;
+  return with_output_checked(exit_code);
 }

@@ -391,4 +391,18 @@ TEST_CASE("hostile: a file name that is not UTF-8") {
   CHECK(junit.output.find("\xff") == std::string::npos);
 }
 
+TEST_CASE("hostile: a report that cannot be written (a full disk) is an error, not a pass") {
+  TempDir dir("hostile-full");
+  std::string path = dir.str() + "/libvictim.so";
+  write_file(path, victim("libvictim.so"));
+  for (const char* format : {"text", "json", "sarif"}) {
+    INFO(format);
+    auto r = run_command(depscan_bin() + " --format " + format + " " + shell_quote(path) + " 2>&1 >/dev/full");
+    CHECK(r.exit_code == 2);
+    CHECK(r.output == "depscan: error: cannot write the report to standard output: No space left on device\n");
+  }
+  CHECK(run_command(depscan_bin() + " matrix cudnn 9.19 >/dev/full 2>/dev/null").exit_code == 2);
+  CHECK(run_command(depscan_bin() + " " + shell_quote(path) + " >/dev/null 2>&1").exit_code == 0);
+}
+
 }  // namespace depscan::test
