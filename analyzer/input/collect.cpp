@@ -1,6 +1,10 @@
 #include "analyzer/input/collect.h"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <map>
 #include <optional>
 #include <set>
@@ -71,7 +75,39 @@ struct WalkCounts {
   size_t audited = 0, windows_skipped = 0;
   bool stopped = false;  // at the entry limit
   std::string too_deep;  // the first directory not entered for its depth
+  std::vector<std::pair<std::string, std::string>> unreadable;  // (path, why): not audited
 };
+
+// Errors named one by one before the rest are counted.
+constexpr size_t kUnreadableNamed = 20;
+
+// An empty listing: an empty directory, or one this process may not read.
+std::optional<std::string> unlistable(const FileSystem& fs, const std::string& dir) {
+  auto host = fs.host_path(dir);
+  if (!host) return host.error();
+  if (::access(host->c_str(), R_OK | X_OK) != 0) return fmt::format("cannot list the directory: {}", std::strerror(errno));
+  return std::nullopt;
+}
+
+// A FIFO, device or socket in a tree holds no binary; a file that cannot be opened is not audited.
+void note_unopened(const FileSystem& fs, const std::string& path, const std::string& why, CollectedInputs& out,
+                   WalkCounts& counts) {
+  auto info = fs.stat(path);
+  if (info && info->kind != FileKind::Regular && info->kind != FileKind::Directory) ++out.skipped_files;
+  else counts.unreadable.emplace_back(path, why);
+}
+
+void report_unreadable(const WalkCounts& counts, CollectedInputs& out) {
+  for (size_t i = 0; i < std::min(counts.unreadable.size(), kUnreadableNamed); ++i) {
+    const auto& [path, why] = counts.unreadable[i];
+    out.unreadable_inputs.push_back(path);
+    out.findings.push_back(input_error(path, why + ": not audited"));
+  }
+  if (counts.unreadable.size() > kUnreadableNamed)
+    out.findings.push_back(input_error(counts.unreadable[kUnreadableNamed].first,
+                                       fmt::format("and {} more files or directories that cannot be read: not audited",
+                                                   counts.unreadable.size() - kUnreadableNamed)));
+}
 
 // Deeper than any install or root file system; a hostile archive can nest thousands of levels.
 constexpr size_t kMaxWalkDepth = 100;
@@ -93,6 +129,10 @@ void walk_binaries(const FileSystem& fs, const std::string& dir, Binaries binari
     auto canonical_dir = fs.canonical(current);
     if (!canonical_dir) continue;
     auto names = fs.list(current);
+    if (names.empty()) {
+      if (auto problem = unlistable(fs, current)) counts.unreadable.emplace_back(current, *problem);
+      continue;
+    }
     std::sort(names.begin(), names.end(), std::greater<>());
     std::vector<std::string> children;
     for (const std::string& name : names) {
@@ -109,7 +149,10 @@ void walk_binaries(const FileSystem& fs, const std::string& dir, Binaries binari
     read_heads_ahead(fs, children);
     for (const std::string& child : children) {
       auto opened = sniff_and_keep_open(fs, child);
-      if (!opened) continue;
+      if (!opened) {
+        note_unopened(fs, child, opened.error(), out, counts);
+        continue;
+      }
       const Sniffed& sniffed = opened->sniffed;
       if (sniffed.format == FileFormat::Directory) pending.emplace_back(child, depth + 1);
       else if (sniffed.format == FileFormat::Pe && binaries == Binaries::ElfOnly) {
@@ -132,6 +175,7 @@ size_t audit_directory(const FileSystem& fs, const std::string& input, const std
   size_t skipped_before = out.skipped_files;
   WalkCounts counts;
   walk_binaries(fs, dir, binaries, request.max_walk_entries, out, counts);
+  report_unreadable(counts, out);
   if (counts.stopped)
     out.findings.push_back({"directory-too-large", Severity::Warning, std::nullopt,
                             fmt::format("{}: the walk stopped after {} directory entries: the files beyond them are not "

@@ -297,6 +297,13 @@ TEST_CASE("hostile: an unreadable file") {
   }
   check_one("mode 000 file", closed, true, 2, prefix);
   if (::geteuid() == 0) check_one("file in a directory without x permission", hidden, true, 2, prefix);
+  // a directory audit names what it cannot read, audits the rest, and fails
+  write_file(dir.str() + "/libopen.so", victim("libvictim.so"));
+  auto walk = run_command(prefix + shell_quote(fs::absolute(depscan_bin()).string()) + " " + shell_quote(dir.str()) + " 2>&1");
+  CHECK(walk.exit_code == 2);
+  CHECK(walk.output.find("error[input-error]: " + closed + ": Permission denied: not audited") != std::string::npos);
+  CHECK(walk.output.find(dir.str() + "/locked") != std::string::npos);
+  CHECK(walk.output.find("1 ELF/PE files audited") != std::string::npos);
 }
 
 TEST_CASE("hostile: a scan of many files goes on past a bad one") {
