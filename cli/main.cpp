@@ -5,6 +5,7 @@
 #include <string_view>
 #include <vector>
 
+#include "analyzer/util/terminal_text.h"
 #include "cli/commands.h"
 
 namespace {
@@ -129,8 +130,10 @@ int main(int original_argc, char** original_argv) {
       std::fprintf(stderr, "%s\n", unknown.c_str());
       return depscan::cli::kExitUsage;
     }
-    int rc = app.exit(e);
-    return rc == 0 ? 0 : depscan::cli::kExitUsage;
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
+    // the message quotes what was typed: a path or name with escape sequences stays inert
+    std::fprintf(stderr, "%s\nRun with --help for more information.\n", depscan::one_line(e.what()).c_str());
+    return depscan::cli::kExitUsage;
   }
   return with_output_checked(exit_code);
 }

@@ -8,6 +8,7 @@
 #include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
+#include "analyzer/util/terminal_text.h"
 #include "report/json_text.h"
 #include "cli/commands.h"
 #include "matrix/matrix.h"
@@ -249,16 +250,16 @@ Expected<Answer> answer(const Matrix& m, const std::vector<std::string>& words) 
 int run(const MatrixArgs& args) {
   auto matrix = args.matrix_path ? load_matrix_file(*args.matrix_path) : load_embedded_matrix();
   if (!matrix) {
-    fmt::print(stderr, "depscan: error: {}\n", matrix.error());
+    fmt::print(stderr, "depscan: error: {}\n", one_line(matrix.error()));
     return kExitUsage;
   }
   auto result = answer(*matrix, args.words);
   if (!result) {
-    fmt::print(stderr, "depscan matrix: {}\n", result.error());
+    fmt::print(stderr, "depscan matrix: {}\n", one_line(result.error()));
     return kExitUsage;
   }
   result->data["found"] = result->found;
-  std::string out = args.format == "json" ? json_text(result->data) : result->text;
+  std::string out = args.format == "json" ? json_text(result->data) : terminal_safe(result->text, false);
   std::fwrite(out.data(), 1, out.size(), stdout);
   return result->found ? kExitClean : kExitFindings;
 }

@@ -119,7 +119,12 @@ void add_scan_command(CLI::App& app, int& exit_code) {
                "(default: this environment's LD_BIND_NOW; for an image, its config's; --bind-now=false turns it off)");
   app.add_option("--page-size", args->scan.target.page_size,
                  "page size of the target's aarch64 or ppc64 kernel in bytes (4096, 16384, 65536): every object must map with it")
-      ->check(CLI::IsMember({uint64_t{4096}, uint64_t{16384}, uint64_t{65536}}));
+      ->check(CLI::Validator(
+          [](std::string& bytes) {
+            return bytes == "4096" || bytes == "16384" || bytes == "65536" ? std::string()
+                                                                             : bytes + " is not 4096, 16384 or 65536";
+          },
+          "{4096,16384,65536}"));
   add_cpu_level_option(app, args->scan.target.cpu_isa_levels);
   if (const char* tunables = std::getenv("GLIBC_TUNABLES")) args->scan.target.glibc_tunables = tunables;
   CLI::Option* tunables = app.add_option("--glibc-tunables", args->scan.target.glibc_tunables,

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "analyzer/util/terminal_text.h"
 #include "report/json_text.h"
 #include "cli/commands.h"
 #include "cli/cuda_summary.h"
@@ -44,7 +45,7 @@ int run_verify_mode(const ScanOptions& options, const std::string& format, const
   verify.total_timeout = std::chrono::milliseconds(static_cast<long long>(cli.total_seconds * 1000));
   RuntimeReport runtime = run_verify(options, report, verify);
   if (!runtime.refused.empty()) {
-    fmt::print(stderr, "depscan: error: {}\n", runtime.refused);
+    fmt::print(stderr, "depscan: error: {}\n", one_line(runtime.refused));
     return kExitUsage;
   }
   for (const Finding& f : runtime.findings) report.result.findings.push_back(f);

@@ -40,6 +40,22 @@ TEST_CASE("--root that is not a directory and --matrix that is not a file are us
   }
 }
 
+TEST_CASE("an option's error quotes what was typed with its control characters escaped") {
+  const std::string typed = "/x\x1b]0;title\x07";  // sets a terminal's title when printed raw
+  for (const char* option : {"--root", "--matrix", "--target", "--gpu", "--driver", "--format", "--page-size"}) {
+    CAPTURE(option);
+    CommandResult r = run_command(shell_quote(depscan_bin()) + " " + option + " " + shell_quote(typed) + " /bin/true 2>&1");
+    CHECK(r.exit_code == 2);
+    CHECK(r.output.find(std::string(option) + ": ") == 0);
+    CHECK(r.output.find("/x\\x1b]0;title\\x07") != std::string::npos);
+    CHECK(r.output.find('\x1b') == std::string::npos);
+  }
+  CommandResult answer = run_command(shell_quote(depscan_bin()) + " matrix gpu " + shell_quote("\x1b[2J"));
+  CHECK(answer.output == "\\x1b[2J: unknown GPU name\n");
+  CommandResult page = run_command(shell_quote(depscan_bin()) + " --page-size abc /bin/true 2>&1");
+  CHECK(page.output.find("--page-size: abc is not 4096, 16384 or 65536") == 0);
+}
+
 // On a terminal (script(1) gives the run one), a missing library is coloured unless NO_COLOR holds
 // something or --no-color is given; an empty NO_COLOR does not count (no-color.org).
 TEST_CASE("colour on a terminal follows NO_COLOR and --no-color") {
