@@ -232,6 +232,7 @@ int run(const InspectArgs& args) {
   auto binary = read_binary_deep(*fs, logical);
   if (!binary) {
     print_safe(stderr, "depscan: error: {}: {}\n", args.file, binary.error());
+    if (args.format == "json") fmt::print("{}", json_text(nlohmann::json{{"path", args.file}, {"error", binary.error()}}));
     return kExitUsage;
   }
   if (args.format == "json") fmt::print("{}", json_text(to_json(*binary, args.symbols)));  // JSON escapes its own strings

@@ -73,7 +73,16 @@ std::string render_text(const Graph& g, const std::string& name, const std::vect
   return out;
 }
 
-std::string render_json(const Graph& g, const std::string& name, const std::vector<SymbolProvenance>& all) {
+// The inputs that could not be analysed, in the report's words.
+nlohmann::json input_errors(const ScanReport& report) {
+  nlohmann::json errors = nlohmann::json::array();
+  for (const Finding& f : report.result.findings)
+    if (f.code == "input-error" && f.severity == Severity::Error) errors.push_back(f.message);
+  return errors;
+}
+
+std::string render_json(const Graph& g, const std::string& name, const std::vector<SymbolProvenance>& all,
+                        const nlohmann::json& errors) {
   using nlohmann::json;
   json roots = json::array();
   for (const SymbolProvenance& p : all) {
@@ -92,19 +101,22 @@ std::string render_json(const Graph& g, const std::string& name, const std::vect
                       {"binds_to", u.bound ? json(u.bound->object) : json(nullptr)}});
     roots.push_back({{"root", g.objects[g.roots[p.root]].path}, {"definitions", defs}, {"uses", uses}});
   }
-  return json_text(json{{"schema", "depscan-symbol/1"}, {"symbol", name}, {"roots", roots}});
+  return json_text(json{{"schema", "depscan-symbol/1"}, {"symbol", name}, {"roots", roots}, {"errors", errors}});
 }
 
 int run(const SymbolArgs& args) {
   ScanReport report = run_scan(args.scan);
-  if (report_unreadable_inputs(report)) return kExitUsage;
+  bool unreadable = report_unreadable_inputs(report);
+  if (unreadable && args.format != "json") return kExitUsage;  // JSON names the errors for the pipeline
   const Graph& graph = report.result.graph;
   SymbolIndex symbols(graph);
   std::vector<SymbolProvenance> all = symbol_provenance(symbols, args.name);
-  std::string out = args.format == "json" ? render_json(graph, args.name, all) : render_text(graph, args.name, all);
+  std::string out = args.format == "json" ? render_json(graph, args.name, all, input_errors(report))
+                                          : render_text(graph, args.name, all);
   if (all.empty() && args.format != "json") out = fmt::format("{}: not defined or used by any loaded object\n", args.name);
   if (args.format != "json") out = terminal_safe(out, false);
   std::fwrite(out.data(), 1, out.size(), stdout);
+  if (unreadable) return kExitUsage;
   return all.empty() ? kExitFindings : kExitClean;
 }
 

@@ -125,6 +125,13 @@ TEST_CASE("inspect errors: one line, exit code 2") {
   auto r = inspect(test::shell_quote(fifo));
   CHECK(r.exit_code == 2);
   CHECK(r.output.find("FIFO") != std::string::npos);
+  // a pipeline that asked for JSON gets JSON naming the error, the line on stderr aside
+  auto json_missing = test::run_command(test::shell_quote(test::depscan_bin()) + " inspect --format json " +
+                                        test::shell_quote(dir.str() + "/nope.so") + " 2>/dev/null");
+  CHECK(json_missing.exit_code == 2);
+  auto doc = nlohmann::json::parse(json_missing.output);
+  CHECK(doc["path"] == dir.str() + "/nope.so");
+  CHECK(doc["error"] == "No such file or directory");
 }
 
 TEST_CASE("inspect refuses a file larger than LIEF reads in full, without reading it") {

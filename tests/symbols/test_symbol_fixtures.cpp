@@ -470,6 +470,15 @@ TEST_CASE("depscan symbol: where a symbol is defined, which definition wins, who
   CHECK(root["uses"][0]["path"] == fixture_dir("interposed") + "/libuser.so");
   CHECK(root["uses"][0]["binds_to"] == root["definitions"][0]["object"]);
 
+  CHECK(doc["errors"].empty());
+  // an input that cannot be read: exit 2, and the JSON still comes, naming it
+  r = run_command(shell_quote(depscan_bin()) + " symbol --format json dup_symbol /nonexistent " +
+                  shell_quote(fixture_dir("interposed") + "/app") + " 2>/dev/null");
+  CHECK(r.exit_code == 2);
+  json with_error = json::parse(r.output);
+  CHECK(with_error["errors"] == json::array({"/nonexistent: No such file or directory"}));
+  CHECK(with_error["roots"].size() == 1);
+
   r = run_command(shell_quote(depscan_bin()) + " symbol f3 " + shell_quote(fixture_dir("versioned_ok") + "/app"));
   CHECK(r.exit_code == 0);
   CHECK(r.output.find("f3@FOO_1") != std::string::npos);  // the hidden old version
