@@ -482,6 +482,15 @@ struct Resolver::Impl {
     return attach(walk, std::move(edge), name, *found.path, rq);
   }
 
+  // What _dl_map_object_from_fd refuses in a file open_verify accepted, in its order: the loader stops.
+  static const char* map_refusal(const Binary& b) {
+    if (b.load_alignment == 0) return "object file has no loadable segments";
+    if (b.file_type == kEtExec) return "cannot dynamically load executable";
+    if (!b.has_dynamic) return "object file has no dynamic section";
+    if (b.dt_flags_1 & kDf1Pie) return "cannot dynamically load position-independent executable";
+    return nullptr;
+  }
+
   // The program's link map has the empty name, which an empty NEEDED string matches.
   StringMap<size_t>::iterator main_by_empty_name(RootWalk& walk) {
     return walk.names.try_emplace("", walk.main).first;
@@ -519,11 +528,7 @@ struct Resolver::Impl {
     Expected<BinaryPtr> bin = known != object_by_path.end() ? binary_or_error(graph.objects[known->second])
                                                             : cache.get(path);
     if (bin && (*bin)->format == Format::Elf && !walk.abi->musl) {
-      const char* refusal = (*bin)->file_type == kEtExec ? "cannot dynamically load executable"
-                            : ((*bin)->dt_flags_1 & kDf1Pie)
-                                ? "cannot dynamically load position-independent executable"
-                                : nullptr;
-      if (refusal) {
+      if (const char* refusal = map_refusal(**bin)) {
         edge.how = How::NotFound;
         edge.how_detail = refusal;
         if (!edge.tried.empty())  // a preload it refuses, the loader ignores

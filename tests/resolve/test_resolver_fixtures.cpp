@@ -258,6 +258,17 @@ TEST_CASE("the program and ld.so are not found again by file id; an empty NEEDED
   CHECK(run.output.find(refused->how_detail) != std::string::npos);
 }
 
+TEST_CASE("a candidate the loader cannot map (no PT_DYNAMIC) stops it, a good copy later notwithstanding") {
+  Walk walk(resolve_fixture("unmap/exe"), clean_environment());
+  const Edge* v = walk.edge("libv.so");
+  REQUIRE(v != nullptr);
+  CHECK_FALSE(v->to);
+  CHECK(v->how_detail == "object file has no dynamic section");
+  auto run = run_command(shell_quote(resolve_fixture("unmap/exe")) + " 2>&1");  // the loader's own words
+  CHECK(run.exit_code == 127);
+  CHECK(run.output.find("libv.so: object file has no dynamic section") != std::string::npos);
+}
+
 TEST_CASE("breadth-first load order, and LD_PRELOAD before the NEEDED") {
   expect_matches_loader(resolve_fixture("bfs/exe"), clean_environment());
   LoaderEnvironment env = clean_environment();
