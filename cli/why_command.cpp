@@ -89,7 +89,7 @@ void print_passed_over(const FileLoadedFirst& loaded_first, const std::string& l
 void print_loader(const FileSystem& fs, const Binary& binary, const ScanOptions& options, const OwnLoader* own) {
   if (binary.format != Format::Elf) return;
   std::string interpreter = default_interpreter(process_abi_of(binary));
-  std::vector<std::string> system_dirs = detect_layout(fs, process_abi_of(binary)).system_dirs;
+  std::vector<std::string> system_dirs = layout_for(fs, process_abi_of(binary)).system_dirs;
   if (own && own->musl) {
     print_safe("musl's loader {}: LD_LIBRARY_PATH, the RPATH or RUNPATH of each object up the chain that loaded it, "
                "then {} ({}); no ld.so.cache, no hwcaps subdirectories\n",
@@ -105,8 +105,9 @@ void print_loader(const FileSystem& fs, const Binary& binary, const ScanOptions&
   }
   if (interpreter.empty()) return;
   auto release = glibc_release_of(fs, interpreter, system_dirs);
-  print_safe("loader {}: {}\n", interpreter, describe_hwcap_rules(release));
-  if (!is_x86_machine(binary.machine)) return;
+  bool x86_64 = process_abi_of(binary) == ProcessAbi{};  // the one ABI with glibc-hwcaps levels here
+  print_safe("loader {}: {}\n", interpreter, describe_hwcap_rules(release, x86_64));
+  if (!x86_64) return;
   auto levels = environment_for(options).hwcaps;
   print_safe("cpu: {}; glibc-hwcaps levels: {}\n", options.target.cpu_isa_levels ? "--cpu-level" : "this machine's",
              levels.empty() ? std::string("none") : fmt::format("{}", fmt::join(levels, ", ")));

@@ -86,11 +86,13 @@ HwcapRules hwcap_rules_for(std::optional<GlibcRelease> release) {
   return rules;
 }
 
-std::string describe_hwcap_rules(std::optional<GlibcRelease> release) {
+std::string describe_hwcap_rules(std::optional<GlibcRelease> release, bool has_hwcaps_levels) {
   HwcapRules rules = hwcap_rules_for(release);
   std::string which = release ? fmt::format("glibc {}.{}", release->major, release->minor)
                               : std::string("glibc release unknown (taken as 2.36)");
-  std::string hwcaps = rules.glibc_hwcaps ? "glibc-hwcaps subdirectories" : "no glibc-hwcaps subdirectories (added in 2.33)";
+  std::string hwcaps = !has_hwcaps_levels ? "no glibc-hwcaps subdirectories (none for this machine)"
+                       : rules.glibc_hwcaps ? "glibc-hwcaps subdirectories"
+                                            : "no glibc-hwcaps subdirectories (added in 2.33)";
   std::string legacy = rules.legacy_subdirs ? "legacy hwcap subdirectories" : "no legacy hwcap subdirectories (removed in 2.37)";
   std::string cache = rules.legacy_cache_entries ? "legacy ld.so.cache entries"
                                                  : "no legacy ld.so.cache entries (skipped from 2.40)";

@@ -36,6 +36,7 @@ HwcapRules hwcap_rules_for(std::optional<GlibcRelease> release);
 
 // One line for `why`: the release and what its loader uses, e.g. "glibc 2.31: no glibc-hwcaps
 // subdirectories (added in 2.33); legacy hwcap subdirectories; legacy ld.so.cache entries".
-std::string describe_hwcap_rules(std::optional<GlibcRelease> release);
+// `has_hwcaps_levels`: the machine has glibc-hwcaps levels (x86-64; i386 has none).
+std::string describe_hwcap_rules(std::optional<GlibcRelease> release, bool has_hwcaps_levels = true);
 
 }  // namespace depscan

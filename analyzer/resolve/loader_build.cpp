@@ -113,4 +113,17 @@ std::optional<LoaderBuild> read_loader_build(const FileSystem& fs, const std::st
   return loader_build_in(*bytes, own_dirs);
 }
 
+SystemLayout layout_for(const FileSystem& fs, const ProcessAbi& abi) {
+  SystemLayout layout = detect_layout(fs, abi);
+  if (abi == ProcessAbi{}) return layout;  // not read: every x86-64 scan would pay for it
+  std::string interpreter = default_interpreter(abi);
+  if (interpreter.empty() || !fs.is_regular(interpreter)) return layout;
+  auto built = read_loader_build(fs, interpreter);
+  if (!built || built->system_dirs.empty()) return layout;
+  layout.kind = "loader";
+  layout.system_dirs = built->system_dirs;
+  layout.lib = built->system_dirs.front().substr(1);  // $LIB: lib32, lib64, lib/i386-linux-gnu
+  return layout;
+}
+
 }  // namespace depscan

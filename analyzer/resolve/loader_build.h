@@ -12,6 +12,7 @@
 
 #include "analyzer/input/fs.h"
 #include "analyzer/model.h"
+#include "analyzer/resolve/system_layout.h"
 
 namespace depscan {
 
@@ -42,5 +43,10 @@ std::optional<std::string> own_loader_path(const FileSystem& fs, const Binary& b
 // loader_build_in() over the loader at `interpreter` in fs; its own directory is taken both as
 // written and with symlinks resolved.
 std::optional<LoaderBuild> read_loader_build(const FileSystem& fs, const std::string& interpreter);
+
+// The system directories and $LIB a process of `abi` gets from the system's loader: the layout's
+// guess for depscan's own ABI (x86-64), and for another one (i386 beside it) what its loader was
+// built with, read from the file: Debian's libc6-i386 searches /lib32, which no guess finds.
+SystemLayout layout_for(const FileSystem& fs, const ProcessAbi& abi);
 
 }  // namespace depscan

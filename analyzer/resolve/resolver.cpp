@@ -41,6 +41,7 @@ std::string display_name(const Object& obj) {
 // program's own (another glibc's ld.so in its PT_INTERP).
 struct AbiContext {
   SystemLayout layout;
+  std::string platform;                 // $PLATFORM (AT_PLATFORM) of a process of this ABI
   std::optional<GlibcRelease> release;  // the glibc release of the loader this context searches like
   bool musl = false;                    // musl's loader: its rules (musl_loader.h), not glibc's
   std::unique_ptr<LibrarySearch> search;
@@ -170,9 +171,10 @@ struct Resolver::Impl {
     bool system_cache = !pe && (!own || own->build.cache_path == kCachePath);
     if (system_cache) load_cache_once();
     auto ctx = std::make_unique<AbiContext>();
-    ctx->layout = detect_layout(fs, abi);
+    ctx->layout = pe ? detect_layout(fs, abi) : layout_for(fs, abi);
     if (own) ctx->layout.system_dirs = own->build.system_dirs;
     if (!env().lib.empty()) ctx->layout.lib = env().lib;
+    ctx->platform = abi.machine == kEm386 ? "i686" : env().platform;  // x86-64 kernels give 32-bit processes i686
     SearchConfig config;
     config.abi = abi;
     config.cwd = env().cwd;
@@ -260,7 +262,7 @@ struct Resolver::Impl {
     // from the path it was opened by, symlinked directories left as they are.
     ctx.origin = dirname_of(is_main ? obj.realpath : obj.path);
     ctx.lib = walk.abi->layout.lib;
-    ctx.platform = env().platform;
+    ctx.platform = walk.abi->platform;
     ctx.secure = env().secure;
     ctx.is_executable = is_main;
     ctx.trusted_dirs = walk.abi->layout.system_dirs;
@@ -313,7 +315,7 @@ struct Resolver::Impl {
     else {
       ctx.origin = env().cwd;  // the trivial program that dlopens a library root
       ctx.lib = walk.abi->layout.lib;
-      ctx.platform = env().platform;
+      ctx.platform = walk.abi->platform;
     }
     return split_search_path(env().ld_library_path, ":;", ctx);  // an empty element is the current directory
   }

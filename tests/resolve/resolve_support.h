@@ -96,7 +96,7 @@ inline std::vector<TraceLine> loader_trace(const std::string& exe, const std::st
     } else {
       t.name = t.path = line.substr(0, line.find(" ("));
     }
-    if (t.name == "linux-vdso.so.1") continue;
+    if (t.name == "linux-vdso.so.1" || t.name == "linux-gate.so.1") continue;  // the vDSO (x86-64, i386)
     out.push_back(t);
   }
   return out;

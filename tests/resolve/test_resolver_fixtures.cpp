@@ -38,7 +38,12 @@ void expect_matches_loader(const std::string& exe, LoaderEnvironment env, const 
   const std::vector<std::string> order = walk.load_order();
   for (size_t i = 1; i < order.size(); ++i)
     if (order[i] != kInterp) our_order.push_back(normal(cwd, order[i]));
-  CHECK(our_order == loader_order);
+  auto joined = [](const std::vector<std::string>& paths) {
+    std::string out;
+    for (const std::string& p : paths) out += "\n  " + p;
+    return out;
+  };
+  CHECK_MESSAGE(our_order == loader_order, "depscan's load order:" << joined(our_order) << "\nthe loader's:" << joined(loader_order));
 }
 
 }  // namespace
@@ -267,6 +272,18 @@ TEST_CASE("a candidate the loader cannot map (no PT_DYNAMIC) stops it, a good co
   auto run = run_command(shell_quote(resolve_fixture("unmap/exe")) + " 2>&1");  // the loader's own words
   CHECK(run.exit_code == 127);
   CHECK(run.output.find("libv.so: object file has no dynamic section") != std::string::npos);
+}
+
+TEST_CASE("an i386 program under Debian's /lib32 loader: its search path, $LIB and $PLATFORM") {
+  expect_matches_loader(resolve_fixture("i386/exe"), clean_environment());
+  Walk walk(resolve_fixture("i386/exe"), clean_environment());
+  CHECK(walk.where("libv.so") == resolve_fixture("i386/x/lib32/libv.so"));  // $LIB = lib32
+  CHECK(walk.where("libw.so") == resolve_fixture("i386/p/i686/libw.so"));   // $PLATFORM = i686
+  for (const Edge& e : walk.graph().edges)
+    if (e.name.starts_with("libstdc++.so.6.")) CHECK(e.how == How::DefaultPath);  // /lib32, no cache entry
+  auto why = run_command(depscan_bin() + " why " + shell_quote(resolve_fixture("i386/exe")) + " libv.so");
+  CHECK(why.output.find("no glibc-hwcaps subdirectories (none for this machine)") != std::string::npos);  // ld.so --help
+  CHECK(why.output.find("glibc-hwcaps levels") == std::string::npos);
 }
 
 TEST_CASE("breadth-first load order, and LD_PRELOAD before the NEEDED") {
