@@ -207,8 +207,10 @@ Expected<size_t> ArchiveReader::read_block(void* buf, size_t size) {
   la_ssize_t n = la.read_data(archive_, buf, size);
   if (n < 0) {
     std::string why = la.error_string(archive_) ? la.error_string(archive_) : "read error";
-    fail("archive-corrupt", fmt::format("member data unreadable: {}", why));
-    return Error{why};
+    // A member libarchive cannot decode (a bad CRC, an unknown compression method) is lost alone,
+    // and the caller says so; after ARCHIVE_FATAL nothing more can be read.
+    if (n == ARCHIVE_FATAL) fail("archive-corrupt", fmt::format("member data unreadable: {}", why));
+    return Error{"data unreadable: " + why};
   }
   member_read_ += static_cast<uint64_t>(n);
   read_total_ += static_cast<uint64_t>(n);

@@ -460,6 +460,33 @@ TEST_CASE("archive reader: a member name with non-ASCII characters (UTF-8 in a w
   CHECK((*reader)->findings().empty());
 }
 
+TEST_CASE("archive reader: a member libarchive cannot decode is lost alone, the members after it are read") {
+  depscan::test::TempDir tmp("bad-member");
+  std::string wheel = tmp.str() + "/bad.whl";
+  // zipfile writes the members; the first one's compression method becomes 99 in both its headers
+  auto made = depscan::test::run_command(
+      "python3 -c 'import struct, sys, zipfile\n"
+      "with zipfile.ZipFile(sys.argv[1], \"w\") as z:\n z.writestr(\"pkg/bad.txt\", \"x\" * 100)\n"
+      " z.writestr(\"pkg/good.txt\", \"y\")\n"
+      "d = bytearray(open(sys.argv[1], \"rb\").read())\n"
+      "for sig, at in ((b\"PK\\x03\\x04\", 8), (b\"PK\\x01\\x02\", 10)):\n"
+      " i = d.find(sig)\n struct.pack_into(\"<H\", d, i + at, 99)\n"
+      "open(sys.argv[1], \"wb\").write(d)' " + depscan::test::shell_quote(wheel));
+  REQUIRE(made.exit_code == 0);
+  auto reader = ArchiveReader::open(wheel, "bad.whl");
+  REQUIRE(reader);
+  SafeTree tree(tmp.str());
+  std::vector<std::string> extracted, lost;
+  while (auto member = (*reader)->next()) {
+    auto written = (*reader)->extract(tree, member->name);
+    (written ? extracted : lost).push_back(member->name);
+    if (!written) CHECK_MESSAGE(written.error().find("data unreadable: Unsupported ZIP compression method") == 0, written.error());
+  }
+  CHECK(lost == std::vector<std::string>{"pkg/bad.txt"});
+  CHECK(extracted == std::vector<std::string>{"pkg/good.txt"});
+  CHECK_FALSE((*reader)->failed());
+}
+
 TEST_CASE("archive reader: member count cap and encrypted members") {
   std::string dir = depscan::test::fixtures_dir() + "/wheels/";
   ArchiveLimits few;
