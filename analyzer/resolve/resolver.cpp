@@ -109,6 +109,7 @@ struct Resolver::Impl {
   const std::vector<std::string>* musl_ld_library_path = nullptr;  // split once, on first use
   std::map<std::pair<size_t, const AbiContext*>, const std::vector<std::string>*> ld_library_path_memo;
   std::optional<std::vector<std::string>> etc_preload;
+  std::set<std::string> preload_failures_said;  // preload-not-loaded messages already given
   bool dry_run = false;  // explain(): search without loading or naming anything in the walk
   mutable std::optional<WindowsDllLists> windows_lists;
   std::unordered_map<size_t, std::vector<std::pair<std::string, AttemptList>>> already_loaded_lists;  // by object
@@ -718,10 +719,11 @@ struct Resolver::Impl {
       auto result = resolve(walk, root_index, rq);
       if (!result.first.to && result.first.how != How::AlreadyLoaded) {
         result.first.how_detail = source + ": " + result.first.how_detail;
-        diagnostics.push_back({"preload-not-loaded", Severity::Warning, walk.root_object,
-                               fmt::format("ld.so: object '{}' from {} cannot be preloaded ({}): ignored",
-                                           name, source, result.first.how_detail),
-                               "fix or remove the preload entry", ""});
+        std::string message = fmt::format("ld.so: object '{}' from {} cannot be preloaded ({}): ignored", name,
+                                          source, result.first.how_detail);
+        if (preload_failures_said.insert(message).second)  // every root's process says the same: once
+          diagnostics.push_back({"preload-not-loaded", Severity::Warning, walk.root_object, std::move(message),
+                                 "fix or remove the preload entry", ""});
       }
       record(walk, root_index, std::move(result));
     }

@@ -310,6 +310,11 @@ TEST_CASE("an unreadable preload entry is a warning and loading goes on") {
     warned = warned || (f.code == "preload-not-loaded" && f.severity == Severity::Warning &&
                         f.message.find("libdoes-not-exist.so") != std::string::npos);
   CHECK(warned);
+  // each root's process fails the same way: said once
+  walk.resolver->add_root(resolve_fixture("chain/exe_rpath"));
+  size_t said = 0;
+  for (const Finding& f : walk.resolver->diagnostics()) said += f.code == "preload-not-loaded";
+  CHECK(said == 1);
 }
 
 TEST_CASE("dlopen: the caller's RUNPATH applies, then the new object's NEEDED closure loads") {
