@@ -273,6 +273,12 @@ void install_wheels(std::unique_ptr<FileSystem>& fs, const std::vector<WheelInpu
 
 // ------------------------------------------------------------------ images
 
+// "3", or "2 of 3" when a layer could not be applied in full (its findings say why).
+std::string layers_applied(const UnpackedImageRoot& unpacked) {
+  if (unpacked.layers == unpacked.layers_listed) return std::to_string(unpacked.layers);
+  return fmt::format("{} of {}", unpacked.layers, unpacked.layers_listed);
+}
+
 void unpack_image_input(std::unique_ptr<FileSystem>& fs, const std::string& input, const std::string& host,
                         const CollectRequest& request, CollectedInputs& out) {
   out.image_input = true;
@@ -285,7 +291,7 @@ void unpack_image_input(std::unique_ptr<FileSystem>& fs, const std::string& inpu
   fs = make_rooted_fs(unpacked.rootfs);
   out.findings.push_back(info("image-unpacked", input,
                               fmt::format("{}: {} layers applied; audited as a root file system{}", input,
-                                          unpacked.layers, loader_settings_note(unpacked.environment))));
+                                          layers_applied(unpacked), loader_settings_note(unpacked.environment))));
   out.image_environment = unpacked.environment;
   out.image_display = input;
   audit_directory(*fs, input, "/", request, out);
@@ -412,6 +418,7 @@ UnpackedImageRoot unpack_image_root(const std::string& host_path, const std::str
   if (!unpacked.ok) return out;
   out.rootfs = top.host_path("rootfs");
   out.layers = unpacked.layers;
+  out.layers_listed = unpacked.layers_listed;
   out.environment = std::move(unpacked.environment);
   out.dir = std::move(*temp);
   return out;

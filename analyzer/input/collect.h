@@ -55,7 +55,8 @@ inline constexpr size_t kMaxOpenRoots = 256;  // well under the usual limit of 1
 struct UnpackedImageRoot {
   std::unique_ptr<TempDirectory> dir;  // null when the archive could not be unpacked
   std::string rootfs;                  // host path of the image's root file system
-  size_t layers = 0;
+  size_t layers = 0;                   // applied in full
+  size_t layers_listed = 0;            // in the image's manifest
   ImageEnvironment environment;
   std::vector<Finding> findings;       // archive and image defects
   bool ok() const { return dir != nullptr; }

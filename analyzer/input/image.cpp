@@ -469,6 +469,7 @@ ImageUnpack unpack_image(const std::string& host_path, const std::string& displa
   // The caps hold for the image as a whole: one small layer listed a thousand times, or many
   // layers that each stay under the ratio, must not fill the disk.
   ImageBudget budget(limits, (*outer)->archive_size());
+  out.layers_listed = image->layers.size();
   for (size_t index = 0; index < image->layers.size(); ++index) {
     const std::string& layer = image->layers[index];
     if (!budget.allows_another(layer_limits)) {
@@ -484,16 +485,18 @@ ImageUnpack unpack_image(const std::string& host_path, const std::string& displa
     }
     auto safe = safe_relative_name(layer);
     auto name = safe ? resolve_staged(staged, *safe) : std::nullopt;
-    std::string layer_display = fmt::format("{} layer {} ({})", display, out.layers + 1, layer);
+    std::string layer_display = fmt::format("{} layer {} ({})", display, index + 1, layer);
     if (!name) {
       out.findings.push_back(image_finding("image-invalid", Severity::Error, display,
                                            fmt::format("layer '{}' is missing or outside the archive", layer)));
       continue;
     }
+    bool applied = true;
     for (int pass = 0; pass < 2; ++pass) {  // whiteouts hide the lower layers only, then entries
       auto reader = ArchiveReader::open(staging.host_path(*name), layer_display, layer_limits);
       if (!reader) {
         out.findings.push_back(opening_failed(layer_display, reader.error()));
+        applied = false;
         break;
       }
       if (pass == 0) apply_whiteouts(**reader, rootfs, layer_display, out.findings);
@@ -501,9 +504,12 @@ ImageUnpack unpack_image(const std::string& host_path, const std::string& displa
       if (pass == 1 || (*reader)->failed()) budget.charge(**reader);
       if (pass == 1 || (*reader)->failed())
         for (Finding& f : (*reader)->findings()) out.findings.push_back(std::move(f));
-      if ((*reader)->failed()) break;
+      if ((*reader)->failed()) {
+        applied = false;
+        break;
+      }
     }
-    ++out.layers;
+    if (applied) ++out.layers;
   }
   out.ok = true;
   return out;

@@ -45,7 +45,8 @@ struct ImageEnvironment {
 
 struct ImageUnpack {
   bool ok = false;              // a root file system was produced (possibly with findings)
-  size_t layers = 0;
+  size_t layers = 0;             // applied in full
+  size_t layers_listed = 0;      // in the image's manifest
   ImageEnvironment environment;
   std::vector<Finding> findings;
 };

@@ -310,6 +310,28 @@ TEST_CASE("an image layer larger than the per-member cap is unpacked: the cap is
   CHECK(too_large);
 }
 
+TEST_CASE("an image layer that is not a tar is not counted as applied") {
+  depscan::test::TempDir tmp("image-bad-layer");
+  std::string image = tmp.str() + "/image.tar";
+  // the fixture image with its second layer's bytes replaced by text
+  auto made = depscan::test::run_command(
+      "cd " + depscan::test::shell_quote(tmp.str()) + " && mkdir x && tar -C x -xf " +
+      depscan::test::shell_quote(depscan::test::fixtures_dir() + "/wheels/image.tar") +
+      " && echo 'not a tar' > x/bbbb/layer.tar && tar -C x -cf image.tar manifest.json config.json aaaa bbbb");
+  REQUIRE(made.exit_code == 0);
+  SafeTree top(tmp.str());
+  REQUIRE(top.make_dirs("staging"));
+  REQUIRE(top.make_dirs("rootfs"));
+  SafeTree staging(top.host_path("staging")), rootfs(top.host_path("rootfs"));
+  ImageUnpack unpacked = unpack_image(image, "image.tar", staging, rootfs, {host_image_platform(), std::nullopt});
+  CHECK(unpacked.ok);
+  CHECK(unpacked.layers_listed == 2);
+  CHECK(unpacked.layers == 1);
+  auto scan = depscan::test::run_command(depscan::test::shell_quote(depscan::test::depscan_bin()) + " " +
+                                         depscan::test::shell_quote(image) + " 2>&1");
+  CHECK(scan.output.find("image.tar: 1 of 2 layers applied") != std::string::npos);
+}
+
 TEST_CASE("the caps hold for an image's layers together: a layer listed many times is not applied past them") {
   std::string image = depscan::test::fixtures_dir() + "/wheels/image.tar";
   depscan::test::TempDir tmp("image-budget");
