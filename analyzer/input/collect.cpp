@@ -235,8 +235,11 @@ InstallLayout layout_for(const std::vector<WheelInput>& wheels) {
 
 void install_wheels(std::unique_ptr<FileSystem>& fs, const std::vector<WheelInput>& wheels, CollectedInputs& out) {
   auto temp = TempDirectory::create("wheels");
-  if (!temp) {
-    out.findings.push_back(input_error(wheels.front().input, temp.error()));
+  if (!temp) {  // no wheel can be installed
+    for (const WheelInput& w : wheels) {
+      out.findings.push_back(input_error(w.input, temp.error()));
+      out.unreadable_inputs.push_back(w.input);
+    }
     return;
   }
   const std::string prefix = (*temp)->path();

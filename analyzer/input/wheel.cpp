@@ -269,6 +269,7 @@ WheelInstall install_wheel(const std::string& host_path, const std::string& disp
                               fmt::format("{}: '{}': {}", display, member->name, written.error()), "", display});
   }
   for (Finding& f : (*reader)->findings()) out.findings.push_back(std::move(f));
+  if ((*reader)->failed() && (*reader)->members() == 0) out.readable = false;  // not a zip after all: as one that does not open
   if (!has_metadata && !(*reader)->failed())
     out.findings.push_back({"wheel-invalid", Severity::Error, std::nullopt,
                             fmt::format("{}: no <name>.dist-info/METADATA: not a wheel", display), "", display});

@@ -412,4 +412,11 @@ TEST_CASE("hostile: a report that cannot be written (a full disk) is an error, n
   CHECK(run_command(depscan_bin() + " " + shell_quote(path) + " >/dev/null 2>&1").exit_code == 0);
 }
 
+TEST_CASE("hostile: no temporary directory for the wheels: each wheel is an input that cannot be analysed") {
+  std::string wheel = fixtures_dir() + "/wheels/zipslip-1.0-py3-none-any.whl";
+  auto r = run_command("TMPDIR=/nonexistent/tmp " + shell_quote(depscan_bin()) + " " + shell_quote(wheel) + " 2>&1 >/dev/null");
+  CHECK(r.exit_code == 2);
+  CHECK(r.output == "depscan: error: " + wheel + ": cannot create a temporary directory: No such file or directory\n");
+}
+
 }  // namespace depscan::test
