@@ -308,8 +308,9 @@ struct Edge {
   bool system_provided = false;  // PE, not found: an API set, or a Windows system DLL the scan has no Windows directory for
   bool loaded_first = false;     // loaded by the root's Python package before the root (matrix loaded_first)
   Filtee filtee = Filtee::None;  // a Needed edge to a filtee of `from`
+  bool filter_cycle = false;     // `to` is cleared: the filtee filters `from` in turn, and ld.so crashes
 
-  bool ignored_when_missing() const { return filtee == Filtee::Auxiliary; }  // ld.so goes on without it
+  bool ignored_when_missing() const { return filtee == Filtee::Auxiliary && !filter_cycle; }  // ld.so goes on without it
 };
 
 struct Object {

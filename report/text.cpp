@@ -127,7 +127,8 @@ class TreePrinter {
   }
 
   std::string kind_label(const Edge& edge) const {
-    if (edge.filtee == Filtee::Auxiliary) return edge.to ? " (auxiliary filter)" : " (auxiliary filter: ld.so goes on without it)";
+    if (edge.filtee == Filtee::Auxiliary)
+      return edge.to || edge.filter_cycle ? " (auxiliary filter)" : " (auxiliary filter: ld.so goes on without it)";
     if (edge.filtee == Filtee::Filter) return " (filter)";
     if (edge.kind == EdgeKind::Needed) return "";
     return fmt::format(" ({}{})", kind_name(edge), edge.inferred ? ", inferred" : "");
@@ -147,7 +148,8 @@ class TreePrinter {
     if (!edge.to) {
       // The paths tried are listed once per missing name (always with -v).
       bool first = missing_listed_.insert(edge.name).second;
-      style_.append(out, edge.ignored_when_missing() ? "33" : "1;31", edge.name, " not found");
+      style_.append(out, edge.ignored_when_missing() ? "33" : "1;31", edge.name,
+                    edge.filter_cycle ? " in a filter cycle: ld.so crashes" : " not found");
       out.append(kind).append(first || options_.verbose ? "" : " (paths tried are listed above)").append("\n");
       if (!first && !options_.verbose) return;
       std::string pad = prefix + (last ? "    " : "│   ");

@@ -111,7 +111,8 @@ Finding missing_library(const Graph& g, const Matrix& matrix, const Edge& edge, 
   f.severity = edge.kind == EdgeKind::Delay ? Severity::Warning : Severity::Error;
   f.object = edge.from;
   f.message = fmt::format("{}: {} (needed by {})", edge.name, reason, from.path);
-  f.fix = edge.how_detail.starts_with("cannot dynamically load")  // ld.so refuses a program as a library
+  f.fix = edge.filter_cycle ? "relink one of the two without its -Wl,--filter or -Wl,--auxiliary entry"
+          : edge.how_detail.starts_with("cannot dynamically load")  // ld.so refuses a program as a library
               ? fmt::format("{} is a program, which ld.so does not load as a library: link against a shared library "
                             "(-shared) instead, or drop the entry", edge.name)
               : fix_for(matrix, from, edge.name, tried, process_majors);
@@ -174,6 +175,10 @@ std::vector<Finding> check_missing_libraries(const CheckContext& ctx) {
     std::string tried = tried_paths(edge);
     const std::vector<int>& process_majors = cuda_majors_of_root(majors, g, ctx.matrix, edge.root);
     Finding f = missing_library(g, ctx.matrix, edge, tried, process_majors);
+    if (edge.filter_cycle) {  // no other search would do better: the loader crashes
+      out.push_back(std::move(f));
+      continue;
+    }
     if (!others) others.emplace(g, ctx.matrix);
     bool found_by_another_root = false;
     if (auto why = only_when_optional(optional, *others, g, edge)) {

@@ -535,7 +535,7 @@ struct Resolver::Impl {
         edge.how = How::NotFound;
         edge.how_detail = refusal;
         if (!edge.tried.empty())  // a preload it refuses, the loader ignores
-          edge.tried.edit().back().outcome = std::string(refusal) + (rq.kind == EdgeKind::Preload ? "" : " (the loader stops here)");
+          edge.tried.edit().back().outcome = std::string(refusal) + (rq.kind == EdgeKind::Preload ? "" : std::string(kLoaderStops));
         return {std::move(edge), kNone};
       }
     }
@@ -644,31 +644,47 @@ struct Resolver::Impl {
     size_t insert_at = walk.next;  // the filtees are processed next, in order
     for (const FilteeName& filtee : bin->filtees) {
       Request rq{filtee.name, EdgeKind::Needed, current, true, false, ""};
-      auto result = resolve(walk, root_index, rq);
-      result.first.filtee = filtee.auxiliary ? Filtee::Auxiliary : Filtee::Filter;
-      graph.edges.push_back(std::move(result.first));
-      if (result.second != kNone && place_before_filter(walk, root_index, result.second, current, insert_at)) ++insert_at;
+      auto [edge, loaded] = resolve(walk, root_index, rq);
+      edge.filtee = filtee.auxiliary ? Filtee::Auxiliary : Filtee::Filter;
+      if (edge.filtee == Filtee::Auxiliary && !edge.to && !edge.tried.empty())  // a failure the loader catches
+        if (std::string& outcome = edge.tried.edit().back().outcome; outcome.ends_with(kLoaderStops))
+          outcome.replace(outcome.size() - kLoaderStops.size(), kLoaderStops.size(), " (the loader goes on)");
+      Placement placed = loaded == kNone ? Placement::Kept : place_before_filter(walk, root_index, loaded, current, insert_at);
+      if (placed == Placement::Placed) ++insert_at;
+      if (placed == Placement::Cycle) {  // glibc moves them around each other until its stack overflows
+        edge.to.reset();
+        edge.filter_cycle = true;
+        edge.how = How::NotFound;
+        edge.how_detail = fmt::format("filter cycle: {} is a filtee of {} and filters it in turn; ld.so moves one "
+                                      "before the other without end and crashes", edge.name,
+                                      graph.objects[walk.loaded[current].object].path);
+      }
+      graph.edges.push_back(std::move(edge));
     }
   }
 
+  enum class Placement { Placed, Kept, Cycle };
+
   // _dl_map_object_deps puts a filtee just before its filter in the search list (a new one, or one
-  // further down the list; one already before the filter stays), and works on its NEEDED next.
-  bool place_before_filter(RootWalk& walk, size_t root_index, size_t filtee, size_t filter, size_t insert_at) {
+  // further down the list; one already before the filter stays), and works on its NEEDED next. A
+  // filtee further down that was worked on already is a cycle of filters.
+  Placement place_before_filter(RootWalk& walk, size_t root_index, size_t filtee, size_t filter, size_t insert_at) {
     std::vector<size_t>& order = graph.load_order[root_index];
     auto filter_at = std::find(order.begin(), order.end(), walk.loaded[filter].object);
     auto filtee_at = std::find(order.begin(), order.end(), walk.loaded[filtee].object);
     if (filtee == filter || (walk.loaded[filtee].in_scope && (filtee_at < filter_at || filtee_at == order.end())))
-      return false;
+      return Placement::Kept;
     if (walk.loaded[filtee].in_scope) {
+      auto queued = std::find(walk.queue.begin(), walk.queue.end(), filtee);
+      if (queued < walk.queue.begin() + static_cast<ptrdiff_t>(walk.next)) return Placement::Cycle;
+      if (queued != walk.queue.end()) walk.queue.erase(queued);
       order.erase(filtee_at);
       filter_at = std::find(order.begin(), order.end(), walk.loaded[filter].object);
-      auto queued = std::find(walk.queue.begin() + static_cast<ptrdiff_t>(insert_at), walk.queue.end(), filtee);
-      if (queued != walk.queue.end()) walk.queue.erase(queued);
     }
     walk.loaded[filtee].in_scope = true;
     order.insert(filter_at, walk.loaded[filtee].object);
     walk.queue.insert(walk.queue.begin() + static_cast<ptrdiff_t>(insert_at), filtee);
-    return true;
+    return Placement::Placed;
   }
 
   // A library root is loaded into a process that already has the preloads and `loaded_first`, with

@@ -114,7 +114,7 @@ LibrarySearch::Probe LibrarySearch::probe(const std::string& path, bool record_m
     // whole search.
     if (config_.first_file_wins) {
       out.fatal = why;
-      out.attempts.push_back({path, why + " (the loader stops here)"});
+      out.attempts.push_back({path, why + std::string(kLoaderStops)});
       return Probe::Fatal;
     }
     out.attempts.push_back({path, why + " (rest of this search list skipped)"});
@@ -123,7 +123,7 @@ LibrarySearch::Probe LibrarySearch::probe(const std::string& path, bool record_m
   if (info->kind != FileKind::Regular) {
     out.fatal = info->kind == FileKind::Directory ? "cannot read file data: Is a directory"
                                                   : "cannot read file data: not a regular file";
-    out.attempts.push_back({path, out.fatal + " (the loader stops here)"});
+    out.attempts.push_back({path, out.fatal + std::string(kLoaderStops)});
     return Probe::Fatal;
   }
   auto head = fs_.read_head(path, 64);
@@ -143,7 +143,7 @@ LibrarySearch::Probe LibrarySearch::probe(const std::string& path, bool record_m
     case HeaderVerdict::OtherMachine:
       if (config_.first_file_wins) {  // musl maps the first file it opens, or fails
         out.fatal = "Exec format error (" + check.message + ")";
-        out.attempts.push_back({path, out.fatal + " (the loader stops here)"});
+        out.attempts.push_back({path, out.fatal + std::string(kLoaderStops)});
         return Probe::Fatal;
       }
       out.found_other_class = out.found_other_class || check.verdict == HeaderVerdict::OtherClass;
@@ -153,7 +153,7 @@ LibrarySearch::Probe LibrarySearch::probe(const std::string& path, bool record_m
       break;
   }
   out.fatal = check.message;
-  out.attempts.push_back({path, check.message + " (the loader stops here)"});
+  out.attempts.push_back({path, check.message + std::string(kLoaderStops)});
   return Probe::Fatal;
 }
 
@@ -263,7 +263,7 @@ void keep_listing_short(AttemptList& attempts) {
   size_t others_kept = 0, others_left_out = 0;  // a hostile list can hold thousands of wrong-class files too
   for (size_t i = 0; i < all.size(); ++i) {
     bool last = i + 1 == all.size() || all[i].outcome.ends_with("(rest of this search list skipped)") ||
-                all[i].outcome.ends_with("(the loader stops here)");  // what ended a list, or the search
+                all[i].outcome.ends_with(kLoaderStops);  // what ended a list, or the search
     bool routine = all[i].outcome.starts_with("not found");
     if (routine && !last && routine_kept >= kMaxListedAttempts - 2) {
       if (left_out++ == 0) marker_at = kept.size();

@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -17,6 +18,9 @@
 #include "analyzer/resolve/ld_so_cache.h"
 
 namespace depscan {
+
+// What an attempt that ends the whole search (not only its list) says after its reason.
+inline constexpr std::string_view kLoaderStops = " (the loader stops here)";
 
 struct SearchList {
   How how = How::Rpath;

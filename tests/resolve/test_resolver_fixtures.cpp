@@ -246,6 +246,13 @@ TEST_CASE("a filter's filtees load just before it, through its RUNPATH; a missin
   auto stopped = run_command(depscan_bin() + " --format json " + shell_quote(resolve_fixture("flt/exe_missing")));
   CHECK(stopped.exit_code == 1);
   CHECK(stopped.output.find("\"filtee\": \"filter\"") != std::string::npos);
+  // filters of each other: the walk ends, and the crash the loader comes to is an error
+  auto cycle = run_command("timeout 20 " + depscan_bin() + " --format json " + shell_quote(resolve_fixture("flt/exe_cycle")));
+  CHECK(cycle.exit_code == 1);
+  CHECK(cycle.output.find("filter cycle: libcyca.so is a filtee of " + resolve_fixture("flt/c/libcycb.so")) !=
+        std::string::npos);
+  auto crash = run_command("timeout 20 " + shell_quote(resolve_fixture("flt/exe_cycle")) + " >/dev/null 2>&1");
+  CHECK(crash.exit_code >= 128);  // the loader's stack overflows
 }
 
 TEST_CASE("the program and ld.so are not found again by file id; an empty NEEDED names the program") {
