@@ -129,7 +129,7 @@ void library_violations(const WheelPolicy& policy, const std::string& arch, cons
                         const Outside& outside, std::vector<Violation>& out) {
   std::set<std::string> reported;
   for (const Edge& e : graph.edges) {
-    if (e.from != index || e.kind != EdgeKind::Needed) continue;
+    if (e.from != index || e.kind != EdgeKind::Needed || e.filtee != Filtee::None) continue;  // the policies list NEEDED
     std::string name = basename_of(e.name);
     if (e.to ? graph.objects[*e.to].owner != "system" : (outside.shipped && outside.shipped->find(name))) continue;
     bool interpreter = name.rfind("ld-", 0) == 0 || name.rfind("ld64.so", 0) == 0;  // part of the libc

@@ -1190,6 +1190,17 @@ TEST_CASE("a library from outside the install breaks the policy whether or not t
   CHECK((*named)["fix"] == "build in a manylinux_2_17 image and bundle the libraries it names (auditwheel repair)");
 }
 
+TEST_CASE("an auxiliary filtee no one ships breaks no policy and is no missing library: ld.so goes on without it") {
+  Scan s = scan(wheels({"auxfilter-1.0-py3-none-manylinux2014_x86_64.whl"}), "auxfilter");
+  REQUIRE(s.report.is_object());
+  CHECK(s.exit_code == 0);
+  CHECK(findings(s.report, "wheel-policy-violation").empty());
+  CHECK(findings(s.report, "library-not-found").empty());
+  bool edge = false;
+  for (const json& e : s.report["edges"]) edge |= e["name"] == "visibility=hidden" && e["filtee"] == "auxiliary" && e["to"].is_null();
+  CHECK(edge);
+}
+
 TEST_CASE("a CUDA library a wheel leaves out is a policy warning, found on the machine or not; another wheel's is none") {
   auto cudnn_violation = [](const Scan& s) {
     json found;
