@@ -137,7 +137,17 @@ class InterpositionScan {
     if (is_cxx_runtime_name(ref.name) && !is_toolchain_runtime(ctx_.graph.objects[provider])) return true;
     const Symbol* theirs = symbols_.match(provider, ref);
     if (!theirs || theirs->binding == SymbolBinding::Weak) return true;
+    if (is_filtee_of(winner.object, provider)) return true;  // a filter's definitions come from its filtee: its design
     return is_preloaded(ctx_.graph, symbols_, root, winner.object);  // LD_PRELOAD interposes on purpose
+  }
+
+  bool is_filtee_of(size_t filtee, size_t filter) {
+    if (!filtees_) {
+      filtees_.emplace();
+      for (const Edge& e : ctx_.graph.edges)
+        if (e.filtee != Filtee::None && e.to) filtees_->emplace(e.from, *e.to);
+    }
+    return filtees_->count({filter, filtee}) > 0;
   }
 
   void check(size_t root, size_t requester, const SymbolIndex::Reference& reference) {
@@ -204,6 +214,7 @@ class InterpositionScan {
   std::map<std::pair<size_t, size_t>, std::set<std::string>> own_shadowed_;  // (winner, object) -> its symbols
   std::vector<std::pair<std::string_view, std::optional<size_t>>> providers_;  // provider_of, for one requester in one root
   std::vector<int8_t> glibc_;  // per object: -1 not asked yet
+  std::optional<std::set<std::pair<size_t, size_t>>> filtees_;  // (filter, filtee), built on first use
 };
 
 }  // namespace
