@@ -134,6 +134,9 @@ void add_symbol_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--ld-library-path", args->scan.ld_library_path, "LD_LIBRARY_PATH of the target process");
   cmd->add_option("--preload", args->scan.preload, "LD_PRELOAD of the target process");
   cmd->add_flag("--no-etc-preload", args->scan.no_etc_preload, "ignore /etc/ld.so.preload");
+  cmd->add_option("--matrix", args->scan.matrix_path,
+                  "replace the embedded CUDA/cuDNN data (and the libraries it says programs open with dlopen)")
+      ->check(CLI::ExistingFile);
   cmd->add_option("--format", args->format, "output format")->check(CLI::IsMember({"text", "json"}));
   cmd->callback([args, &exit_code] {
     exit_code = run(*args);

@@ -53,6 +53,44 @@ class Children {
   std::vector<std::pair<size_t, To>> pairs_;
 };
 
+struct Need {
+  std::optional<size_t> to;
+  bool filtee = false;  // goes before the object that names it
+};
+
+// One dlopen's search list as _dl_map_object_deps builds it: breadth first, each object's NEEDED
+// appended, its filtees put just before it (one further down moved up) and worked on next.
+void build_search_list(size_t target, const Children<Need>& needed, std::vector<size_t>& listed_by,
+                       std::vector<size_t>& done_by, SearchList& list) {
+  std::vector<size_t>& objects = list.objects;
+  listed_by[target] = target;
+  for (size_t k = 0; k < objects.size();) {
+    size_t current = objects[k];
+    done_by[current] = target;
+    size_t insert_at = k;
+    for (const auto& [from, need] : needed.of(current)) {
+      if (!need.to) {
+        list.fails = true;
+        continue;
+      }
+      size_t to = *need.to;
+      if (!need.filtee) {
+        if (listed_by[to] != target) listed_by[to] = target, objects.push_back(to);
+        continue;
+      }
+      if (to == current) continue;
+      if (listed_by[to] == target) {
+        auto at = std::find(objects.begin(), objects.end(), to);
+        if (at - objects.begin() < static_cast<ptrdiff_t>(insert_at) || done_by[to] == target) continue;
+        objects.erase(at);
+      }
+      listed_by[to] = target;
+      objects.insert(objects.begin() + static_cast<ptrdiff_t>(insert_at++), to);
+    }
+    while (k < objects.size() && done_by[objects[k]] == target) ++k;
+  }
+}
+
 }  // namespace
 
 bool is_bindable(const Object& object) {
@@ -81,30 +119,24 @@ std::vector<bool> started_with(const Graph& graph, size_t root, std::span<const 
 }
 
 // Each dlopen of the root that opens a library outside the global scope, in the order of the
-// root's edges: that library and its NEEDED closure, breadth first, objects already loaded
-// included (its l_searchlist), and whether a library of it is not found (the dlopen fails).
+// root's edges: that library and its NEEDED closure (its l_searchlist), objects already loaded
+// included, and whether a library of it is not found (the dlopen fails).
 std::vector<SearchList> dlopen_search_lists(const Graph& graph, std::span<const size_t> root_edges,
                                             const std::vector<bool>& global) {
-  Children<std::optional<size_t>> needed;
+  Children<Need> needed;
   std::vector<size_t> opened;
   for (size_t i : root_edges) {
     const Edge& e = graph.edges[i];
-    if (e.kind == EdgeKind::Needed && !(e.ignored_when_missing() && !e.to)) needed.add(e.from, e.to);
+    if (e.kind == EdgeKind::Needed && !(e.ignored_when_missing() && !e.to))
+      needed.add(e.from, Need{e.to, e.filtee != Filtee::None});
     else if (e.kind == EdgeKind::Dlopen && e.to && !global[*e.to] && std::ranges::find(opened, *e.to) == opened.end())
       opened.push_back(*e.to);
   }
   needed.group();
   std::vector<SearchList> lists;
-  std::vector<size_t> seen_by(graph.objects.size(), SIZE_MAX);  // the library whose list took it
-  for (size_t target : opened) {
-    SearchList& list = lists.emplace_back(SearchList{{target}, false});
-    seen_by[target] = target;
-    for (size_t k = 0; k < list.objects.size(); ++k)
-      for (const auto& [from, to] : needed.of(list.objects[k])) {
-        if (!to) list.fails = true;
-        else if (seen_by[*to] != target) seen_by[*to] = target, list.objects.push_back(*to);
-      }
-  }
+  std::vector<size_t> listed_by(graph.objects.size(), SIZE_MAX), done_by(graph.objects.size(), SIZE_MAX);
+  for (size_t target : opened)
+    build_search_list(target, needed, listed_by, done_by, lists.emplace_back(SearchList{{target}, false}));
   return lists;
 }
 

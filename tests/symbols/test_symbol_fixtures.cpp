@@ -454,6 +454,26 @@ TEST_CASE("the text report shows the missing version, who needs it and who shoul
                       fixture_dir("removed_versioned") + "/libbar.so.1") != std::string::npos);
 }
 
+TEST_CASE("a dlopen of a filter: its filtee comes first in that dlopen's scope, as the program's output shows") {
+  std::string dir = fixture_dir("dlopen_filter");
+  auto run = run_command("cd " + shell_quote(dir) + " && env -u LD_LIBRARY_PATH ./app");
+  REQUIRE(run.exit_code == 0);
+  CHECK(run.output == "2\n");  // libfilteree.so's filter_value
+  auto r = run_command(shell_quote(depscan_bin()) + " symbol --format json --matrix " + shell_quote(dir + "/dlopen.json") +
+                       " filter_value " + shell_quote(dir + "/app"));
+  REQUIRE(r.exit_code == 0);
+  json doc = json::parse(r.output);
+  REQUIRE(doc["roots"].size() == 1);
+  const json& root = doc["roots"][0];
+  REQUIRE(root["uses"].size() == 1);
+  CHECK(root["uses"][0]["path"] == dir + "/libfilteruser.so");
+  std::optional<json> bound;
+  for (const json& d : root["definitions"])
+    if (d["object"] == root["uses"][0]["binds_to"]) bound = d;
+  REQUIRE(bound);
+  CHECK((*bound)["path"] == dir + "/libfilteree.so");
+}
+
 TEST_CASE("depscan symbol: where a symbol is defined, which definition wins, who uses it") {
   auto r = run_command(shell_quote(depscan_bin()) + " symbol --format json dup_symbol " +
                        shell_quote(fixture_dir("interposed") + "/app"));
