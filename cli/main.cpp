@@ -118,7 +118,7 @@ int main(int original_argc, char** original_argv) {
   // run a subcommand whose name is on the command line: the others are added for --help alone.
   bool help = asks_for_help(argc, argv);
   if (std::string misplaced = options_before_subcommand(argc, argv); !help && !misplaced.empty()) {
-    std::fprintf(stderr, "%s\n", misplaced.c_str());
+    std::fprintf(stderr, "%s\n", depscan::one_line(misplaced).c_str());
     return depscan::cli::kExitUsage;
   }
   for (const Subcommand& sub : kSubcommands)
@@ -127,10 +127,10 @@ int main(int original_argc, char** original_argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     if (std::string unknown = unknown_subcommand_option(app, argc, argv); !unknown.empty()) {
-      std::fprintf(stderr, "%s\n", unknown.c_str());
+      std::fprintf(stderr, "%s\n", depscan::one_line(unknown).c_str());
       return depscan::cli::kExitUsage;
     }
-    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
+    if (e.get_exit_code() == 0) return with_output_checked(app.exit(e));  // --help, --version
     // the message quotes what was typed: a path or name with escape sequences stays inert
     std::fprintf(stderr, "%s\nRun with --help for more information.\n", depscan::one_line(e.what()).c_str());
     return depscan::cli::kExitUsage;

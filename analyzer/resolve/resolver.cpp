@@ -634,6 +634,8 @@ struct Resolver::Impl {
     const Binary* bin = binary_of(walk, current);
     if (!bin) return;
     for (const std::string& needed : bin->needed) {
+      // A library root's process is a program the scan does not know, whose empty name this matches.
+      if (needed.empty() && walk.main == kNone && !walk.pe && !walk.abi->musl) continue;
       Request rq{needed, EdgeKind::Needed, current, true, false, ""};
       record(walk, root_index, resolve(walk, root_index, rq));
     }

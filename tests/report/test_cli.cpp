@@ -52,6 +52,12 @@ TEST_CASE("an option's error quotes what was typed with its control characters e
   }
   CommandResult answer = run_command(shell_quote(depscan_bin()) + " matrix gpu " + shell_quote("\x1b[2J"));
   CHECK(answer.output == "\\x1b[2J: unknown GPU name\n");
+  for (const std::string& misplaced : {"matrix " + shell_quote("--x" + typed), shell_quote("-" + typed) + " matrix cudnn 9"}) {
+    CommandResult r = run_command(shell_quote(depscan_bin()) + " " + misplaced + " 2>&1");
+    CHECK(r.exit_code == 2);
+    CHECK(r.output.find("\\x1b]0;title\\x07") != std::string::npos);
+    CHECK(r.output.find('\x1b') == std::string::npos);
+  }
   CommandResult page = run_command(shell_quote(depscan_bin()) + " --page-size abc /bin/true 2>&1");
   CHECK(page.output.find("--page-size: abc is not 4096, 16384 or 65536") == 0);
 }
