@@ -142,6 +142,10 @@ void walk_binaries(const FileSystem& fs, const std::string& dir, Binaries binari
       }
       std::string child = join_path(current, name);
       auto canon = fs.canonical(child);
+      if (!canon && canon.error() == std::strerror(EACCES)) {  // listed (r) but not searchable (no x)
+        counts.unreadable.emplace_back(current, fmt::format("cannot search the directory: {}", canon.error()));
+        break;
+      }
       if (!canon || *canon != join_path(*canonical_dir, name)) continue;  // a symlink
       if (kPseudoFileSystems.count(*canon)) continue;
       children.push_back(std::move(child));

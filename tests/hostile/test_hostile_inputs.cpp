@@ -299,10 +299,15 @@ TEST_CASE("hostile: an unreadable file") {
   if (::geteuid() == 0) check_one("file in a directory without x permission", hidden, true, 2, prefix);
   // a directory audit names what it cannot read, audits the rest, and fails
   write_file(dir.str() + "/libopen.so", victim("libvictim.so"));
+  fs::create_directories(dir.path() / "listonly");  // others may list it, not enter it
+  write_file(dir.str() + "/listonly/libinside.so", victim("libvictim.so"));
+  fs::permissions(dir.path() / "listonly", fs::perms::owner_all | fs::perms::group_read | fs::perms::others_read);
   auto walk = run_command(prefix + shell_quote(fs::absolute(depscan_bin()).string()) + " " + shell_quote(dir.str()) + " 2>&1");
   CHECK(walk.exit_code == 2);
   CHECK(walk.output.find("error[input-error]: " + closed + ": Permission denied: not audited") != std::string::npos);
   CHECK(walk.output.find(dir.str() + "/locked") != std::string::npos);
+  if (!prefix.empty())  // as nobody: listed, not searchable
+    CHECK(walk.output.find(dir.str() + "/listonly: cannot search the directory: Permission denied") != std::string::npos);
   CHECK(walk.output.find("1 ELF/PE files audited") != std::string::npos);
 }
 
