@@ -136,6 +136,7 @@ std::optional<ArchiveMember> ArchiveReader::next() {
     }
     member_read_ = 0;
     data_consumed_ = false;
+    member_corrupt_ = false;
     if (++members_ > limits_.max_members) {
       fail("archive-too-many-members", fmt::format("more than {} members: refused", limits_.max_members));
       return std::nullopt;
@@ -210,6 +211,7 @@ Expected<size_t> ArchiveReader::read_block(void* buf, size_t size) {
     // A member libarchive cannot decode (a bad CRC, an unknown compression method) is lost alone,
     // and the caller says so; after ARCHIVE_FATAL nothing more can be read.
     if (n == ARCHIVE_FATAL) fail("archive-corrupt", fmt::format("member data unreadable: {}", why));
+    else member_corrupt_ = true;
     return Error{"data unreadable: " + why};
   }
   member_read_ += static_cast<uint64_t>(n);

@@ -68,6 +68,9 @@ class ArchiveReader {
   Expected<std::string> read_all();
 
   bool failed() const { return failed_; }
+  // The current member's data could not be decoded (a bad CRC, an unknown compression method):
+  // the member is lost, the archive goes on.
+  bool member_corrupt() const { return member_corrupt_; }
   // What the members read so far declare: their uncompressed bytes, and how many there are.
   uint64_t bytes_declared() const { return declared_total_; }
   size_t members() const { return members_; }
@@ -93,6 +96,7 @@ class ArchiveReader {
   bool failed_ = false;
   bool data_consumed_ = false;
   unsigned member_mode_ = 0644;  // the current member's permission bits
+  bool member_corrupt_ = false;
   std::set<std::string> seen_;
   std::vector<Finding> findings_;
 };

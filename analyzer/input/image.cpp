@@ -270,7 +270,7 @@ void apply_entries(ArchiveReader& reader, SafeTree& rootfs, const std::string& d
       case MemberKind::Other: break;  // devices and FIFOs are never created
     }
     if (!done && !reader.failed())
-      findings.push_back(image_finding("archive-unsafe-member", Severity::Error, display,
+      findings.push_back(image_finding(reader.member_corrupt() ? "archive-corrupt" : "archive-unsafe-member", Severity::Error, display,
                                        fmt::format("'{}': {}: not extracted", member->name, done.error())));
   }
 }

@@ -254,6 +254,10 @@ WheelInstall install_wheel(const std::string& host_path, const std::string& disp
                          (leaf == "METADATA" || leaf == "WHEEL" || leaf == "RECORD");
     if (metadata_file) {
       auto text = (*reader)->read_all();
+      has_metadata |= leaf == "METADATA" && (*reader)->member_corrupt();  // there, and said to be unreadable below
+      if (!text && !(*reader)->failed())
+        out.findings.push_back({(*reader)->member_corrupt() ? "archive-corrupt" : "archive-unsafe-member", Severity::Error,
+                                std::nullopt, fmt::format("{}: '{}': {}", display, member->name, text.error()), "", display});
       if (text && leaf == "RECORD") *text = installed_record(*text, dist_name, layout);
       if (text && write_text(prefix, *location, *text)) has_metadata |= leaf == "METADATA";
       continue;
@@ -265,7 +269,7 @@ WheelInstall install_wheel(const std::string& host_path, const std::string& disp
       out.binary_files.push_back(*location);
     if (!written && binary_locations.erase(*location)) std::erase(out.binary_files, *location);  // the earlier copy is gone too
     if (!written && !(*reader)->failed())
-      out.findings.push_back({"archive-unsafe-member", Severity::Error, std::nullopt,
+      out.findings.push_back({(*reader)->member_corrupt() ? "archive-corrupt" : "archive-unsafe-member", Severity::Error, std::nullopt,
                               fmt::format("{}: '{}': {}", display, member->name, written.error()), "", display});
   }
   for (Finding& f : (*reader)->findings()) out.findings.push_back(std::move(f));
