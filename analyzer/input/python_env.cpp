@@ -141,25 +141,39 @@ std::string_view python_of(std::string_view site_packages) {
 
 constexpr size_t kMaxPyvenvCfgBytes = 64 << 10;
 
-// A venv's base prefix when its interpreter also reads the base's site-packages, as site.py's venv()
-// reads pyvenv.cfg: `include-system-site-packages` is true unless set otherwise (the last setting
-// counts), and the first `home` is the base interpreter's directory. getpath looks upward from it
-// for lib/pythonX.Y/os.py; its parent (/usr for /usr/bin) is where python -m venv, virtualenv, uv
-// and conda put it.
-std::optional<std::string> system_site_prefix(const FileSystem& fs, std::string_view environment) {
+// What site.py and getpath read from a venv's pyvenv.cfg.
+struct PyvenvCfg {
+  bool include_system_site_packages = true;  // unless set otherwise; the last setting counts
+  std::string home;                          // the first one: the base interpreter's directory
+  std::string python;                        // python3.11, from `version` (venv) or `version_info` (uv)
+};
+
+std::optional<PyvenvCfg> read_pyvenv_cfg(const FileSystem& fs, std::string_view environment) {
   auto cfg = fs.read_text(join_path(environment, "pyvenv.cfg"), kMaxPyvenvCfgBytes);
   if (!cfg) return std::nullopt;
-  std::string include = "true", home;
+  PyvenvCfg out;
   for (std::string_view line : lines_of(*cfg)) {
     size_t equals = line.find('=');
     if (equals == std::string_view::npos) continue;
     std::string key = ascii_lower(trim_spaces(line.substr(0, equals)));
     std::string_view value = trim_spaces(line.substr(equals + 1));
-    if (key == "include-system-site-packages") include = ascii_lower(value);
-    else if (key == "home" && home.empty()) home = value;
+    if (key == "include-system-site-packages") out.include_system_site_packages = ascii_lower(value) == "true";
+    else if (key == "home" && out.home.empty()) out.home = value;
+    else if ((key == "version" || key == "version_info") && out.python.empty()) {
+      size_t major_end = value.find('.'), minor_end = major_end == std::string_view::npos ? major_end : value.find('.', major_end + 1);
+      if (major_end != std::string_view::npos) out.python = "python" + std::string(value.substr(0, minor_end));
+    }
   }
-  if (include != "true" || home.empty() || home.front() != '/') return std::nullopt;
-  std::string prefix = dirname_of(normalize_path(home));
+  return out;
+}
+
+// A venv's base prefix when its interpreter also reads the base's site-packages, as site.py's venv()
+// reads pyvenv.cfg. getpath looks upward from `home` for lib/pythonX.Y/os.py; its parent (/usr for
+// /usr/bin) is where python -m venv, virtualenv, uv and conda put it.
+std::optional<std::string> system_site_prefix(const FileSystem& fs, std::string_view environment) {
+  auto cfg = read_pyvenv_cfg(fs, environment);
+  if (!cfg || !cfg->include_system_site_packages || cfg->home.empty() || cfg->home.front() != '/') return std::nullopt;
+  std::string prefix = dirname_of(normalize_path(cfg->home));
   auto real = [&](std::string_view path) {
     auto canonical = fs.canonical(path);
     return canonical ? *canonical : normalize_path(path);
@@ -168,10 +182,22 @@ std::optional<std::string> system_site_prefix(const FileSystem& fs, std::string_
   return prefix;
 }
 
+// A venv's interpreter reads lib/pythonX.Y of its own version only: another version's directory
+// there (left by an older interpreter) is not on its sys.path.
+void keep_own_version(const FileSystem& fs, const std::string& prefix, std::vector<std::string>& site_packages) {
+  auto cfg = read_pyvenv_cfg(fs, prefix);
+  if (!cfg || cfg->python.empty()) return;
+  std::erase_if(site_packages, [&](const std::string& dir) {
+    std::string_view python = python_of(dir);
+    return python.starts_with("python3.") && python != cfg->python;
+  });
+}
+
 }  // namespace
 
 std::vector<std::string> interpreter_site_packages(const FileSystem& fs, const std::string& prefix) {
   std::vector<std::string> found = own_site_packages(fs, prefix);
+  keep_own_version(fs, prefix, found);
   auto base = system_site_prefix(fs, prefix);
   if (!base) return found;
   std::vector<std::string> venv = found;

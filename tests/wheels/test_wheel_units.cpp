@@ -169,6 +169,16 @@ TEST_CASE("the site-packages of the interpreter under a prefix: /usr's python3 a
   std::filesystem::remove(venv->path() / "venv/pyvenv.cfg");
   REQUIRE(::mkfifo((venv->path() / "venv/pyvenv.cfg").c_str(), 0600) == 0);  // read, it would hang
   CHECK(interpreter_site_packages(*make_rooted_fs(venv->str()), "/venv") == alone);
+
+  // an older interpreter's directory left in the venv is not on this one's sys.path
+  auto upgraded = layout("sysupgraded", {"venv/lib/python3.10/site-packages", "venv/lib/python3.11/site-packages"});
+  auto upgraded_dirs = [&](const std::string& cfg) {
+    std::ofstream(upgraded->path() / "venv/pyvenv.cfg") << cfg;
+    return interpreter_site_packages(*make_rooted_fs(upgraded->str()), "/venv");
+  };
+  CHECK(upgraded_dirs("home = /venv/bin\nversion = 3.11.7\n") == alone);
+  CHECK(upgraded_dirs("home = /venv/bin\nversion_info = 3.11.7.final.0\n") == alone);  // uv's key
+  CHECK(upgraded_dirs("home = /venv/bin\n").size() == 2);  // no version: both kept
 }
 
 TEST_CASE("the distribution importlib.metadata finds first: on the module's own sys.path, in its order") {
