@@ -221,6 +221,19 @@ std::string installed_record(std::string_view record_text, const std::string& di
   return out;
 }
 
+// pip's RECORD lists every file it installed, whatever the wheel's RECORD left out (an empty one
+// included): the files a RECORD does not name are added, as pip writes them, without a hash.
+void complete_record(SafeTree& prefix, const std::pair<std::string, std::string>& record,
+                     const std::vector<std::string>& installed, const InstallLayout& layout) {
+  auto [location, text] = record;
+  std::vector<std::string> listed = parse_record_paths(text);
+  std::set<std::string> named(listed.begin(), listed.end());
+  size_t before = text.size();
+  for (const std::string& file : installed)
+    if (std::string rel = relative_to_site_packages(file, layout); named.insert(rel).second) text += csv_field(rel) + ",,\n";
+  if (text.size() != before) write_text(prefix, location, text);
+}
+
 WheelInstall install_wheel(const std::string& host_path, const std::string& display, SafeTree& prefix,
                            const InstallLayout& layout, const ArchiveLimits& limits) {
   WheelInstall out;
@@ -235,6 +248,8 @@ WheelInstall install_wheel(const std::string& host_path, const std::string& disp
   std::string dist_name = name ? name->distribution : "";
   bool has_metadata = false;
   std::set<std::string> binary_locations;
+  std::vector<std::string> installed;                               // every file's location, as pip installs it
+  std::optional<std::pair<std::string, std::string>> record;        // RECORD's location and installed text
   while (auto member = (*reader)->next()) {
     std::string top = first_component(member->name);
     bool in_dist_info = ends_with(top, ".dist-info") && member->name.find('/') != std::string::npos;
@@ -249,6 +264,7 @@ WheelInstall install_wheel(const std::string& host_path, const std::string& disp
     if (member->kind != MemberKind::File) continue;
     auto location = install_location(member->name, data_dir, dist_name, layout);
     if (!location) continue;
+    installed.push_back(*location);
     std::string leaf = basename_of(member->name);
     bool metadata_file = in_dist_info && member->name.find('/') == top.size() &&
                          (leaf == "METADATA" || leaf == "WHEEL" || leaf == "RECORD");
@@ -258,7 +274,7 @@ WheelInstall install_wheel(const std::string& host_path, const std::string& disp
       if (!text && !(*reader)->failed())
         out.findings.push_back({(*reader)->member_corrupt() ? "archive-corrupt" : "archive-unsafe-member", Severity::Error,
                                 std::nullopt, fmt::format("{}: '{}': {}", display, member->name, text.error()), "", display});
-      if (text && leaf == "RECORD") *text = installed_record(*text, dist_name, layout);
+      if (text && leaf == "RECORD") record.emplace(*location, *text = installed_record(*text, dist_name, layout));
       if (text && write_text(prefix, *location, *text)) has_metadata |= leaf == "METADATA";
       continue;
     }
@@ -272,6 +288,7 @@ WheelInstall install_wheel(const std::string& host_path, const std::string& disp
       out.findings.push_back({(*reader)->member_corrupt() ? "archive-corrupt" : "archive-unsafe-member", Severity::Error, std::nullopt,
                               fmt::format("{}: '{}': {}", display, member->name, written.error()), "", display});
   }
+  if (record) complete_record(prefix, *record, installed, layout);
   for (Finding& f : (*reader)->findings()) out.findings.push_back(std::move(f));
   if ((*reader)->failed() && (*reader)->members() == 0) out.readable = false;  // not a zip after all: as one that does not open
   if (!has_metadata && !(*reader)->failed())

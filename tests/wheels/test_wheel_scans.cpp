@@ -1190,6 +1190,16 @@ TEST_CASE("a library from outside the install breaks the policy whether or not t
   CHECK((*named)["fix"] == "build in a manylinux_2_17 image and bundle the libraries it names (auditwheel repair)");
 }
 
+TEST_CASE("a wheel whose RECORD is empty still owns what pip installs from it, as pip's own RECORD says") {
+  Scan full = scan(wheels({"newglibc-1.0-cp311-cp311-manylinux_2_17_x86_64.whl"}), "record-full");
+  Scan empty = scan(wheels({"emptyrecord-1.0-cp311-cp311-manylinux_2_17_x86_64.whl"}), "record-empty");
+  REQUIRE(empty.report.is_object());
+  CHECK(any_message_has(findings(empty.report, "wheel-installed"), "emptyrecord 1.0 installs 1 ELF/PE files"));
+  CHECK(findings(empty.report, "wheel-policy-violation").size() == findings(full.report, "wheel-policy-violation").size());
+  CHECK(any_message_has(findings(empty.report, "wheel-policy-violation"), "site-packages/emptyrecord/libnew_glibc.so"));
+  CHECK(empty.exit_code == full.exit_code);
+}
+
 TEST_CASE("an auxiliary filtee no one ships breaks no policy and is no missing library: ld.so goes on without it") {
   Scan s = scan(wheels({"auxfilter-1.0-py3-none-manylinux2014_x86_64.whl"}), "auxfilter");
   REQUIRE(s.report.is_object());
