@@ -111,7 +111,7 @@ Finding missing_library(const Graph& g, const Matrix& matrix, const Edge& edge, 
   f.severity = edge.kind == EdgeKind::Delay ? Severity::Warning : Severity::Error;
   f.object = edge.from;
   f.message = fmt::format("{}: {} (needed by {})", edge.name, reason, from.path);
-  f.fix = edge.filter_cycle ? "relink one of the two without its -Wl,--filter or -Wl,--auxiliary entry"
+  f.fix = edge.filter_cycle ? "relink a library of the cycle without its -Wl,--filter or -Wl,--auxiliary entry"
           : edge.how_detail.starts_with("cannot dynamically load")  // ld.so refuses a program as a library
               ? fmt::format("{} is a program, which ld.so does not load as a library: link against a shared library "
                             "(-shared) instead, or drop the entry", edge.name)
@@ -176,7 +176,7 @@ std::vector<Finding> check_missing_libraries(const CheckContext& ctx) {
     const std::vector<int>& process_majors = cuda_majors_of_root(majors, g, ctx.matrix, edge.root);
     Finding f = missing_library(g, ctx.matrix, edge, tried, process_majors);
     if (edge.filter_cycle) {  // no other search would do better: the loader crashes
-      out.push_back(std::move(f));
+      add_once_per_request(out, seen, g, edge, std::move(f));
       continue;
     }
     if (!others) others.emplace(g, ctx.matrix);

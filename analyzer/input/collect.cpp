@@ -81,11 +81,14 @@ struct WalkCounts {
 // Errors named one by one before the rest are counted.
 constexpr size_t kUnreadableNamed = 20;
 
-// An empty listing: an empty directory, or one this process may not read.
-std::optional<std::string> unlistable(const FileSystem& fs, const std::string& dir) {
+// A directory this process may not list (no r: the listing comes back empty) or enter (no x: none
+// of what it lists can be opened).
+std::optional<std::string> inaccessible(const FileSystem& fs, const std::string& dir, bool listed_nothing) {
   auto host = fs.host_path(dir);
   if (!host) return host.error();
-  if (::access(host->c_str(), R_OK | X_OK) != 0) return fmt::format("cannot list the directory: {}", std::strerror(errno));
+  if (listed_nothing && ::access(host->c_str(), R_OK) != 0)
+    return fmt::format("cannot list the directory: {}", std::strerror(errno));
+  if (::access(host->c_str(), X_OK) != 0) return fmt::format("cannot search the directory: {}", std::strerror(errno));
   return std::nullopt;
 }
 
@@ -129,8 +132,8 @@ void walk_binaries(const FileSystem& fs, const std::string& dir, Binaries binari
     auto canonical_dir = fs.canonical(current);
     if (!canonical_dir) continue;
     auto names = fs.list(current);
-    if (names.empty()) {
-      if (auto problem = unlistable(fs, current)) counts.unreadable.emplace_back(current, *problem);
+    if (auto problem = inaccessible(fs, current, names.empty())) {
+      counts.unreadable.emplace_back(current, *problem);
       continue;
     }
     std::sort(names.begin(), names.end(), std::greater<>());
@@ -142,10 +145,6 @@ void walk_binaries(const FileSystem& fs, const std::string& dir, Binaries binari
       }
       std::string child = join_path(current, name);
       auto canon = fs.canonical(child);
-      if (!canon && canon.error() == std::strerror(EACCES)) {  // listed (r) but not searchable (no x)
-        counts.unreadable.emplace_back(current, fmt::format("cannot search the directory: {}", canon.error()));
-        break;
-      }
       if (!canon || *canon != join_path(*canonical_dir, name)) continue;  // a symlink
       if (kPseudoFileSystems.count(*canon)) continue;
       children.push_back(std::move(child));

@@ -1,6 +1,7 @@
 #include "analyzer/input/python_env.h"
 
 #include <algorithm>
+#include <cctype>
 #include <optional>
 
 #include <fmt/format.h>
@@ -187,10 +188,13 @@ std::optional<std::string> system_site_prefix(const FileSystem& fs, std::string_
 void keep_own_version(const FileSystem& fs, const std::string& prefix, std::vector<std::string>& site_packages) {
   auto cfg = read_pyvenv_cfg(fs, prefix);
   if (!cfg || cfg->python.empty()) return;
-  std::erase_if(site_packages, [&](const std::string& dir) {
-    std::string_view python = python_of(dir);
+  auto other_version = [&](const std::string& dir) {
+    std::string_view python = python_of(dir);  // python3.13t: the free-threaded build's ABI flag aside
+    while (!python.empty() && !std::isdigit(static_cast<unsigned char>(python.back()))) python.remove_suffix(1);
     return python.starts_with("python3.") && python != cfg->python;
-  });
+  };
+  if (std::ranges::all_of(site_packages, other_version)) return;  // a version the cfg does not name: keep them
+  std::erase_if(site_packages, other_version);
 }
 
 }  // namespace

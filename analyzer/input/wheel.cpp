@@ -270,10 +270,11 @@ WheelInstall install_wheel(const std::string& host_path, const std::string& disp
                          (leaf == "METADATA" || leaf == "WHEEL" || leaf == "RECORD");
     if (metadata_file) {
       auto text = (*reader)->read_all();
-      has_metadata |= leaf == "METADATA" && (*reader)->member_corrupt();  // there, and said to be unreadable below
-      if (!text && !(*reader)->failed())
-        out.findings.push_back({(*reader)->member_corrupt() ? "archive-corrupt" : "archive-unsafe-member", Severity::Error,
+      if (!text && !(*reader)->failed()) {  // undecodable, or past the small-read cap: there, and said so
+        has_metadata |= leaf == "METADATA";
+        out.findings.push_back({(*reader)->member_corrupt() ? "archive-corrupt" : "archive-too-large", Severity::Error,
                                 std::nullopt, fmt::format("{}: '{}': {}", display, member->name, text.error()), "", display});
+      }
       if (text && leaf == "RECORD") record.emplace(*location, *text = installed_record(*text, dist_name, layout));
       if (text && write_text(prefix, *location, *text)) has_metadata |= leaf == "METADATA";
       continue;

@@ -657,8 +657,8 @@ struct Resolver::Impl {
         edge.to.reset();
         edge.filter_cycle = true;
         edge.how = How::NotFound;
-        edge.how_detail = fmt::format("filter cycle: {} is a filtee of {} and filters it in turn; ld.so moves one "
-                                      "before the other without end and crashes", edge.name,
+        edge.how_detail = fmt::format("filter cycle: {}, a filter already worked on, is a filtee of {}; ld.so moves "
+                                      "the filters of the cycle before each other without end and crashes", edge.name,
                                       graph.objects[walk.loaded[current].object].path);
       }
       graph.edges.push_back(std::move(edge));

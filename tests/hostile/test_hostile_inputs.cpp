@@ -302,13 +302,17 @@ TEST_CASE("hostile: an unreadable file") {
   fs::create_directories(dir.path() / "listonly");  // others may list it, not enter it
   write_file(dir.str() + "/listonly/libinside.so", victim("libvictim.so"));
   fs::permissions(dir.path() / "listonly", fs::perms::owner_all | fs::perms::group_read | fs::perms::others_read);
+  fs::create_directories(dir.path() / "withlink");  // a link into what it may not enter, beside a library
+  write_file(dir.str() + "/withlink/libbeside.so", victim("libvictim.so"));
+  fs::create_symlink(dir.path() / "locked" / "libhidden.so", dir.path() / "withlink" / "zlink.so");
   auto walk = run_command(prefix + shell_quote(fs::absolute(depscan_bin()).string()) + " " + shell_quote(dir.str()) + " 2>&1");
   CHECK(walk.exit_code == 2);
   CHECK(walk.output.find("error[input-error]: " + closed + ": Permission denied: not audited") != std::string::npos);
   CHECK(walk.output.find(dir.str() + "/locked") != std::string::npos);
   if (!prefix.empty())  // as nobody: listed, not searchable
     CHECK(walk.output.find(dir.str() + "/listonly: cannot search the directory: Permission denied") != std::string::npos);
-  CHECK(walk.output.find("1 ELF/PE files audited") != std::string::npos);
+  CHECK(walk.output.find("2 ELF/PE files audited") != std::string::npos);  // libopen.so, withlink/libbeside.so
+  CHECK(walk.output.find("withlink: ") == std::string::npos);
 }
 
 TEST_CASE("hostile: a scan of many files goes on past a bad one") {

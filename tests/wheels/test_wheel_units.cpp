@@ -179,6 +179,10 @@ TEST_CASE("the site-packages of the interpreter under a prefix: /usr's python3 a
   CHECK(upgraded_dirs("home = /venv/bin\nversion = 3.11.7\n") == alone);
   CHECK(upgraded_dirs("home = /venv/bin\nversion_info = 3.11.7.final.0\n") == alone);  // uv's key
   CHECK(upgraded_dirs("home = /venv/bin\n").size() == 2);  // no version: both kept
+  auto free_threaded = layout("sysfreethreaded", {"venv/lib/python3.13t/site-packages"});
+  std::ofstream(free_threaded->path() / "venv/pyvenv.cfg") << "home = /venv/bin\nversion = 3.13.1\n";
+  CHECK(interpreter_site_packages(*make_rooted_fs(free_threaded->str()), "/venv") ==
+        std::vector<std::string>{"/venv/lib/python3.13t/site-packages"});  // 3.13t is 3.13's free-threaded build
 }
 
 TEST_CASE("the distribution importlib.metadata finds first: on the module's own sys.path, in its order") {
