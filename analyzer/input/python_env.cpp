@@ -171,8 +171,8 @@ std::optional<PyvenvCfg> read_pyvenv_cfg(const FileSystem& fs, std::string_view 
 // A venv's base prefix when its interpreter also reads the base's site-packages, as site.py's venv()
 // reads pyvenv.cfg. getpath looks upward from `home` for lib/pythonX.Y/os.py; its parent (/usr for
 // /usr/bin) is where python -m venv, virtualenv, uv and conda put it.
-std::optional<std::string> system_site_prefix(const FileSystem& fs, std::string_view environment) {
-  auto cfg = read_pyvenv_cfg(fs, environment);
+std::optional<std::string> system_site_prefix(const FileSystem& fs, std::string_view environment,
+                                              const std::optional<PyvenvCfg>& cfg) {
   if (!cfg || !cfg->include_system_site_packages || cfg->home.empty() || cfg->home.front() != '/') return std::nullopt;
   std::string prefix = dirname_of(normalize_path(cfg->home));
   auto real = [&](std::string_view path) {
@@ -185,8 +185,7 @@ std::optional<std::string> system_site_prefix(const FileSystem& fs, std::string_
 
 // A venv's interpreter reads lib/pythonX.Y of its own version only: another version's directory
 // there (left by an older interpreter) is not on its sys.path.
-void keep_own_version(const FileSystem& fs, const std::string& prefix, std::vector<std::string>& site_packages) {
-  auto cfg = read_pyvenv_cfg(fs, prefix);
+void keep_own_version(const std::optional<PyvenvCfg>& cfg, std::vector<std::string>& site_packages) {
   if (!cfg || cfg->python.empty()) return;
   auto other_version = [&](const std::string& dir) {
     std::string_view python = python_of(dir);  // python3.13t: the free-threaded build's ABI flag aside
@@ -201,8 +200,9 @@ void keep_own_version(const FileSystem& fs, const std::string& prefix, std::vect
 
 std::vector<std::string> interpreter_site_packages(const FileSystem& fs, const std::string& prefix) {
   std::vector<std::string> found = own_site_packages(fs, prefix);
-  keep_own_version(fs, prefix, found);
-  auto base = system_site_prefix(fs, prefix);
+  auto cfg = read_pyvenv_cfg(fs, prefix);
+  keep_own_version(cfg, found);
+  auto base = system_site_prefix(fs, prefix, cfg);
   if (!base) return found;
   std::vector<std::string> venv = found;
   for (std::string& dir : own_site_packages(fs, *base)) {
@@ -278,7 +278,7 @@ std::vector<Distribution> read_distributions(const FileSystem& fs, const std::st
   std::vector<Distribution> dists;
   std::string_view environment = python_environment_of(site_packages);
   std::string system_site;
-  if (environment != site_packages) system_site = system_site_prefix(fs, environment).value_or("");
+  if (environment != site_packages) system_site = system_site_prefix(fs, environment, read_pyvenv_cfg(fs, environment)).value_or("");
   auto names = fs.list(site_packages);
   std::sort(names.begin(), names.end());
   for (const std::string& name : names) {
