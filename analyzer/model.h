@@ -156,6 +156,8 @@ std::string cuda_code_summary(const CudaCode& code);   // "SASS sm_80 sm_90, PTX
 struct FilteeName {
   std::string name;
   bool auxiliary = false;
+  size_t needed_before = 0;  // DT_NEEDED entries ahead of it in the dynamic section, which ld.so follows
+
   bool operator==(const FilteeName&) const = default;
 };
 

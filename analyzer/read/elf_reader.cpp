@@ -71,7 +71,7 @@ Problem read_dynamic_strings(const elf::DynamicTable& dynamic, const elf::String
     if (auto problem = strings.get(e.value, what, text)) return problem;
     if (e.tag == elf::kDtNeeded) binary.needed.push_back(text);
     else if (e.tag == elf::kDtFilter || e.tag == elf::kDtAuxiliary)
-      binary.filtees.push_back(FilteeName{text, e.tag == elf::kDtAuxiliary});
+      binary.filtees.push_back(FilteeName{text, e.tag == elf::kDtAuxiliary, binary.needed.size()});
     else if (e.tag == elf::kDtSoname) binary.soname = text;
     else if (e.tag == elf::kDtRpath) binary.rpath = text;
     else binary.runpath = text;

@@ -630,39 +630,50 @@ struct Resolver::Impl {
     while (walk.next < walk.queue.size()) load_needed_of(walk, root_index, walk.queue[walk.next++]);
   }
 
+  // In the order of the dynamic section, as _dl_map_object_deps reads it: a filtee ahead of a NEEDED
+  // entry is mapped first, and that NEEDED entry may match its soname.
   void load_needed_of(RootWalk& walk, size_t root_index, size_t current) {
     const Binary* bin = binary_of(walk, current);
     if (!bin) return;
-    for (const std::string& needed : bin->needed) {
+    size_t insert_at = walk.next;  // the filtees are processed next, in order
+    auto filtee = bin->filtees.begin();
+    auto load_filtees_before = [&](size_t needed_index) {
+      for (; filtee != bin->filtees.end() && filtee->needed_before <= needed_index; ++filtee)
+        load_filtee(walk, root_index, current, *filtee, insert_at);
+    };
+    for (size_t i = 0; i < bin->needed.size(); ++i) {
+      load_filtees_before(i);
+      const std::string& needed = bin->needed[i];
       // A library root's process is a program the scan does not know, whose empty name this matches.
       if (needed.empty() && walk.main == kNone && !walk.pe && !walk.abi->musl) continue;
       Request rq{needed, EdgeKind::Needed, current, true, false, ""};
       record(walk, root_index, resolve(walk, root_index, rq));
     }
+    load_filtees_before(bin->needed.size());
     for (const std::string& delayed : bin->delay_needed) {
       Request rq{delayed, EdgeKind::Delay, current, true, false, ""};
       record(walk, root_index, resolve(walk, root_index, rq));
     }
-    size_t insert_at = walk.next;  // the filtees are processed next, in order
-    for (const FilteeName& filtee : bin->filtees) {
-      Request rq{filtee.name, EdgeKind::Needed, current, true, false, ""};
-      auto [edge, loaded] = resolve(walk, root_index, rq);
-      edge.filtee = filtee.auxiliary ? Filtee::Auxiliary : Filtee::Filter;
-      if (edge.filtee == Filtee::Auxiliary && !edge.to && !edge.tried.empty())  // a failure the loader catches
-        if (std::string& outcome = edge.tried.edit().back().outcome; outcome.ends_with(kLoaderStops))
-          outcome.replace(outcome.size() - kLoaderStops.size(), kLoaderStops.size(), " (the loader goes on)");
-      Placement placed = loaded == kNone ? Placement::Kept : place_before_filter(walk, root_index, loaded, current, insert_at);
-      if (placed == Placement::Placed) ++insert_at;
-      if (placed == Placement::Cycle) {  // glibc moves them around each other until its stack overflows
-        edge.to.reset();
-        edge.filter_cycle = true;
-        edge.how = How::NotFound;
-        edge.how_detail = fmt::format("filter cycle: {}, a filter already worked on, is a filtee of {}; ld.so moves "
-                                      "the filters of the cycle before each other without end and crashes", edge.name,
-                                      graph.objects[walk.loaded[current].object].path);
-      }
-      graph.edges.push_back(std::move(edge));
+  }
+
+  void load_filtee(RootWalk& walk, size_t root_index, size_t current, const FilteeName& filtee, size_t& insert_at) {
+    Request rq{filtee.name, EdgeKind::Needed, current, true, false, ""};
+    auto [edge, loaded] = resolve(walk, root_index, rq);
+    edge.filtee = filtee.auxiliary ? Filtee::Auxiliary : Filtee::Filter;
+    if (edge.filtee == Filtee::Auxiliary && !edge.to && !edge.tried.empty())  // a failure the loader catches
+      if (std::string& outcome = edge.tried.edit().back().outcome; outcome.ends_with(kLoaderStops))
+        outcome.replace(outcome.size() - kLoaderStops.size(), kLoaderStops.size(), " (the loader goes on)");
+    Placement placed = loaded == kNone ? Placement::Kept : place_before_filter(walk, root_index, loaded, current, insert_at);
+    if (placed == Placement::Placed) ++insert_at;
+    if (placed == Placement::Cycle) {  // glibc moves them around each other until its stack overflows
+      edge.to.reset();
+      edge.filter_cycle = true;
+      edge.how = How::NotFound;
+      edge.how_detail = fmt::format("filter cycle: {}, a filter already worked on, is a filtee of {}; ld.so moves "
+                                    "the filters of the cycle before each other without end and crashes", edge.name,
+                                    graph.objects[walk.loaded[current].object].path);
     }
+    graph.edges.push_back(std::move(edge));
   }
 
   enum class Placement { Placed, Kept, Cycle };

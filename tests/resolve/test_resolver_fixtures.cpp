@@ -228,6 +228,11 @@ TEST_CASE("a filter's filtees load just before it, through its RUNPATH; a missin
   expect_matches_loader(resolve_fixture("flt/exe"), clean_environment());
   expect_matches_loader(resolve_fixture("flt/exe_moved"), clean_environment());  // a later NEEDED moves up
   expect_matches_loader(resolve_fixture("flt/exe_missing"), clean_environment());
+  expect_matches_loader(resolve_fixture("flt/exe_order"), clean_environment());
+  Walk ordered(resolve_fixture("flt/exe_order"), clean_environment());  // the filtee ahead of the NEEDED is mapped first
+  REQUIRE(ordered.edge("libdup2.so") != nullptr);
+  CHECK(ordered.edge("libdup2.so")->how == How::AlreadyLoaded);
+  CHECK(ordered.where("libdup2.so") == resolve_fixture("flt/o/libalias.so"));
   Walk walk(resolve_fixture("flt/exe"), clean_environment());
   const Edge* filtee = walk.edge("libfiltee2.so");
   REQUIRE(filtee != nullptr);

@@ -136,12 +136,14 @@ Problem filtee_name(const le::Binary& elf, uint64_t offset, std::string& name) {
 }
 
 Problem read_filtees(const le::Binary& elf, Binary& out) {
+  size_t needed = 0;
   for (const le::DynamicEntry& e : elf.dynamic_entries()) {
     if (e.tag() == le::DYNAMIC_TAGS::DT_NULL) break;
+    if (e.tag() == le::DYNAMIC_TAGS::DT_NEEDED) ++needed;
     auto tag = static_cast<uint64_t>(e.tag());  // LIEF 0.9 has no names for these two
     bool filter = tag == kDtFilter, auxiliary = tag == kDtAuxiliary;
     if (!filter && !auxiliary) continue;
-    FilteeName filtee{"", auxiliary};
+    FilteeName filtee{"", auxiliary, needed};
     if (auto problem = filtee_name(elf, e.value(), filtee.name)) return problem;
     out.filtees.push_back(std::move(filtee));
   }
