@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -142,6 +143,53 @@ TEST_CASE("hostile PE inputs are errors, not crashes") {
   std::string bad_lfanew = full;
   bad_lfanew[0x3c] = '\xff', bad_lfanew[0x3d] = '\xff', bad_lfanew[0x3e] = '\xff', bad_lfanew[0x3f] = '\x7f';
   CHECK_FALSE(read_pe(write(bad_lfanew), "lfanew.dll"));
+}
+
+namespace {
+
+uint32_t u32_at(const std::string& bytes, size_t at) {
+  uint32_t v = 0;
+  std::memcpy(&v, bytes.data() + at, 4);
+  return v;
+}
+
+void put_u32(std::string& bytes, size_t at, uint32_t v) { std::memcpy(bytes.data() + at, &v, 4); }
+
+}  // namespace
+
+TEST_CASE("hostile PE resources and section tables are refused before LIEF recurses or copies without bound") {
+  auto dirs = arch_dirs();
+  REQUIRE_FALSE(dirs.empty());
+  std::ifstream in(dirs.front() + "/mydll.dll", std::ios::binary);
+  const std::string full((std::istreambuf_iterator<char>(in)), {});
+  test::TempDir tmp("hostile-pe-tree");
+  auto read_written = [&](const std::string& bytes) {
+    std::string path = tmp.str() + "/x.dll";
+    std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
+    return read_pe(path, "x.dll");
+  };
+  size_t coff = u32_at(full, 0x3c) + 4;
+  uint16_t magic = static_cast<uint8_t>(full[coff + 20]) | static_cast<uint8_t>(full[coff + 21]) << 8;
+  size_t resource_directory = coff + 20 + (magic == 0x20b ? 112 : 96) + 2 * 8;
+  size_t first_section = coff + 20 + (static_cast<uint8_t>(full[coff + 16]) | static_cast<uint8_t>(full[coff + 17]) << 8);
+  uint32_t rva = u32_at(full, first_section + 12), raw = u32_at(full, first_section + 20);
+
+  std::string loop = full;  // a resource directory whose one entry is itself: LIEF 0.9 recursed until SIGSEGV
+  put_u32(loop, resource_directory, rva);
+  put_u32(loop, resource_directory + 4, 24);
+  for (size_t i = 0; i < 24; ++i) loop[raw + i] = 0;
+  loop[raw + 14] = 1;                       // one ID entry
+  put_u32(loop, raw + 20, 0x80000000u);     // a subdirectory at offset 0: the root again
+  auto looped = read_written(loop);
+  REQUIRE_FALSE(looped);
+  CHECK(looped.error().find("resource directory nested more than 16 levels deep") != std::string::npos);
+
+  std::string many = full;  // LIEF copies each section's raw data; the table is read as far as the loader reads it
+  many[coff + 2] = '\xc8', many[coff + 3] = 0;
+  auto refused = read_written(many);
+  REQUIRE_FALSE(refused);
+  CHECK(refused.error().find("more than 96 sections") != std::string::npos);
+  CHECK(read_written(full));
 }
 
 namespace {

@@ -9,6 +9,7 @@
 #include <unordered_map>
 
 #include "analyzer/input/mapped_file.h"
+#include "analyzer/read/lief/pe_precheck.h"
 
 namespace depscan {
 namespace {
@@ -196,6 +197,7 @@ Expected<Binary> parse_pe_with_lief(const std::string& host_path, const std::str
   Binary out;
   out.path = logical_path;
   out.file_size = (*mapped)->bytes().size();
+  if (auto refusal = pe_refusal((*mapped)->bytes())) return Error{*refusal};
   try {
     std::unique_ptr<lp::Binary> pe = lp::Parser::parse(host_path);
     if (!pe) return Error{"not a PE file"};
