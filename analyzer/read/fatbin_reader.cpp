@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 #include <optional>
+#include <unordered_set>
 #include <vector>
 
 #include <fmt/format.h>
@@ -108,11 +109,20 @@ std::optional<std::vector<SectionHeader>> section_table(ByteView file, const Elf
   if (elf.shstrndx >= elf.shnum) return std::nullopt;
   const SectionHeader& strtab = sections[elf.shstrndx];
   ByteView names = file.sub(strtab.offset, strtab.size).value_or(ByteView());
-  for (uint64_t i = 0; i < elf.shnum; ++i) sections[i].name = names.cstring(name_offsets[i]).value_or("");
+  std::vector<uint64_t> ends;  // where each name ends: one pass, however many sections share a long name
+  for (uint64_t i = 0; i < names.size(); ++i)
+    if (names.data()[i] == 0) ends.push_back(i);
+  for (uint64_t i = 0; i < elf.shnum; ++i) {
+    auto end = std::lower_bound(ends.begin(), ends.end(), uint64_t{name_offsets[i]});
+    if (end != ends.end())
+      sections[i].name = names.as_chars().substr(name_offsets[i], *end - name_offsets[i]);
+  }
   return sections;
 }
 
 // ---------------------------------------------------------------- containers and entries
+
+constexpr size_t kMaxFatbinSections = 64;  // nvcc writes one .nv_fatbin, and one __nv_relfatbin
 
 class FatbinWalker {
  public:
@@ -125,6 +135,7 @@ class FatbinWalker {
             section.size);
       return;
     }
+    if (!first_walk_of(section)) return;
     uint64_t p = section.offset, end = section.offset + section.size;
     while (p + kContainerHeaderSize <= end) {
       if (file_.read<uint32_t>(p) != kFatbinMagic) {
@@ -174,6 +185,23 @@ class FatbinWalker {
   template <class... Args>
   void error(fmt::format_string<Args...> format, Args&&... args) {
     code_.errors.push_back(fmt::format(format, std::forward<Args>(args)...));
+  }
+
+  // A hostile section table names the same bytes many times, or thousands of fatbin sections.
+  bool first_walk_of(const SectionHeader& section) {
+    if (walked_.size() == kMaxFatbinSections) {
+      if (!said_too_many_) error("{}: more than {} fatbin sections; the rest are not read", section.name, kMaxFatbinSections);
+      said_too_many_ = true;
+      return false;
+    }
+    for (const auto& [start, end] : walked_)
+      if (section.offset < end && start < section.offset + section.size) {
+        if (!said_overlap_) error("{}: section at {:#x} overlaps a fatbin section already read", section.name, section.offset);
+        said_overlap_ = true;
+        return false;
+      }
+    walked_.emplace_back(section.offset, section.offset + section.size);
+    return true;
   }
 
   // Parses the container at p (within [p, limit)); returns where it ends, or nullopt when its
@@ -250,6 +278,8 @@ class FatbinWalker {
   ByteView file_;
   CudaCode code_;
   std::vector<ByteView> payloads_;
+  std::vector<std::pair<uint64_t, uint64_t>> walked_;  // fatbin sections read, as file ranges
+  bool said_too_many_ = false, said_overlap_ = false;
 };
 
 // ---------------------------------------------------------------- the nvcc device-link container
@@ -279,32 +309,24 @@ std::vector<uint64_t> linked_wrapper_targets(ByteView file, const std::vector<Se
   return targets;
 }
 
-bool has_ptx(const CudaCode& code, uint32_t container) {
-  return std::any_of(code.images.begin(), code.images.end(), [&](const CudaImage& i) {
-    return i.container == container && i.kind == CudaImageKind::Ptx;
-  });
-}
-
 // What the container's plainly stored cubins say about its kernels.
 struct KernelEvidence {
   bool all_plain_and_empty = false;  // every image is an uncompressed cubin without kernels
   bool some_kernel = false;          // an uncompressed cubin has a kernel
 };
 
-KernelEvidence kernel_evidence(const FatbinWalker& walker, const CudaCode& code, uint32_t container) {
+KernelEvidence kernel_evidence(const FatbinWalker& walker, const CudaCode& code, const std::vector<size_t>& images) {
   KernelEvidence evidence;
-  bool any = false, all_empty = true;
-  for (size_t i = 0; i < code.images.size(); ++i) {
+  bool all_empty = true;
+  for (size_t i : images) {
     const CudaImage& image = code.images[i];
-    if (image.container != container) continue;
-    any = true;
     auto kernels = image.kind == CudaImageKind::Sass && image.compression == CudaCompression::None
                        ? cubin_kernel_count(walker.payload(i))
                        : std::nullopt;
     if (kernels && *kernels > 0) evidence.some_kernel = true;
     if (!kernels || *kernels > 0) all_empty = false;
   }
-  evidence.all_plain_and_empty = any && all_empty;
+  evidence.all_plain_and_empty = !images.empty() && all_empty;
   return evidence;
 }
 
@@ -313,23 +335,31 @@ KernelEvidence kernel_evidence(const FatbinWalker& walker, const CudaCode& code,
 // section. It holds no PTX; when its cubins are stored plainly they must have no kernels.
 void mark_device_link(FatbinWalker& walker, const std::vector<SectionHeader>* sections, ByteView file) {
   CudaCode& code = walker.code();
-  std::vector<uint64_t> targets = sections ? linked_wrapper_targets(file, *sections) : std::vector<uint64_t>{};
   const SectionHeader* fatbin = nullptr;
   if (sections)
     for (const SectionHeader& s : *sections)
       if (s.name == ".nv_fatbin") fatbin = &s;
+  std::unordered_set<uint64_t> wrapped_offsets;  // into .nv_fatbin
+  std::vector<uint64_t> targets = sections ? linked_wrapper_targets(file, *sections) : std::vector<uint64_t>{};
+  for (uint64_t addr : targets)
+    if (fatbin && addr >= fatbin->addr) wrapped_offsets.insert(addr - fatbin->addr + fatbin->offset);
   std::string section = sections ? ".nv_fatbin" : "scan";
   std::vector<uint32_t> in_section;
   for (uint32_t c = 0; c < code.containers.size(); ++c)
     if (code.containers[c].section == section) in_section.push_back(c);
   if (in_section.size() < 2) return;
+  std::vector<std::vector<size_t>> images_of(code.containers.size());
+  std::vector<bool> has_ptx(code.containers.size(), false);
+  for (size_t i = 0; i < code.images.size(); ++i) {
+    images_of[code.images[i].container].push_back(i);
+    if (code.images[i].kind == CudaImageKind::Ptx) has_ptx[code.images[i].container] = true;
+  }
   for (uint32_t c : in_section) {
-    if (has_ptx(code, c)) continue;
-    bool wrapped = fatbin && std::any_of(targets.begin(), targets.end(), [&](uint64_t addr) {
-      return addr >= fatbin->addr && addr - fatbin->addr == code.containers[c].offset - fatbin->offset;
-    });
+    if (has_ptx[c]) continue;
+    bool wrapped = fatbin && wrapped_offsets.count(code.containers[c].offset) > 0;
     bool first_without_wrappers = targets.empty() && c == in_section.front();
-    KernelEvidence evidence = kernel_evidence(walker, code, c);
+    if (!wrapped && !first_without_wrappers) continue;
+    KernelEvidence evidence = kernel_evidence(walker, code, images_of[c]);
     if ((wrapped && !evidence.some_kernel) || (first_without_wrappers && evidence.all_plain_and_empty))
       code.containers[c].device_link = true;
   }

@@ -229,6 +229,23 @@ TEST_CASE("broken section tables fall back to scanning, without crashing") {
   }
 }
 
+TEST_CASE("a section table that names the same fatbin bytes again, or thousands of fatbin sections, is read once") {
+  Bytes twice = elf_with({{".nv_fatbin", container({entry({})})}, {".nv_fatbin", container({entry({})})}});
+  uint64_t shoff = twice[0x28] | (uint64_t(twice[0x29]) << 8) | (uint64_t(twice[0x2a]) << 16);
+  uint64_t first_offset = twice[shoff + 64 + 24] | (uint64_t(twice[shoff + 64 + 25]) << 8);
+  poke<uint64_t>(twice, shoff + 128 + 24, first_offset);  // section 2 is section 1's bytes
+  CudaCode code = read(twice);
+  CHECK(code.images.size() == 1);
+  REQUIRE(code.errors.size() == 1);
+  CHECK(code.errors[0].find("overlaps a fatbin section already read") != std::string::npos);
+
+  std::vector<SectionSpec> many(100, SectionSpec{".nv_fatbin", container({entry({})})});
+  CudaCode capped = read(elf_with(many));
+  CHECK(capped.images.size() == 64);
+  REQUIRE(capped.errors.size() == 1);
+  CHECK(capped.errors[0].find("more than 64 fatbin sections") != std::string::npos);
+}
+
 TEST_CASE("mutated and truncated copies of a real fixture never crash the reader") {
   if (!present_or_skip(have_nvcc(), "nvcc (/usr/local/cuda/bin/nvcc)")) return;
   Bytes original = read_file(fatbin_fixture("libsm80_ptx90.so"));
