@@ -13,6 +13,7 @@ constexpr uint64_t kOldHeaderSize = 16, kOldEntrySize = 12;
 constexpr uint64_t kNewHeaderSize = 48, kNewEntrySize = 24;
 constexpr uint32_t kExtensionMagic = static_cast<uint32_t>(-358342284);
 constexpr uint32_t kExtensionTagHwcaps = 1;
+constexpr size_t kMaxStringLength = 4096;  // PATH_MAX: an unterminated string is not read to the end of the file
 constexpr uint64_t kIsaLevelMask = (1u << 10) - 1;
 constexpr uint64_t kHwcapTlsMask = 1ull << 63;
 constexpr uint64_t kX86PlatformMask = 0xfull << 48;  // four platforms from bit 48
@@ -36,6 +37,7 @@ std::vector<std::string_view> read_hwcaps_extension(ByteView file, uint32_t exte
   auto magic = file.read<uint32_t>(extension_offset, le);
   auto count = file.read<uint32_t>(static_cast<uint64_t>(extension_offset) + 4, le);
   if (!magic || !count || *magic != kExtensionMagic) return names;
+  std::optional<std::pair<uint32_t, uint32_t>> hwcaps;  // offset and size of the last hwcaps section, which wins
   for (uint32_t i = 0; i < *count; ++i) {
     uint64_t at = static_cast<uint64_t>(extension_offset) + 8 + static_cast<uint64_t>(i) * 16;
     auto tag = file.read<uint32_t>(at, le);
@@ -44,12 +46,13 @@ std::vector<std::string_view> read_hwcaps_extension(ByteView file, uint32_t exte
     if (!tag || !offset || !size) return {};
     if (!file.contains(*offset, *size)) return {};
     if (*tag != kExtensionTagHwcaps || *size == 0 || *size % 4 != 0 || *offset % 4 != 0) continue;
-    names.clear();
-    for (uint32_t k = 0; k < *size / 4; ++k) {
-      auto index = file.read<uint32_t>(static_cast<uint64_t>(*offset) + 4ull * k, le);
-      auto name = index ? file.cstring(*index) : std::nullopt;
-      names.push_back(name.value_or(std::string_view()));
-    }
+    hwcaps.emplace(*offset, *size);
+  }
+  if (!hwcaps) return names;
+  for (uint32_t k = 0; k < hwcaps->second / 4; ++k) {
+    auto index = file.read<uint32_t>(static_cast<uint64_t>(hwcaps->first) + 4ull * k, le);
+    auto name = index ? file.cstring(*index, kMaxStringLength) : std::nullopt;
+    names.push_back(name.value_or(std::string_view()));
   }
   return names;
 }
@@ -200,8 +203,8 @@ LdCacheEntry LdSoCache::entry(size_t index) const {
   LdCacheEntry e;
   bool le = table_.little_endian;
   e.flags = file.read<int32_t>(at, le).value_or(0);
-  e.key = strings.cstring(file.read<uint32_t>(at + 4, le).value_or(UINT32_MAX));
-  e.value = strings.cstring(file.read<uint32_t>(at + 8, le).value_or(UINT32_MAX));
+  e.key = strings.cstring(file.read<uint32_t>(at + 4, le).value_or(UINT32_MAX), kMaxStringLength);
+  e.value = strings.cstring(file.read<uint32_t>(at + 8, le).value_or(UINT32_MAX), kMaxStringLength);
   e.is_new = table_.is_new;
   if (e.is_new) {
     e.hwcap = file.read<uint64_t>(at + 16, le).value_or(0);
