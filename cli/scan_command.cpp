@@ -57,7 +57,8 @@ bool use_color(const ScanArgs& args) {
 }
 
 int run(const ScanArgs& args) {
-  TextOptions text{use_color(args), args.verbose, threshold_of(args.fail_on)};
+  TextOptions text{use_color(args), args.verbose, args.verbose || args.scan.gpu_code || !args.scan.target.gpus.empty(),
+                   threshold_of(args.fail_on)};
   if (args.verify.enabled) return run_verify_mode(args.scan, args.format, text, args.verify);
   ScanOptions scan = with_cuda_audit(args.scan);  // no file: audit the CUDA stack
   scan.gpu_code = scan.gpu_code || args.verbose;  // -v shows the GPU code in the tree

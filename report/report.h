@@ -11,6 +11,7 @@ namespace depscan {
 struct TextOptions {
   bool color = false;     // ANSI colour (only on a terminal, never with NO_COLOR)
   bool verbose = false;   // -v: show libc-family libraries and every tried path
+  bool gpu_code = false;  // --gpu-code, --gpu or -v: each object's embedded GPU code
   Severity fail_on = Severity::Error;  // --fail-on: JUnit fails a test case at this severity
 };
 

@@ -95,9 +95,9 @@ class TreePrinter {
   }
 
  private:
-  // -v: the GPU code an object carries, e.g. " {GPU: SASS sm_80 sm_90, PTX compute_90 (ISA 9.0)}".
+  // The GPU code an object carries, e.g. " {GPU: SASS sm_80 sm_90, PTX compute_90 (ISA 9.0)}".
   std::string cuda_suffix(const Object& object) const {
-    if (!options_.verbose || !object.binary || !object.binary->cuda_code) return "";
+    if (!options_.gpu_code || !object.binary || !object.binary->cuda_code) return "";
     return style_.paint(fmt::format(" {{GPU: {}}}", cuda_code_summary(*object.binary->cuda_code)), "35");
   }
 

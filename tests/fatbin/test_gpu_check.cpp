@@ -273,4 +273,11 @@ TEST_CASE("GPU code is read only when asked for: --gpu, --gpu-code or -v") {
   CHECK_FALSE(has_cuda_code(""));
   CHECK(has_cuda_code("--gpu-code"));
   CHECK(has_cuda_code("--gpu 9.0"));
+  auto text_lists_code = [&](const std::string& flags) {  // the tree shows what was read, without -v too
+    return run_command(depscan_bin() + " --no-dlopen " + flags + " " + ops).output.find("{GPU: ") != std::string::npos;
+  };
+  CHECK_FALSE(text_lists_code(""));
+  CHECK(text_lists_code("--gpu-code"));
+  CHECK(text_lists_code("--gpu 9.0"));
+  CHECK(text_lists_code("-v"));
 }
