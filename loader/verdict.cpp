@@ -180,13 +180,24 @@ bool no_image_failure(const StepRecord& s) {
          s.message.find("no kernel image is available") != std::string::npos;
 }
 
+// "sm_86" -> "compute capability 8.6:", as a no-kernel-image finding names its GPU (the rest of the
+// message lists the file's own sm_ targets, which name other GPUs).
+std::string finding_subject_of(const std::string& sm) {
+  if (sm.size() < 5 || !sm.starts_with("sm_")) return sm;
+  return fmt::format("compute capability {}.{}:", sm.substr(3, sm.size() - 4), sm.back());
+}
+
+// The convolution step runs cuDNN's kernels: the application's own GPU code is not what it observes.
+bool about_cudnn(const Finding& f) { return basename_of(f.path).starts_with("libcudnn"); }
+
 void kernel_image_rows(RuntimeReport& r, const std::vector<Finding>& device_findings) {
   for (const StepRecord& s : r.steps) {
     if (s.step.rfind("cudnn.convolution.device", 0) != 0) continue;
     std::string sm = data_string(&s, "sm");
     std::vector<std::string> missing;
     for (const Finding& f : device_findings)
-      if (f.code == "no-kernel-image" && f.message.find(sm) != std::string::npos) missing.push_back(f.message);
+      if (f.code == "no-kernel-image" && about_cudnn(f) && f.message.find(finding_subject_of(sm)) != std::string::npos)
+        missing.push_back(f.message);
     std::string predicted = missing.empty() ? fmt::format("kernel images for {} (no no-kernel-image finding)", sm) : missing.front();
     if (s.status == StepStatus::NotRun) continue;
     bool observed_missing = s.status == StepStatus::Failed && no_image_failure(s);

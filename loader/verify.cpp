@@ -55,7 +55,11 @@ std::vector<Finding> findings_for_devices(const ScanOptions& options, const Runt
     if (!e.is_start && e.step.rfind("kernel.device", 0) == 0 && e.data.contains("sm") && e.data["sm"].is_string())
       again.target.gpus.push_back(e.data["sm"].get<std::string>());
   if (again.target.gpus.empty() || options.inputs.empty()) return {};
-  return run_scan(again).result.findings;
+  ScanReport rescan = run_scan(again);
+  std::vector<Finding> findings = std::move(rescan.result.findings);
+  for (Finding& f : findings)  // the verdicts need to know which file a finding is about
+    if (f.object && *f.object < rescan.result.graph.objects.size()) f.path = rescan.result.graph.objects[*f.object].path;
+  return findings;
 }
 
 }  // namespace

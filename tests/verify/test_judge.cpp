@@ -133,3 +133,37 @@ TEST_CASE("auditing this machine's stack, a cuDNN that is absent as predicted is
   CHECK(verdict_of(r, "cuDNN library") == "confirmed");
   CHECK(!r.failed);
 }
+
+namespace {
+
+StepEvent convolution(int device, const std::string& sm, StepStatus status) {
+  StepEvent e = end("cudnn.convolution.device" + std::to_string(device), status, {{"device", device}, {"sm", sm}});
+  if (status == StepStatus::Failed) e.data["status"] = 3007;  // CUDNN_STATUS_NOT_SUPPORTED_ARCH_MISMATCH
+  return e;
+}
+
+depscan::Finding no_image(const std::string& path, const std::string& cc, const std::string& has) {
+  return {"no-kernel-image", depscan::Severity::Error, 0,
+          path + " on GPU sm_" + cc.substr(0, cc.find('.')) + cc.substr(cc.find('.') + 1) + ", compute capability " + cc +
+              ": no kernel image; it has " + has + ".", "", path};
+}
+
+}  // namespace
+
+TEST_CASE("the kernel-image row weighs cuDNN's own finding for that GPU, not the application's or another GPU's") {
+  RuntimeReport app_lacks;  // the application's kernels lack sm_86; cuDNN's convolution ran
+  app_lacks.child.exited = true;
+  app_lacks.child.exit_code = 0;
+  app_lacks.child.events.push_back(convolution(0, "sm_86", StepStatus::Ok));
+  depscan::judge(app_lacks, {no_image("/opt/app/bin/myapp", "8.6", "SASS sm_75")});
+  CHECK(verdict_of(app_lacks, "kernel image for sm_86") == "confirmed");
+  for (const auto& v : app_lacks.verdicts) CHECK_MESSAGE(v.verdict != depscan::Verdict::Contradicted, v.subject);
+
+  RuntimeReport two_gpus;  // cuDNN lacks sm_86 only; its finding lists the sm_75 it has
+  two_gpus.child.exited = true;
+  two_gpus.child.events.push_back(convolution(0, "sm_75", StepStatus::Ok));
+  two_gpus.child.events.push_back(convolution(1, "sm_86", StepStatus::Failed));
+  depscan::judge(two_gpus, {no_image("/opt/lib/libcudnn_engines_precompiled.so.9", "8.6", "SASS sm_75")});
+  CHECK(verdict_of(two_gpus, "kernel image for sm_75") == "confirmed");
+  CHECK(verdict_of(two_gpus, "kernel image for sm_86") == "confirmed");
+}
