@@ -2,6 +2,8 @@
 #include <doctest/doctest.h>
 
 #include <cstdio>
+#include <fstream>
+#include <set>
 #include <utility>
 
 #include <nlohmann/json.hpp>
@@ -143,4 +145,23 @@ TEST_CASE("inspect refuses a file larger than LIEF reads in full, without readin
   CHECK(r.exit_code == 2);
   CHECK(r.output == "depscan: error: " + huge + ": 5.0 GiB, larger than the 4 GiB LIEF reads in full (depscan FILE reads "
                     "its dependencies without LIEF)\n");
+}
+
+TEST_CASE("inspect reads a library with more dynamic entries than LIEF 0.9 reads") {
+  test::TempDir dir("inspect-many");
+  std::string lib = dir.str() + "/libmany.so", source = dir.str() + "/many.c";
+  std::ofstream(source) << "int many(void) { return 1; }\n";
+  std::string add;
+  for (int i = 0; i < 1100; ++i) add += " --add-needed libn" + std::to_string(i) + ".so";
+  REQUIRE(test::run_command("gcc -shared -fPIC -o " + test::shell_quote(lib) + " " + test::shell_quote(source) +
+                            " && patchelf" + add + " " + test::shell_quote(lib)).exit_code == 0);
+  auto r = test::run_command(test::shell_quote(test::depscan_bin()) + " inspect --format json " + test::shell_quote(lib));
+  REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+  auto j = nlohmann::json::parse(r.output);
+  std::set<std::string> needed;
+  for (const auto& n : j["needed"]) needed.insert(n.get<std::string>());
+  CHECK(needed.size() == j["needed"].size());
+  CHECK(needed.count("libn0.so") == 1);
+  CHECK(needed.count("libn1099.so") == 1);
+  CHECK(needed.size() >= 1100);
 }
