@@ -36,6 +36,7 @@ class RvaReader {
     }
     return std::nullopt;
   }
+  uint64_t file_size() const { return file_.size(); }
   std::optional<uint32_t> u32(uint64_t rva) const {
     auto bytes = at(rva);
     return bytes ? bytes->read<uint32_t>(0) : std::nullopt;
@@ -59,15 +60,39 @@ class RvaReader {
   std::vector<Span> sections_;
 };
 
-Symbol import_symbol(StringArena& arena, std::string_view name, std::string_view dll) {
+// An import whose name and DLL name the binary's StringArena already holds.
+Symbol kept_import(std::string_view name, std::string_view dll) {
   Symbol s;
-  s.name = arena.keep(name);
+  s.name = name;
   s.defined = false;
   s.type = SymbolType::Func;
-  s.version_file = arena.keep(dll);
+  s.version_file = dll;
   s.version_index = 0xffff;
   return s;
 }
+
+Symbol import_symbol(StringArena& arena, std::string_view name, std::string_view dll) {
+  return kept_import(arena.keep(name), arena.keep(dll));
+}
+
+// A hostile name table points every thunk at one long name: each name is kept once, and all of them
+// together may not outgrow the file.
+class DelayNames {
+ public:
+  DelayNames(StringArena& arena, uint64_t file_size) : arena_(arena), budget_(4 * file_size + 65536) {}
+  std::optional<std::string_view> keep(uint64_t rva, std::string_view name) {
+    auto [at, added] = by_rva_.try_emplace(rva);
+    if (!added) return at->second;
+    if (name.size() > budget_) return std::nullopt;
+    budget_ -= name.size();
+    return at->second = arena_.keep(name);
+  }
+
+ private:
+  StringArena& arena_;
+  uint64_t budget_;
+  std::unordered_map<uint64_t, std::string_view> by_rva_;
+};
 
 void read_imports(const lp::Binary& pe, Binary& out) {
   for (const lp::Import& import : pe.imports()) {
@@ -80,7 +105,7 @@ void read_imports(const lp::Binary& pe, Binary& out) {
 
 // One IMAGE_DELAYLOAD_DESCRIPTOR: its DLL name and the functions of its import name table.
 Problem read_delay_descriptor(const RvaReader& image, uint64_t image_base, bool pe32_plus,
-                              const uint32_t (&d)[8], Binary& out) {
+                              const uint32_t (&d)[8], DelayNames& names, Binary& out) {
   bool rva_based = d[0] & 1;  // old (VC6) descriptors hold VAs
   auto to_rva = [&](uint64_t value) -> std::optional<uint64_t> {
     if (rva_based) return value;
@@ -90,6 +115,8 @@ Problem read_delay_descriptor(const RvaReader& image, uint64_t image_base, bool 
   auto name_rva = to_rva(d[1]);
   auto dll = name_rva ? image.cstring(*name_rva) : std::nullopt;
   if (!dll) return "delay-import DLL name outside every section";
+  auto kept_dll = names.keep(*name_rva, *dll);
+  if (!kept_dll) return "delay-import names add up to more than 4 times the file";
   out.delay_needed.push_back(*dll);
   auto table = to_rva(d[4]);
   if (!table) return fmt::format("delay-import name table of {} outside the image", *dll);
@@ -99,13 +126,15 @@ Problem read_delay_descriptor(const RvaReader& image, uint64_t image_base, bool 
     if (!thunk) return fmt::format("delay-import name table of {} runs outside its section", *dll);
     if (*thunk == 0) return std::nullopt;
     if (*thunk & ordinal_flag) {
-      out.symbols.push_back(import_symbol(*out.symbol_strings, fmt::format("#{}", *thunk & 0xffff), *dll));
+      out.symbols.push_back(kept_import(out.symbol_strings->keep(fmt::format("#{}", *thunk & 0xffff)), *kept_dll));
       continue;
     }
     auto hint_name = to_rva(*thunk & 0x7fffffff);
     auto name = hint_name ? image.cstring(*hint_name + 2) : std::nullopt;
     if (!name) return fmt::format("delay-import name of {} outside every section", *dll);
-    out.symbols.push_back(import_symbol(*out.symbol_strings, *name, *dll));
+    auto kept_name = names.keep(*hint_name + 2, *name);
+    if (!kept_name) return "delay-import names add up to more than 4 times the file";
+    out.symbols.push_back(kept_import(*kept_name, *kept_dll));
   }
 }
 
@@ -113,13 +142,14 @@ Problem read_delay_imports(const lp::Binary& pe, const RvaReader& image, Binary&
   const lp::DataDirectory& dir = pe.data_directory(lp::DATA_DIRECTORY::DELAY_IMPORT_DESCRIPTOR);
   if (dir.RVA() == 0) return std::nullopt;
   bool pe32_plus = pe.type() == lp::PE_TYPE::PE32_PLUS;
+  DelayNames names(*out.symbol_strings, image.file_size());
   for (uint64_t i = 0; (i + 1) * kDelayDescriptorSize <= dir.size(); ++i) {
     auto bytes = image.at(dir.RVA() + i * kDelayDescriptorSize);
     if (!bytes || bytes->size() < kDelayDescriptorSize) return "delay-import descriptor outside every section";
     uint32_t d[8];
     for (int f = 0; f < 8; ++f) d[f] = bytes->read<uint32_t>(4 * f).value_or(0);
     if (d[1] == 0) break;  // the all-zero terminator
-    if (auto problem = read_delay_descriptor(image, pe.optional_header().imagebase(), pe32_plus, d, out)) return problem;
+    if (auto problem = read_delay_descriptor(image, pe.optional_header().imagebase(), pe32_plus, d, names, out)) return problem;
   }
   return std::nullopt;
 }
