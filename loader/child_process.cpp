@@ -202,6 +202,26 @@ void reap(pid_t pid, const ChildLimits& limits, Clock::time_point start, ChildRu
   }
 }
 
+// With SIGCHLD ignored (a disposition inherited across exec) the kernel reaps the probe itself
+// and waitpid fails with ECHILD: the default disposition holds while the probe runs.
+class DefaultSigchld {
+ public:
+  DefaultSigchld() {
+    struct sigaction dfl = {};
+    dfl.sa_handler = SIG_DFL;
+    saved_ = ::sigemptyset(&dfl.sa_mask) == 0 && ::sigaction(SIGCHLD, &dfl, &previous_) == 0;
+  }
+  ~DefaultSigchld() {
+    if (saved_) ::sigaction(SIGCHLD, &previous_, nullptr);
+  }
+  DefaultSigchld(const DefaultSigchld&) = delete;
+  DefaultSigchld& operator=(const DefaultSigchld&) = delete;
+
+ private:
+  struct sigaction previous_ = {};
+  bool saved_ = false;
+};
+
 }  // namespace
 
 ChildRun run_child(const std::string& program, const std::vector<std::string>& args,
@@ -212,6 +232,7 @@ ChildRun run_child(const std::string& program, const std::vector<std::string>& a
     run.spawn_error = fmt::format("cannot create pipes: {}", std::strerror(errno));
     return run;
   }
+  DefaultSigchld sigchld;
   Clock::time_point start = Clock::now();
   pid_t pid = spawn(program, args, environment, events, errors, run.spawn_error);
   events.close_write();

@@ -467,6 +467,15 @@ TEST_CASE("the overall timeout stops a probe whose steps each stay under the ste
   CHECK(doc["runtime"]["child"]["signal"] == 9);
 }
 
+TEST_CASE("a depscan started with SIGCHLD ignored still reads the probe's exit status") {
+  // An ignored SIGCHLD is inherited across exec; with it the kernel reaps the probe on its own.
+  Verify v = verify_fake9("--ignore-signal=CHLD");
+  INFO(v.output);
+  CHECK(v.runtime["status"] == "passed");
+  CHECK(v.runtime["child"]["exit_code"] == 0);
+  CHECK(v.exit_code != 3);
+}
+
 TEST_CASE("a driver older than the runtime and a GPU without kernel images contradict the prediction") {
   Verify old = verify_fake9("FAKECUDA_MODE=old-driver");
   CHECK(old.verdict("driver version for the runtime") == "contradicted");
