@@ -139,20 +139,53 @@ void kill_group(pid_t pid) {
   ::kill(pid, SIGKILL);
 }
 
+// Polls wake up at least this often to see whether the probe has exited.
+constexpr long long kExitCheckMs = 100;
+
 int remaining_ms(Clock::time_point deadline) {
   auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
-  return left <= 0 ? 0 : static_cast<int>(std::min<long long>(left, 1000));
+  return left <= 0 ? 0 : static_cast<int>(std::min<long long>(left, kExitCheckMs));
+}
+
+// One read from a readable pipe: events go to the reader, stderr to its tail; closed at its end.
+// Returns true when a start event arrived.
+bool take_input(Pipe& pipe, bool is_events, EventReader& reader, ChildRun& run) {
+  char buf[8192];
+  ssize_t n = ::read(pipe.read, buf, sizeof buf);
+  if (n < 0 && errno == EINTR) return false;
+  if (n <= 0) {
+    pipe.close_read();
+    return false;
+  }
+  if (is_events) return reader.feed(buf, static_cast<size_t>(n));
+  run.stderr_tail.append(buf, static_cast<size_t>(n));
+  if (run.stderr_tail.size() > kStderrKeep) run.stderr_tail.erase(0, run.stderr_tail.size() - kStderrKeep);
+  return false;
+}
+
+// The probe has exited, but a process it started may hold the pipes open: read what they hold
+// now, and at most 128 reads (1 MiB, what a pipe holds at most) of each, as it may go on writing.
+void drain(Pipe& events, Pipe& errors, EventReader& reader, ChildRun& run) {
+  for (Pipe* pipe : {&events, &errors}) {
+    for (int reads = 0; pipe->read >= 0 && reads < 128; ++reads) {
+      pollfd fd = {pipe->read, POLLIN, 0};
+      if (::poll(&fd, 1, 0) <= 0) break;
+      take_input(*pipe, pipe == &events, reader, run);
+    }
+  }
 }
 
 void pump(pid_t pid, Pipe& events, Pipe& errors, const ChildLimits& limits, ChildRun& run) {
   EventReader reader(run);
   Clock::time_point start = Clock::now(), overall = start + limits.total_timeout;
   Clock::time_point step_deadline = start + limits.step_timeout;
-  char buf[8192];
   while (events.read >= 0 || errors.read >= 0) {
-    // A grandchild may keep stderr open after the probe is gone: stop once the probe has exited.
+    // The pipes' end does not tell that the probe is gone: a process it started may hold them.
     int status = 0;
-    if (events.read < 0 && ::waitpid(pid, &status, WNOHANG) == pid) return record_status(run, status);
+    if (::waitpid(pid, &status, WNOHANG) == pid) {
+      drain(events, errors, reader, run);
+      return record_status(run, status);
+    }
     Clock::time_point now = Clock::now();
     if (now >= overall || now >= step_deadline) {
       run.timeout = now >= overall ? "overall" : "step";
@@ -164,16 +197,7 @@ void pump(pid_t pid, Pipe& events, Pipe& errors, const ChildLimits& limits, Chil
     if (ready < 0 && errno != EINTR) return;
     for (int i = 0; i < 2 && ready > 0; ++i) {
       if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
-      ssize_t n = ::read(fds[i].fd, buf, sizeof buf);
-      if (n <= 0) {
-        (i == 0 ? events : errors).close_read();
-        continue;
-      }
-      if (i == 0 && reader.feed(buf, static_cast<size_t>(n))) step_deadline = Clock::now() + limits.step_timeout;
-      if (i == 1) {
-        run.stderr_tail.append(buf, static_cast<size_t>(n));
-        if (run.stderr_tail.size() > kStderrKeep) run.stderr_tail.erase(0, run.stderr_tail.size() - kStderrKeep);
-      }
+      if (take_input(i == 0 ? events : errors, i == 0, reader, run)) step_deadline = Clock::now() + limits.step_timeout;
     }
   }
 }

@@ -1,10 +1,13 @@
 // The probe child's sequence of steps. Each step is announced before it runs (so a crash or a
 // hang can be pinned on it) and reported after it, with the objects it added to the process.
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <functional>
 
 #include <fmt/format.h>
@@ -94,6 +97,11 @@ int probe_main(const std::string& request_json, int event_fd) {
   auto parsed = nlohmann::json::parse(request_json, nullptr, false);
   if (parsed.is_discarded() || !parsed.is_object()) {
     fmt::print(stderr, "depscan __probe: the request is not a JSON object\n");
+    return 2;
+  }
+  // A helper process a loaded library starts must not hold the event pipe: the parent reads it to its end.
+  if (::fcntl(event_fd, F_SETFD, FD_CLOEXEC) != 0) {
+    fmt::print(stderr, "depscan __probe: event descriptor {}: {}\n", event_fd, std::strerror(errno));
     return 2;
   }
   ProbeRequest request = probe_request_from(parsed);

@@ -476,6 +476,23 @@ TEST_CASE("a depscan started with SIGCHLD ignored still reads the probe's exit s
   CHECK(v.exit_code != 3);
 }
 
+TEST_CASE("a helper process started by a library the probe loaded does not hold up the probe's end") {
+  // libspawner.so's constructor starts `sleep 10` before the probe's main, so the helper holds
+  // the event pipe and stderr past the 5 s step limit; the fake driver, loaded later, logs
+  // whether a process it started would inherit the event descriptor.
+  depscan::test::TempDir tmp("verify-spawner");
+  std::string log = tmp.str() + "/fake.log";
+  Verify v = verify_fake9("FAKECUDA_LOG=" + shell_quote(log),
+                          "--preload " + shell_quote(depscan::test::fixtures_dir() + "/fakecuda/libspawner.so"));
+  INFO(v.output);
+  CHECK(v.runtime["status"] == "passed");
+  CHECK(v.runtime["child"]["timeout"].is_null());
+  CHECK(v.runtime["child"]["exit_code"] == 0);
+  CHECK(v.runtime["child"]["ms"].get<double>() < 4000);
+  CHECK(v.status("cudnn.convolution.device0") == "ok");
+  CHECK(read_file(log).find("descriptor 3: close-on-exec") != std::string::npos);
+}
+
 TEST_CASE("a driver older than the runtime and a GPU without kernel images contradict the prediction") {
   Verify old = verify_fake9("FAKECUDA_MODE=old-driver");
   CHECK(old.verdict("driver version for the runtime") == "contradicted");
