@@ -2,6 +2,7 @@
 // `__probe` subcommand: the child side, which only the parent starts.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <memory>
 
@@ -19,6 +20,25 @@
 
 namespace depscan::cli {
 namespace {
+
+// The longest --verify limit: 11.6 days. A steady_clock deadline overflows past about 292 years.
+constexpr double kMaxTimeoutSeconds = 1e6;
+
+// Above 0 and at most kMaxTimeoutSeconds. CLI::PositiveNumber and CLI::Range let NaN through.
+CLI::Validator timeout_seconds() {
+  return CLI::Validator(
+      [](std::string& text) {
+        double seconds = 0;
+        bool ok = CLI::detail::lexical_cast(text, seconds) && seconds > 0 && seconds <= kMaxTimeoutSeconds;
+        return ok ? std::string()
+                  : fmt::format("not a number of seconds above 0 and at most {}: '{}'", kMaxTimeoutSeconds, text);
+      },
+      "SECONDS");
+}
+
+std::chrono::milliseconds milliseconds_of(double seconds) {
+  return std::chrono::milliseconds(static_cast<long long>(std::min(seconds, kMaxTimeoutSeconds) * 1000));
+}
 
 void print(const std::string& text) { std::fwrite(text.data(), 1, text.size(), stdout); }
 
@@ -41,8 +61,8 @@ int run_verify_mode(const ScanOptions& options, const std::string& format, const
                     const VerifyCliOptions& cli) {
   ScanReport report = run_scan(with_cuda_audit(options));  // no file: the CUDA stack audit, as without --verify
   VerifyOptions verify;
-  verify.step_timeout = std::chrono::milliseconds(static_cast<long long>(cli.step_seconds * 1000));
-  verify.total_timeout = std::chrono::milliseconds(static_cast<long long>(cli.total_seconds * 1000));
+  verify.step_timeout = milliseconds_of(cli.step_seconds);
+  verify.total_timeout = milliseconds_of(cli.total_seconds);
   RuntimeReport runtime = run_verify(options, report, verify);
   if (!runtime.refused.empty()) {
     fmt::print(stderr, "depscan: error: {}\n", one_line(runtime.refused));
@@ -62,9 +82,9 @@ void add_verify_options(CLI::App& app, VerifyCliOptions& options) {
                "confirm the prediction at run time: load cuDNN and the driver in a child process as the "
                "application would, run a kernel and a cuDNN convolution (never the application itself)");
   app.add_option("--verify-step-timeout", options.step_seconds, "seconds one --verify step may take (default 60)")
-      ->check(CLI::PositiveNumber);
+      ->check(timeout_seconds());
   app.add_option("--verify-timeout", options.total_seconds, "seconds the whole --verify run may take (default 300)")
-      ->check(CLI::PositiveNumber);
+      ->check(timeout_seconds());
 }
 
 void add_probe_command(CLI::App& app, int& exit_code) {

@@ -139,6 +139,12 @@ void kill_group(pid_t pid) {
   ::kill(pid, SIGKILL);
 }
 
+// `limit` after `t`, a limit past a century taken as one: steady_clock's nanoseconds end at 292 years.
+Clock::time_point after(Clock::time_point t, std::chrono::milliseconds limit) {
+  constexpr std::chrono::milliseconds kCentury = std::chrono::hours(24 * 365 * 100);
+  return t + std::min(limit, kCentury);
+}
+
 // Polls wake up at least this often to see whether the probe has exited.
 constexpr long long kExitCheckMs = 100;
 
@@ -177,8 +183,8 @@ void drain(Pipe& events, Pipe& errors, EventReader& reader, ChildRun& run) {
 
 void pump(pid_t pid, Pipe& events, Pipe& errors, const ChildLimits& limits, ChildRun& run) {
   EventReader reader(run);
-  Clock::time_point start = Clock::now(), overall = start + limits.total_timeout;
-  Clock::time_point step_deadline = start + limits.step_timeout;
+  Clock::time_point start = Clock::now(), overall = after(start, limits.total_timeout);
+  Clock::time_point step_deadline = after(start, limits.step_timeout);
   while (events.read >= 0 || errors.read >= 0) {
     // The pipes' end does not tell that the probe is gone: a process it started may hold them.
     int status = 0;
@@ -197,7 +203,8 @@ void pump(pid_t pid, Pipe& events, Pipe& errors, const ChildLimits& limits, Chil
     if (ready < 0 && errno != EINTR) return;
     for (int i = 0; i < 2 && ready > 0; ++i) {
       if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
-      if (take_input(i == 0 ? events : errors, i == 0, reader, run)) step_deadline = Clock::now() + limits.step_timeout;
+      bool started = take_input(i == 0 ? events : errors, i == 0, reader, run);
+      if (started) step_deadline = after(Clock::now(), limits.step_timeout);
     }
   }
 }
@@ -207,7 +214,8 @@ void pump(pid_t pid, Pipe& events, Pipe& errors, const ChildLimits& limits, Chil
 // fell off the bus) does not die of it, and must not hang depscan.
 void reap(pid_t pid, const ChildLimits& limits, Clock::time_point start, ChildRun& run) {
   if (run.exited || run.signal) return;
-  Clock::time_point deadline = run.timeout.empty() ? start + limits.total_timeout : Clock::now() + limits.kill_grace;
+  Clock::time_point deadline =
+      run.timeout.empty() ? after(start, limits.total_timeout) : after(Clock::now(), limits.kill_grace);
   int status = 0;
   while (true) {
     pid_t r = ::waitpid(pid, &status, WNOHANG);
@@ -220,7 +228,7 @@ void reap(pid_t pid, const ChildLimits& limits, Clock::time_point start, ChildRu
       }
       run.timeout = "overall";
       kill_group(pid);
-      deadline = Clock::now() + limits.kill_grace;
+      deadline = after(Clock::now(), limits.kill_grace);
     }
     ::usleep(10000);
   }

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "loader/child_process.h"
 #include "loader/cudnn_api.h"
 #include "loader/probe_events.h"
 #include "loader/verify_internal.h"
@@ -549,6 +550,37 @@ TEST_CASE("--verify refuses --root: a live run cannot happen inside another file
   auto r = run_command(shell_quote(depscan::test::depscan_bin()) + " --verify --root / /bin/true 2>&1");
   CHECK(r.exit_code == 2);
   CHECK(r.output.find("cannot apply to --root") != std::string::npos);
+}
+
+TEST_CASE("a --verify limit past 1e6 seconds or not a number is refused, not an immediate timeout") {
+  // 1e10 s is past what a steady_clock deadline holds; NaN passes CLI11's range checks.
+  auto run = [](const std::string& options, const std::string& stderr_to) {
+    return run_command("env -u LD_LIBRARY_PATH -u LD_PRELOAD " + shell_quote(depscan::test::depscan_bin()) +
+                       " --verify --format json " + options + " --ld-library-path " + shell_quote(fake_path9()) + " " +
+                       shell_quote(fake("apps/app9")) + " 2>" + stderr_to);
+  };
+  for (const char* option : {"--verify-timeout 1e10", "--verify-step-timeout 1e10", "--verify-timeout nan"}) {
+    auto r = run(option, "&1");
+    INFO(option);
+    INFO(r.output);
+    CHECK(r.exit_code == 2);
+    CHECK(r.output.find("not a number of seconds above 0 and at most 1000000") != std::string::npos);
+  }
+  auto longest = run("--verify-timeout 1e6 --verify-step-timeout 1e6", "/dev/null");
+  INFO(longest.output);
+  json doc = json::parse(longest.output, nullptr, false);
+  REQUIRE(!doc.is_discarded());
+  CHECK(doc["runtime"]["status"] == "passed");
+}
+
+TEST_CASE("run_child takes limits past what a steady_clock deadline holds as a century") {
+  depscan::ChildLimits limits;
+  limits.step_timeout = limits.total_timeout = limits.kill_grace = std::chrono::milliseconds::max();
+  depscan::ChildRun run = depscan::run_child("/bin/true", {"true"}, {}, limits);
+  CHECK(run.spawn_error.empty());
+  CHECK(run.timeout.empty());
+  CHECK(run.exited);
+  CHECK(run.exit_code == 0);
 }
 
 TEST_CASE("real cuDNN 9.19 on this machine: host steps run, GPU steps do not, nothing crashes") {
