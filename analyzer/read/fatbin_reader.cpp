@@ -86,6 +86,24 @@ std::optional<SectionHeader> raw_section(ByteView file, const ElfLayout& elf, ui
   return s;
 }
 
+// Names in order of their offsets, each NUL searched for past the last one found: one pass over the
+// string table, however many sections share one long (or unterminated) name.
+void name_sections(ByteView names, const std::vector<uint32_t>& name_offsets, std::vector<SectionHeader>& sections) {
+  std::vector<size_t> by_offset(sections.size());
+  for (size_t i = 0; i < by_offset.size(); ++i) by_offset[i] = i;
+  std::sort(by_offset.begin(), by_offset.end(), [&](size_t a, size_t b) { return name_offsets[a] < name_offsets[b]; });
+  std::string_view text = names.as_chars();
+  size_t nul = 0;
+  bool searched = false;
+  for (size_t i : by_offset) {
+    size_t offset = name_offsets[i];
+    if (offset >= text.size()) break;
+    if (!searched || (nul != std::string_view::npos && offset > nul)) nul = text.find('\0', offset), searched = true;
+    if (nul == std::string_view::npos) break;  // no terminator from here to the end: no more names
+    sections[i].name = text.substr(offset, nul - offset);
+  }
+}
+
 // The section table with names, or nullopt when the file has none that can be read (stripped
 // with e_shoff = 0, truncated, or nonsense): then the caller scans the whole file.
 std::optional<std::vector<SectionHeader>> section_table(ByteView file, const ElfLayout& layout) {
@@ -109,14 +127,7 @@ std::optional<std::vector<SectionHeader>> section_table(ByteView file, const Elf
   if (elf.shstrndx >= elf.shnum) return std::nullopt;
   const SectionHeader& strtab = sections[elf.shstrndx];
   ByteView names = file.sub(strtab.offset, strtab.size).value_or(ByteView());
-  std::vector<uint64_t> ends;  // where each name ends: one pass, however many sections share a long name
-  for (uint64_t i = 0; i < names.size(); ++i)
-    if (names.data()[i] == 0) ends.push_back(i);
-  for (uint64_t i = 0; i < elf.shnum; ++i) {
-    auto end = std::lower_bound(ends.begin(), ends.end(), uint64_t{name_offsets[i]});
-    if (end != ends.end())
-      sections[i].name = names.as_chars().substr(name_offsets[i], *end - name_offsets[i]);
-  }
+  name_sections(names, name_offsets, sections);
   return sections;
 }
 
