@@ -94,12 +94,14 @@ void name_sections(ByteView names, const std::vector<uint32_t>& name_offsets, st
   std::sort(by_offset.begin(), by_offset.end(), [&](size_t a, size_t b) { return name_offsets[a] < name_offsets[b]; });
   std::string_view text = names.as_chars();
   size_t nul = 0;
-  bool searched = false;
+  bool found = false;
   for (size_t i : by_offset) {
     size_t offset = name_offsets[i];
-    if (offset >= text.size()) break;
-    if (!searched || (nul != std::string_view::npos && offset > nul)) nul = text.find('\0', offset), searched = true;
-    if (nul == std::string_view::npos) break;  // no terminator from here to the end: no more names
+    if (!found || offset > nul) {
+      nul = text.find('\0', offset);
+      if (nul == std::string_view::npos) break;  // no terminator from here to the end: no more names
+      found = true;
+    }
     sections[i].name = text.substr(offset, nul - offset);
   }
 }

@@ -19,6 +19,7 @@ using Problem = std::optional<std::string>;
 
 constexpr uint64_t kDelayDescriptorSize = 32, kExportDirectorySize = 40;
 constexpr size_t kMaxNameLength = 4096;
+constexpr const char* kDelayNamesTooLarge = "delay-import names add up to more than 4 times the file";
 
 // Image RVAs -> bytes of the file, through the section table.
 class RvaReader {
@@ -116,7 +117,7 @@ Problem read_delay_descriptor(const RvaReader& image, uint64_t image_base, bool 
   auto dll = name_rva ? image.cstring(*name_rva) : std::nullopt;
   if (!dll) return "delay-import DLL name outside every section";
   auto kept_dll = names.keep(*name_rva, *dll);
-  if (!kept_dll) return "delay-import names add up to more than 4 times the file";
+  if (!kept_dll) return kDelayNamesTooLarge;
   out.delay_needed.push_back(*dll);
   auto table = to_rva(d[4]);
   if (!table) return fmt::format("delay-import name table of {} outside the image", *dll);
@@ -133,7 +134,7 @@ Problem read_delay_descriptor(const RvaReader& image, uint64_t image_base, bool 
     auto name = hint_name ? image.cstring(*hint_name + 2) : std::nullopt;
     if (!name) return fmt::format("delay-import name of {} outside every section", *dll);
     auto kept_name = names.keep(*hint_name + 2, *name);
-    if (!kept_name) return "delay-import names add up to more than 4 times the file";
+    if (!kept_name) return kDelayNamesTooLarge;
     out.symbols.push_back(kept_import(*kept_name, *kept_dll));
   }
 }
